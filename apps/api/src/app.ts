@@ -1,0 +1,55 @@
+import express, { type Express, Router } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import { openApiV2Path } from "@verbatim/contract";
+import type { AppDeps } from "./deps.ts";
+import { ApiError } from "./errors.ts";
+import { errorCatalog } from "./http/error-catalog.ts";
+import { errorHandler, routeNotFound } from "./http/error-handler.ts";
+import { v2Operations } from "./http/operations.ts";
+import { assignRequestId } from "./http/request-id.ts";
+import { liveRoutes, pendingOperations } from "./http/routes/index.ts";
+
+/** The most a request body may hold. */
+const maxBodyBytes = 1024 * 1024;
+
+/** Builds the HTTP application from its dependencies. It has no side effects: `main.ts` listens. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", "loopback");
+  app.use(assignRequestId());
+  app.use("/api/v2", v2Router(deps));
+  app.use("/docs/errors", errorCatalog());
+  app.use((req, _res, next) => next(routeNotFound(req)));
+  app.use(errorHandler(deps));
+  return app;
+}
+
+function v2Router(deps: AppDeps): Router {
+  const router = Router();
+  router.use(express.json({ limit: maxBodyBytes }));
+  router.use(
+    OpenApiValidator.middleware({
+      apiSpec: openApiV2Path,
+      validateApiSpec: false,
+      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+      validateResponses: deps.validateResponses ? { allErrors: true } : false,
+      validateSecurity: false,
+      ignoreUndocumented: false,
+    }),
+  );
+  const live = new Map(liveRoutes(deps).map((route) => [route.operationId, route.handler]));
+  for (const operation of v2Operations) {
+    const handler =
+      live.get(operation.operationId) ??
+      (() => {
+        const pendingWork = pendingOperations[operation.operationId];
+        throw new ApiError(
+          "not_found",
+          `${operation.method.toUpperCase()} /api/v2${operation.path} is part of the v2 contract but not live on this server yet (it comes with ${pendingWork ?? "later work"}).`,
+        );
+      });
+    router[operation.method](operation.expressPath, handler);
+  }
+  return router;
+}

@@ -1,0 +1,101 @@
+import type { ErrorRequestHandler, Request } from "express";
+import type { AppDeps } from "../deps.ts";
+import { ApiError, type ValidationIssue } from "../errors.ts";
+import { publicBaseUrl, requestIdOf } from "./locals.ts";
+
+/** What express-openapi-validator and body-parser attach to the errors they raise. */
+interface HttpLibraryError {
+  status?: number;
+  type?: string;
+  errors?: Array<{ path?: string; message?: string }>;
+  message?: string;
+}
+
+/** The answer to a request no route matched. */
+export function routeNotFound(req: Request): ApiError {
+  return new ApiError("not_found", `No route for ${req.method} ${req.path}.`);
+}
+
+/**
+ * Turns every failure into the error envelope. Three branches: our own `ApiError`s, the
+ * failures of request parsing and validation, and anything else, which is logged with its
+ * cause and answered as `internal_error` without leaking it.
+ */
+export function errorHandler(deps: AppDeps): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const requestId = requestIdOf(res);
+    const error = err instanceof ApiError ? err : (fromHttpLibrary(req, err) ?? unexpected(deps, err, requestId));
+    if (res.headersSent) {
+      deps.logger.error({ err, request_id: requestId }, "failure after the response started");
+      res.end();
+      return;
+    }
+    if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
+    res.status(error.status).json({
+      ok: false,
+      request_id: requestId,
+      error: error.toBody(publicBaseUrl(req, deps.config.publicUrl)),
+    });
+  };
+}
+
+function unexpected(deps: AppDeps, err: unknown, requestId: string): ApiError {
+  deps.logger.error({ err, request_id: requestId }, "unexpected failure");
+  return new ApiError("internal_error", "An unexpected error occurred. Report the request_id if it persists.", {
+    cause: err,
+  });
+}
+
+function fromHttpLibrary(req: Request, err: unknown): ApiError | undefined {
+  if (typeof err !== "object" || err === null) return undefined;
+  const failure = err as HttpLibraryError;
+  switch (failure.type) {
+    case "entity.parse.failed":
+      return invalid("The body is not valid JSON.", [{ path: "/body", message: "is not valid JSON" }]);
+    case "entity.too.large":
+      return invalid(
+        "The body is larger than 1 MiB.",
+        [{ path: "/body", message: "must not be larger than 1 MiB" }],
+        413,
+      );
+    case "encoding.unsupported":
+    case "charset.unsupported":
+      return invalid("The body's encoding is not supported; send UTF-8 JSON.", [
+        { path: "/headers/content-type", message: "must be application/json in UTF-8" },
+      ]);
+  }
+  switch (failure.status) {
+    case 400:
+      return invalid("The request failed validation.", issuesOf(failure));
+    case 415:
+      return invalid("The body must be JSON, sent with Content-Type: application/json.", [
+        { path: "/headers/content-type", message: "must be application/json" },
+      ]);
+    case 404:
+    case 405:
+      return new ApiError("not_found", `No route for ${req.method} ${req.originalUrl.split("?")[0]}.`);
+  }
+  return undefined;
+}
+
+function invalid(message: string, issues: ValidationIssue[], status?: number): ApiError {
+  return new ApiError("invalid_request", message, {
+    extra: { issues },
+    ...(status === undefined ? {} : { status }),
+  });
+}
+
+/** One issue per distinct path and message: 3.1 nullable and union schemas report the same problem several times. */
+function issuesOf(failure: HttpLibraryError): ValidationIssue[] {
+  const seen = new Set<string>();
+  const issues: ValidationIssue[] = [];
+  for (const reported of failure.errors ?? []) {
+    const issue = { path: reported.path ?? "/", message: reported.message ?? "is invalid" };
+    const key = `${issue.path}\n${issue.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push(issue);
+  }
+  if (issues.length === 0) issues.push({ path: "/", message: failure.message ?? "is invalid" });
+  return issues;
+}

@@ -1,0 +1,21 @@
+import type { AppDeps } from "../../deps.ts";
+import { envelopeRequestId, type LiveRoute, send } from "../route.ts";
+
+const service = "verbatim";
+
+/** `GET /health`: liveness, without authentication. */
+export function healthCheck(deps: AppDeps): LiveRoute {
+  return {
+    operationId: "healthCheck",
+    handler: (_req, res) => {
+      const status = { status: "ok" as const, service, version: deps.config.version, time: deps.now().toISOString() };
+      send(res, "healthCheck", 200, {
+        ok: true,
+        request_id: envelopeRequestId(res),
+        ...status,
+        data: { kind: "health", ...status },
+        usage: { credits_spent: 0, balance: null, bytes: 0 },
+      });
+    },
+  };
+}

@@ -1,0 +1,8 @@
+import { pino, type Logger } from "pino";
+
+export type { Logger };
+
+/** The service's structured logger. `VERBATIM_LOG_LEVEL` sets the level; tests pass `silent`. */
+export function createLogger(level: string = process.env.VERBATIM_LOG_LEVEL ?? "info"): Logger {
+  return pino({ level, base: { service: "verbatim" } });
+}

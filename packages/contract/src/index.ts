@@ -1,0 +1,35 @@
+import { fileURLToPath } from "node:url";
+import { errorTable } from "../generated/errors.v2.ts";
+import type { components, operations, paths } from "../generated/v2.ts";
+
+export { errorTable };
+export type { components, operations, paths };
+
+/** Absolute path of the v2 OpenAPI document. */
+export const openApiV2Path = fileURLToPath(new URL("../generated/openapi.v2.yaml", import.meta.url));
+
+/** A stable error code of the v2 API. */
+export type ErrorCode = keyof typeof errorTable;
+
+/** The extra field an error carries: `retry_with`, `details`, `issues`, or none. */
+export type ErrorExtra = (typeof errorTable)[ErrorCode]["carries"];
+
+/** The operation ids of the v2 API. */
+export type OperationId = keyof operations;
+
+/** The JSON body an operation answers with a given status. */
+export type ResponseBody<Op extends OperationId, Status extends number> = operations[Op]["responses"] extends {
+  [S in Status]: { content: { "application/json": infer Body } };
+}
+  ? Body
+  : never;
+
+/** The JSON request body of an operation. */
+export type RequestBody<Op extends OperationId> = operations[Op] extends {
+  requestBody: { content: { "application/json": infer Body } };
+}
+  ? Body
+  : never;
+
+/** A schema of the v2 API by name. */
+export type Schema<Name extends keyof components["schemas"]> = components["schemas"][Name];
