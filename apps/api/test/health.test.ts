@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type TestServer } from "./support/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer({ now: () => new Date("2026-11-22T10:00:00.000Z") });
+});
+afterAll(() => server.close());
+
+describe("GET /health: 200", () => {
+  it("answers the envelope with the hosted service's top-level fields, without a key", async () => {
+    const response = await fetch(`${server.baseUrl}/api/v2/health`);
+    const body = await response.json();
+    expect(response.status, JSON.stringify(body)).toBe(200);
+    expect(body).toMatchObject({
+      ok: true,
+      status: "ok",
+      service: "verbatim",
+      version: "0.0.0-test",
+      time: "2026-11-22T10:00:00.000Z",
+      data: { kind: "health", status: "ok" },
+      usage: { credits_spent: 0, balance: null, bytes: 0 },
+    });
+    expect(body.request_id).toMatch(/^req_[0-9A-Z]{26}$/);
+    expect(response.headers.get("x-request-id")).toBe(body.request_id);
+  });
+
+  it("is reachable through the SDK", async () => {
+    const { data, response } = await server.client.GET("/health");
+    expect(response.status).toBe(200);
+    expect(data?.request_id).toBe(response.headers.get("x-request-id"));
+  });
+
+  it("gives every request its own id", async () => {
+    const [first, second] = await Promise.all([server.client.GET("/health"), server.client.GET("/health")]);
+    expect(first.data?.request_id).not.toBe(second.data?.request_id);
+  });
+});
