@@ -1,6 +1,6 @@
+import { openApiV2Path } from "@verbatim/contract";
 import express, { type Express, Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import { openApiV2Path } from "@verbatim/contract";
 import type { AppDeps } from "./deps.ts";
 import { ApiError } from "./errors.ts";
 import { errorCatalog } from "./http/error-catalog.ts";

@@ -2,8 +2,8 @@ import { fileURLToPath } from "node:url";
 import { errorTable } from "../generated/errors.v2.ts";
 import type { components, operations, paths } from "../generated/v2.ts";
 
-export { errorTable };
 export type { components, operations, paths };
+export { errorTable };
 
 /** Absolute path of the v2 OpenAPI document. */
 export const openApiV2Path = fileURLToPath(new URL("../generated/openapi.v2.yaml", import.meta.url));

@@ -29,7 +29,9 @@ export function errorCatalog(): Router {
     });
   });
   router.get("/:code", (req: Request<{ code: string }>, res: Response) => {
-    const entry = entries.find((candidate) => candidate.code === req.params.code || String(candidate.number) === req.params.code);
+    const entry = entries.find(
+      (candidate) => candidate.code === req.params.code || String(candidate.number) === req.params.code,
+    );
     if (!entry) throw new ApiError("not_found", `No error is named ${req.params.code}.`);
     res.format({
       "application/json": () => res.json(entry),
@@ -44,7 +46,7 @@ function indexBody(): string {
     .map(
       (entry) =>
         `<tr><td><a href="/docs/errors/${entry.code}"><code>${entry.code}</code></a></td><td>${entry.number}</td>` +
-        `<td>${entry.status}</td><td>${escape(entry.title)}</td></tr>`,
+        `<td>${entry.status}</td><td>${escapeHtml(entry.title)}</td></tr>`,
     )
     .join("\n");
   return (
@@ -58,21 +60,21 @@ function indexBody(): string {
 function entryBody(entry: Entry): string {
   const carries = entry.carries ? `<p>Carries <code>error.${entry.carries}</code>.</p>` : "";
   return (
-    `<p><strong>${escape(entry.title)}</strong></p><p>${escape(entry.description)}</p>` +
+    `<p><strong>${escapeHtml(entry.title)}</strong></p><p>${escapeHtml(entry.description)}</p>` +
     `<dl><dt>HTTP status</dt><dd>${entry.status}</dd><dt>Number</dt><dd>${entry.number}</dd>` +
-    `<dt>Family</dt><dd>${escape(entry.family)}</dd></dl>${carries}<p><a href="/docs/errors">All errors</a></p>`
+    `<dt>Family</dt><dd>${escapeHtml(entry.family)}</dd></dl>${carries}<p><a href="/docs/errors">All errors</a></p>`
   );
 }
 
 function page(title: string, body: string): string {
   return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title>` +
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>` +
     "<style>body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem}" +
     "table{border-collapse:collapse}td,th{padding:.25rem .75rem;border-bottom:1px solid #ddd;text-align:left}</style>" +
-    `</head><body><h1>${escape(title)}</h1>${body}</body></html>`
+    `</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`
   );
 }
 
-function escape(text: string): string {
+function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
