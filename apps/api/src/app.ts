@@ -6,8 +6,10 @@ import { ApiError } from "./errors.ts";
 import { errorCatalog } from "./http/error-catalog.ts";
 import { errorHandler, routeNotFound } from "./http/error-handler.ts";
 import { v2Operations } from "./http/operations.ts";
+import { authenticate } from "./http/auth.ts";
+import { idempotent } from "./http/idempotency.ts";
 import { assignRequestId } from "./http/request-id.ts";
-import { liveRoutes, pendingOperations } from "./http/routes/index.ts";
+import { allowanceOf, liveRoutes, pendingOperations, publicOperations } from "./http/routes/index.ts";
 
 /** The most a request body may hold. */
 const maxBodyBytes = 1024 * 1024;
@@ -49,7 +51,10 @@ function v2Router(deps: AppDeps): Router {
           `${operation.method.toUpperCase()} /api/v2${operation.path} is part of the v2 contract but not live on this server yet (it comes with ${pendingWork ?? "later work"}).`,
         );
       });
-    router[operation.method](operation.expressPath, handler);
+    const guards = publicOperations.has(operation.operationId)
+      ? []
+      : [authenticate(deps, allowanceOf(operation.operationId)), ...(operation.idempotent ? [idempotent(deps)] : [])];
+    router[operation.method](operation.expressPath, ...guards, handler);
   }
   return router;
 }

@@ -7,6 +7,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** A PostgreSQL server for the distributed deployment; without it the embedded PGlite in `dataDir` is used. */
+  databaseUrl: string | undefined;
   publicUrl: string | undefined;
   version: string;
   logLevel: string;
@@ -25,6 +27,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     port: portFrom(env.PORT),
     host: env.HOST ?? "127.0.0.1",
     dataDir: resolve(env.VERBATIM_DATA_DIR ?? resolve(repositoryRoot, ".verbatim")),
+    databaseUrl: env.DATABASE_URL || undefined,
     publicUrl: env.VERBATIM_PUBLIC_URL?.replace(/\/+$/, ""),
     version: serviceVersion,
     logLevel: env.VERBATIM_LOG_LEVEL ?? "info",

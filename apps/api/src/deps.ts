@@ -1,4 +1,5 @@
 import type { Logger } from "./logger.ts";
+import type { Platform } from "./platform.ts";
 
 /** Settings of the HTTP layer. */
 export interface HttpConfig {
@@ -14,6 +15,8 @@ export interface AppDeps {
   logger: Logger;
   /** The clock; tests may fix it. */
   now: () => Date;
+  /** The account platform: storage, keys, allowances, credits, slots, idempotency. */
+  platform: Platform;
   /** Validate every response against the OpenAPI document (on in tests; a mismatch answers 500). */
   validateResponses?: boolean;
 }

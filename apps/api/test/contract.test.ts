@@ -1,11 +1,18 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { v2Operations } from "../src/http/operations.ts";
 import { liveRoutes, pendingOperations } from "../src/http/routes/index.ts";
-import { testDeps } from "./support/server.ts";
+import { startServer, type TestServer } from "./support/server.ts";
 
-const live = liveRoutes(testDeps()).map((route) => route.operationId);
-const pending = Object.keys(pendingOperations);
-const documented = v2Operations.map((operation) => operation.operationId);
+let server: TestServer;
+let live: string[];
+const pending: string[] = Object.keys(pendingOperations);
+const documented: string[] = v2Operations.map((operation) => operation.operationId);
+
+beforeAll(async () => {
+  server = await startServer();
+  live = liveRoutes(server.deps).map((route) => route.operationId);
+});
+afterAll(() => server.close());
 
 describe("the v2 contract and the server's routes", () => {
   it("gives every operation of the OpenAPI document a live route or a pending entry", () => {

@@ -10,7 +10,7 @@ afterAll(() => server.close());
 describe("GET /health: 200", () => {
   it("answers the envelope with the hosted service's top-level fields, without a key", async () => {
     const response = await fetch(`${server.baseUrl}/api/v2/health`);
-    const body = await response.json();
+    const body = (await response.json()) as { request_id: string };
     expect(response.status, JSON.stringify(body)).toBe(200);
     expect(body).toMatchObject({
       ok: true,

@@ -1,41 +1,69 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { createApp } from "../../src/app.ts";
 import type { AppDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
+import { createPlatform, type Platform } from "../../src/platform.ts";
+import type { AccountView, IssuedKey } from "../../src/services/accounts.ts";
+import type { PlanName } from "../../src/services/plans.ts";
+import { openTestStore } from "./store.ts";
 
-/** A server on a loopback port, built by `createApp`, and an SDK client pointed at it. */
+/** A server on a loopback port, built by `createApp`, with one account and an SDK client using its key. */
 export interface TestServer {
   baseUrl: string;
   client: VerbatimClient;
+  account: AccountView;
+  key: IssuedKey;
   deps: AppDeps;
+  platform: Platform;
+  /** A client authenticated with another key. */
+  clientFor(apiKey: string): VerbatimClient;
   close(): Promise<void>;
 }
 
-/** Dependencies for tests: silent logs, a fixed version, and responses validated against the contract. */
-export function testDeps(overrides: Partial<AppDeps> = {}): AppDeps {
-  return {
-    config: { version: "0.0.0-test" },
-    logger: createLogger("silent"),
-    now: () => new Date(),
-    validateResponses: true,
-    ...overrides,
-  };
+export interface TestServerOptions {
+  plan?: PlanName;
+  credits?: number | null;
+  now?: () => Date;
+  deps?: Partial<Omit<AppDeps, "platform">>;
 }
 
-/** Starts `createApp(deps)` on port 0 of 127.0.0.1. */
-export async function startServer(overrides: Partial<AppDeps> = {}): Promise<TestServer> {
-  const deps = testDeps(overrides);
-  const app = createApp(deps);
-  const server = await new Promise<import("node:http").Server>((resolve) => {
-    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+/** Starts `createApp` on port 0 of 127.0.0.1 over a fresh store, with responses validated against the contract. */
+export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const now = options.now ?? (() => new Date());
+  const store = await openTestStore();
+  const platform = await createPlatform(store, { now });
+  const deps: AppDeps = {
+    config: { version: "0.0.0-test" },
+    logger: createLogger("silent"),
+    now,
+    platform,
+    validateResponses: true,
+    ...options.deps,
+  };
+  const { account, key } = await platform.accounts.create({
+    plan: options.plan ?? "pro",
+    ...(options.credits === undefined ? {} : { credits: options.credits }),
+    name: "test",
   });
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const server = await new Promise<Server>((resolve) => {
+    const listening = createApp(deps).listen(0, "127.0.0.1", () => resolve(listening));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const clientFor = (apiKey: string) => createClient({ baseUrl, apiKey });
   return {
     baseUrl,
-    client: createClient({ baseUrl, apiKey: "vb_live_test" }),
+    client: clientFor(key.key),
+    account,
+    key,
     deps,
-    close: () => new Promise((resolve, reject) => server.close((err) => (err ? reject(err) : resolve()))),
+    platform,
+    clientFor,
+    async close() {
+      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      platform.slots.close();
+      await store.close();
+    },
   };
 }

@@ -1,0 +1,56 @@
+import type { Platform } from "../platform.ts";
+import type { PlanName } from "../services/plans.ts";
+
+/** An operator command: what `verbatim <command>` asks, directly or through the running service. */
+export type AdminCommand =
+  | { name: "accounts.create"; plan: PlanName; credits?: number | null; accountName?: string }
+  | { name: "accounts.list" }
+  | { name: "accounts.show"; accountId: string }
+  | { name: "accounts.set-plan"; accountId: string; plan: PlanName }
+  | { name: "accounts.rotate-webhook-secret"; accountId: string }
+  | { name: "credits.grant"; accountId: string; credits: number; reason?: string }
+  | { name: "keys.create"; accountId: string }
+  | { name: "keys.list"; accountId: string }
+  | { name: "keys.revoke"; keyId: string }
+  | { name: "keys.rotate"; keyId: string; graceSeconds: number }
+  | { name: "keys.set-limit"; keyId: string; requestsPerMinute: number | null };
+
+/** Runs an operator command against the platform and answers its result as plain data. */
+export async function runAdminCommand(platform: Platform, command: AdminCommand): Promise<unknown> {
+  const { accounts, credits } = platform;
+  switch (command.name) {
+    case "accounts.create":
+      return accounts.create({
+        plan: command.plan,
+        ...(command.credits === undefined ? {} : { credits: command.credits }),
+        ...(command.accountName === undefined ? {} : { name: command.accountName }),
+      });
+    case "accounts.list":
+      return accounts.list();
+    case "accounts.show":
+      return {
+        ...(await accounts.show(command.accountId)),
+        webhook_secret: await accounts.webhookSecret(command.accountId),
+        keys: await accounts.listKeys(command.accountId),
+      };
+    case "accounts.set-plan":
+      return accounts.setPlan(command.accountId, command.plan);
+    case "accounts.rotate-webhook-secret":
+      return { id: command.accountId, webhook_secret: await accounts.rotateWebhookSecret(command.accountId) };
+    case "credits.grant":
+      return {
+        id: command.accountId,
+        credits: await credits.grant(command.accountId, command.credits, command.reason ?? "operator grant"),
+      };
+    case "keys.create":
+      return accounts.createKey(command.accountId);
+    case "keys.list":
+      return accounts.listKeys(command.accountId);
+    case "keys.revoke":
+      return accounts.revokeKey(command.keyId);
+    case "keys.rotate":
+      return accounts.rotateKey(command.keyId, command.graceSeconds);
+    case "keys.set-limit":
+      return accounts.setKeyLimit(command.keyId, command.requestsPerMinute);
+  }
+}

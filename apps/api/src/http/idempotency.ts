@@ -1,0 +1,44 @@
+import type { RequestHandler } from "express";
+import type { AppDeps } from "../deps.ts";
+import { Idempotency, type StoredResponse } from "../services/idempotency.ts";
+import { authOf } from "./auth.ts";
+
+/**
+ * Applies `Idempotency-Key` (spec 4.9) to the operation. The response is stored (2xx) or the
+ * key given back (anything else) before it is sent, so a retry never races the first answer.
+ */
+export function idempotent(deps: AppDeps): RequestHandler {
+  return async (req, res, next) => {
+    const key = req.get("idempotency-key");
+    if (key === undefined) return next();
+    const { accountId } = authOf(res);
+    const fingerprint = Idempotency.fingerprint(req.method, req.baseUrl + req.path, req.body);
+    const start = await deps.platform.idempotency.begin(accountId, key, fingerprint);
+    if (start.action === "replay") {
+      for (const [name, value] of Object.entries(start.response.headers)) res.setHeader(name, value);
+      res.setHeader("Idempotent-Replayed", "true");
+      res.status(start.response.status).json(start.response.body);
+      return;
+    }
+
+    const send = res.json.bind(res);
+    let settled = false;
+    res.json = (body: unknown) => {
+      settled = true;
+      const response: StoredResponse = {
+        status: res.statusCode,
+        headers: { "X-Request-Id": String(res.getHeader("X-Request-Id")) },
+        body,
+      };
+      deps.platform.idempotency
+        .finish(accountId, key, fingerprint, response)
+        .catch((err: unknown) => deps.logger.error({ err, request_id: res.locals.requestId }, "idempotency record"))
+        .finally(() => send(body));
+      return res;
+    };
+    res.once("close", () => {
+      if (!settled) void deps.platform.idempotency.release(accountId, key, fingerprint).catch(() => undefined);
+    });
+    next();
+  };
+}

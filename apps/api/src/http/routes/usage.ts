@@ -1,0 +1,22 @@
+import type { AppDeps } from "../../deps.ts";
+import { usageBlock } from "../../services/credits.ts";
+import { authOf } from "../auth.ts";
+import { envelopeRequestId, type LiveRoute, send } from "../route.ts";
+
+/** `GET /usage`: credits charged per day and per operation. Free. */
+export function getUsage(deps: AppDeps): LiveRoute {
+  return {
+    operationId: "getUsage",
+    handler: async (req, res) => {
+      const auth = authOf(res);
+      const { from, to } = req.query as { from?: string; to?: string };
+      const report = await deps.platform.usage.report(auth.accountId, auth.credits, from, to);
+      send(res, "getUsage", 200, {
+        ok: true,
+        request_id: envelopeRequestId(res),
+        data: report,
+        usage: usageBlock(0, auth.credits),
+      });
+    },
+  };
+}

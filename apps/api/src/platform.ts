@@ -1,0 +1,44 @@
+import { hostname } from "node:os";
+import { Accounts } from "./services/accounts.ts";
+import { Authenticator } from "./services/authenticator.ts";
+import { Credits } from "./services/credits.ts";
+import { Idempotency } from "./services/idempotency.ts";
+import { ExtractionSlots } from "./services/slots.ts";
+import { UsageReports } from "./services/usage.ts";
+import type { Store } from "./store/database.ts";
+
+/** The account platform: what every billed endpoint runs through. */
+export interface Platform {
+  store: Store;
+  accounts: Accounts;
+  authenticator: Authenticator;
+  credits: Credits;
+  idempotency: Idempotency;
+  slots: ExtractionSlots;
+  usage: UsageReports;
+}
+
+export interface PlatformOptions {
+  now: () => Date;
+  /** Seconds a slot lease lives without renewal. */
+  slotLeaseSeconds?: number;
+}
+
+/** Builds the platform's services on an open store and writes the plan table into it. */
+export async function createPlatform(store: Store, options: PlatformOptions): Promise<Platform> {
+  const accounts = new Accounts(store, options.now);
+  await accounts.syncPlans();
+  return {
+    store,
+    accounts,
+    authenticator: new Authenticator(store),
+    credits: new Credits(store),
+    idempotency: new Idempotency(store, { now: options.now }),
+    slots: new ExtractionSlots(store, {
+      holder: `${hostname()}:${process.pid}:${Date.now().toString(36)}`,
+      leaseSeconds: options.slotLeaseSeconds ?? 15,
+      now: options.now,
+    }),
+    usage: new UsageReports(store, options.now),
+  };
+}

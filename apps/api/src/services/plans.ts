@@ -1,0 +1,56 @@
+/** A plan's limits: specification 8.1 and the monthly credits of api-decisions.md. */
+export interface Plan {
+  name: PlanName;
+  /** Requests per sliding 60-second window, shared by every key of the account. */
+  requestsPerMinute: number;
+  /** Extraction requests that may run at once. */
+  extractionSlots: number;
+  /** Workers a batch may use (each holds one slot). */
+  batchWorkers: number;
+  /** Items one batch may hold. */
+  maxBatchItems: number;
+  /** Credits granted each month. */
+  monthlyCredits: number;
+}
+
+export const planNames = ["free", "basic", "pro", "mega", "scale"] as const;
+
+export type PlanName = (typeof planNames)[number];
+
+export const plans: Readonly<Record<PlanName, Plan>> = {
+  free: { name: "free", requestsPerMinute: 10, extractionSlots: 2, batchWorkers: 2, maxBatchItems: 50, monthlyCredits: 100 },
+  basic: {
+    name: "basic",
+    requestsPerMinute: 60,
+    extractionSlots: 2,
+    batchWorkers: 2,
+    maxBatchItems: 50,
+    monthlyCredits: 1_000,
+  },
+  pro: { name: "pro", requestsPerMinute: 300, extractionSlots: 3, batchWorkers: 3, maxBatchItems: 50, monthlyCredits: 10_000 },
+  mega: {
+    name: "mega",
+    requestsPerMinute: 900,
+    extractionSlots: 10,
+    batchWorkers: 4,
+    maxBatchItems: 500,
+    monthlyCredits: 50_000,
+  },
+  scale: {
+    name: "scale",
+    requestsPerMinute: 900,
+    extractionSlots: 10,
+    batchWorkers: 4,
+    maxBatchItems: 500,
+    monthlyCredits: 300_000,
+  },
+};
+
+/** The polling allowance (spec 8.3): twice the request limit, at least 120 per minute. */
+export function pollsPerMinute(plan: Plan): number {
+  return Math.max(2 * plan.requestsPerMinute, 120);
+}
+
+export function isPlanName(value: string): value is PlanName {
+  return (planNames as readonly string[]).includes(value);
+}

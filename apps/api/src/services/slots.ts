@@ -1,0 +1,86 @@
+import { sql } from "drizzle-orm";
+import { newId } from "../ids.ts";
+import type { Store } from "../store/database.ts";
+
+/** A held extraction slot. */
+export interface SlotLease {
+  id: string;
+  accountId: string;
+}
+
+export interface ExtractionSlotsOptions {
+  /** Identifies this process; it renews every lease it holds together. */
+  holder: string;
+  /** How long a lease lives without renewal: a dead process's slots come back after it. */
+  leaseSeconds: number;
+  now: () => Date;
+}
+
+/**
+ * The account's concurrent extraction slots (spec 8.4). A lease is renewed while its process
+ * lives; when the process dies the lease expires and the slot frees itself.
+ */
+export class ExtractionSlots {
+  private readonly held = new Set<string>();
+  private renewal: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly options: ExtractionSlotsOptions,
+  ) {}
+
+  /** Takes one slot of the account, or answers `null` when all `slots` are busy. */
+  async acquire(accountId: string, slots: number): Promise<SlotLease | null> {
+    const id = newId("slot");
+    const [row] = await this.store.query<{ acquired: boolean }>(
+      sql`select acquired from verbatim_acquire_slot(${id}, ${accountId}, ${slots}, ${this.options.holder},
+            ${this.options.now().toISOString()}::timestamptz, ${this.options.leaseSeconds})`,
+    );
+    if (!row?.acquired) return null;
+    this.held.add(id);
+    this.scheduleRenewal();
+    return { id, accountId };
+  }
+
+  /** Gives the slot back. Releasing twice is harmless. */
+  async release(lease: SlotLease): Promise<void> {
+    this.held.delete(lease.id);
+    await this.store.query(sql`delete from slot_leases where id = ${lease.id}`);
+    if (this.held.size === 0) this.stopRenewal();
+  }
+
+  /** Extends every lease this process holds. */
+  async renew(): Promise<void> {
+    if (this.held.size === 0) return;
+    const expiresAt = new Date(this.options.now().getTime() + this.options.leaseSeconds * 1000);
+    await this.store.query(
+      sql`update slot_leases set expires_at = ${expiresAt.toISOString()}::timestamptz where holder = ${this.options.holder}`,
+    );
+  }
+
+  /** Slots of the account in use now, by every process. */
+  async inUse(accountId: string): Promise<number> {
+    const [row] = await this.store.query<{ in_use: number }>(
+      sql`select count(*)::int as in_use from slot_leases
+           where account_id = ${accountId} and expires_at > ${this.options.now().toISOString()}::timestamptz`,
+    );
+    return row?.in_use ?? 0;
+  }
+
+  /** Stops renewing; held leases expire on their own. */
+  close(): void {
+    this.stopRenewal();
+  }
+
+  private scheduleRenewal(): void {
+    if (this.renewal) return;
+    // Renewing at a third of the lease leaves two chances before a live process's lease lapses.
+    this.renewal = setInterval(() => void this.renew().catch(() => undefined), (this.options.leaseSeconds * 1000) / 3);
+    this.renewal.unref();
+  }
+
+  private stopRenewal(): void {
+    clearInterval(this.renewal);
+    this.renewal = undefined;
+  }
+}

@@ -1,0 +1,75 @@
+import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { PGlite } from "@electric-sql/pglite";
+import { type SQL, sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
+import { migrate as migratePostgres } from "drizzle-orm/node-postgres/migrator";
+import pg from "pg";
+import * as schema from "./schema.ts";
+
+/** The Drizzle database, the same type on PGlite and on PostgreSQL. */
+export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
+
+/** Which engine holds the data. */
+export type Engine = "embedded" | "postgres";
+
+/** An open database, migrated and ready. */
+export interface Store {
+  db: Database;
+  engine: Engine;
+  /** Runs one statement and answers its rows. */
+  query<Row>(statement: SQL): Promise<Row[]>;
+  close(): Promise<void>;
+}
+
+const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+
+/** Serialises migrations of processes starting together on one PostgreSQL. */
+const migrationLockId = 7_306_129_466;
+
+/**
+ * Opens the embedded PostgreSQL (PGlite) in `dataDir`, or in memory without one. PGlite admits
+ * one process: whoever opens a data directory must hold it alone (see `data-dir-lock.ts`).
+ */
+export async function openEmbeddedStore(dataDir?: string): Promise<Store> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir);
+  const db = drizzlePglite(client, { schema });
+  await migratePglite(db, { migrationsFolder });
+  return storeOf(db as unknown as Database, "embedded", () => client.close());
+}
+
+/** Opens a pool on a real PostgreSQL and migrates it, one process at a time. */
+export async function openPostgresStore(connectionString: string, poolSize = 10): Promise<Store> {
+  const pool = new pg.Pool({ connectionString, max: poolSize });
+  const migrator = await pool.connect();
+  try {
+    await migrator.query("select pg_advisory_lock($1)", [migrationLockId]);
+    await migratePostgres(drizzlePostgres(migrator, { schema }), { migrationsFolder });
+  } finally {
+    await migrator.query("select pg_advisory_unlock($1)", [migrationLockId]).catch(() => undefined);
+    migrator.release();
+  }
+  const db = drizzlePostgres(pool, { schema });
+  return storeOf(db as unknown as Database, "postgres", () => pool.end());
+}
+
+function storeOf(db: Database, engine: Engine, close: () => Promise<void>): Store {
+  return {
+    db,
+    engine,
+    async query<Row>(statement: SQL) {
+      const result = (await db.execute(statement)) as unknown as { rows: Row[] };
+      return result.rows;
+    },
+    close,
+  };
+}
+
+/** A cheap round trip, for health checks and admission. */
+export async function ping(store: Store): Promise<void> {
+  await store.query(sql`select 1`);
+}

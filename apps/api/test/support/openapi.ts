@@ -1,0 +1,190 @@
+import { readFileSync } from "node:fs";
+import { openApiV2Path } from "@verbatim/contract";
+import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import formats from "ajv-formats";
+import { parse } from "yaml";
+
+/** A JSON value of an OpenAPI document, read without trusting its shape. */
+export type JsonObject = Record<string, unknown>;
+
+/** The parts of an OpenAPI 3.1 document these tests read. */
+export interface OpenApiDocument {
+  paths: Record<string, Record<string, unknown>>;
+  components?: JsonObject;
+}
+
+/** A parameter object, after its `$ref` is followed. */
+export interface Parameter {
+  name: string;
+  in: "path" | "query" | "header" | "cookie";
+  required?: boolean;
+  schema?: JsonObject;
+  examples?: Record<string, { value: unknown }>;
+}
+
+/** One operation of a document. */
+export interface DocumentOperation {
+  operationId: string;
+  method: string;
+  /** The path as the document writes it, e.g. `/transcripts/jobs/{jobId}`. */
+  path: string;
+  /** Path-level and operation-level parameters, `$ref`s followed; the operation's win on a clash. */
+  parameters: Parameter[];
+  /** The `application/json` request body schema and its canonical pointer, when the operation takes one. */
+  jsonBody: { pointer: string; schema: JsonObject } | undefined;
+  /** The request body examples of `application/json`, in document order. */
+  bodyExamples: Array<{ name: string; value: unknown }>;
+}
+
+const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+/** Verbatim's generated v2 document. */
+export function readVerbatimDocument(): OpenApiDocument {
+  return parse(readFileSync(openApiV2Path, "utf8")) as OpenApiDocument;
+}
+
+/** A JSON document such as the hosted service's published contract. */
+export function readJsonDocument(url: URL): OpenApiDocument {
+  return JSON.parse(readFileSync(url, "utf8")) as OpenApiDocument;
+}
+
+/** Escapes one segment of a JSON pointer (RFC 6901). */
+export function pointerSegment(segment: string): string {
+  return segment.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+export function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The value at a JSON pointer of the document. */
+function at(document: OpenApiDocument, pointer: string): unknown {
+  let node: unknown = document;
+  for (const raw of pointer.split("/").slice(1)) {
+    const segment = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (!isObject(node) && !Array.isArray(node)) throw new Error(`${pointer} does not resolve`);
+    node = (node as Record<string, unknown>)[segment];
+  }
+  if (node === undefined) throw new Error(`${pointer} does not resolve`);
+  return node;
+}
+
+/**
+ * Walks `segments` from the document's root, following every local `$ref` on the way, and
+ * answers the node reached and its canonical pointer. Response and parameter objects are
+ * often `$ref`s (`#/components/responses/Error`), which a JSON Schema validator cannot follow.
+ */
+export function follow(document: OpenApiDocument, segments: readonly string[]): { node: unknown; pointer: string } {
+  let node: unknown = document;
+  let pointer = "";
+  const hop = (): void => {
+    while (isObject(node) && typeof node.$ref === "string" && node.$ref.startsWith("#")) {
+      pointer = node.$ref.slice(1);
+      node = at(document, pointer);
+    }
+  };
+  for (const segment of segments) {
+    hop();
+    node = isObject(node) || Array.isArray(node) ? (node as Record<string, unknown>)[segment] : undefined;
+    if (node === undefined) return { node, pointer: `${pointer}/${pointerSegment(segment)}` };
+    pointer += `/${pointerSegment(segment)}`;
+  }
+  hop();
+  return { node, pointer };
+}
+
+/** Every operation of the document, with its parameters resolved and its JSON body located. */
+export function operationsOf(document: OpenApiDocument): DocumentOperation[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    methods.flatMap((method) => {
+      const operation = item[method];
+      if (!isObject(operation) || typeof operation.operationId !== "string") return [];
+      const base = ["paths", path, method];
+      const parameters = new Map<string, Parameter>();
+      for (const owner of [["paths", path], base]) {
+        const { node: list } = follow(document, [...owner, "parameters"]);
+        if (!Array.isArray(list)) continue;
+        list.forEach((_, index) => {
+          const { node } = follow(document, [...owner, "parameters", String(index)]);
+          if (isObject(node)) parameters.set(`${String(node.in)} ${String(node.name)}`, node as unknown as Parameter);
+        });
+      }
+      const media = follow(document, [...base, "requestBody", "content", "application/json"]);
+      const body = isObject(media.node)
+        ? follow(document, [...base, "requestBody", "content", "application/json", "schema"])
+        : undefined;
+      const examples = isObject(media.node) && isObject(media.node.examples) ? media.node.examples : {};
+      return [
+        {
+          operationId: operation.operationId,
+          method,
+          path,
+          parameters: [...parameters.values()],
+          jsonBody: body && isObject(body.node) ? { pointer: body.pointer, schema: body.node } : undefined,
+          bodyExamples: Object.entries(examples).map(([name, example]) => ({
+            name,
+            value: isObject(example) ? example.value : undefined,
+          })),
+        },
+      ];
+    }),
+  );
+}
+
+/** A subschema with its `$ref` followed: the documents' property schemas are often references. */
+export function resolveSchema(document: OpenApiDocument, schema: JsonObject): JsonObject {
+  let current = schema;
+  while (typeof current.$ref === "string" && current.$ref.startsWith("#")) {
+    const target = at(document, current.$ref.slice(1));
+    if (!isObject(target)) throw new Error(`${current.$ref} is not a schema`);
+    current = target;
+  }
+  return current;
+}
+
+/** Validates values against the schemas of one OpenAPI 3.1 document with ajv (draft 2020-12). */
+export class DocumentValidator {
+  readonly document: OpenApiDocument;
+  private readonly ajv: Ajv2020;
+  private readonly id: string;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  /**
+   * `discriminator` turns on ajv's support of the keyword; ajv rejects `discriminator.mapping`,
+   * which Verbatim's document uses, so that document is validated without it (the `oneOf`
+   * alone decides). `strict: false` lets the OpenAPI keywords (`example`, `x-status`) pass.
+   */
+  constructor(document: OpenApiDocument, id: string, options: { discriminator: boolean }) {
+    this.document = document;
+    this.id = id;
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, discriminator: options.discriminator });
+    formats.default(this.ajv);
+    this.ajv.addSchema(document as object, id);
+  }
+
+  /** The validator of the schema at `pointer` (e.g. `/components/schemas/ErrorEnvelope`). */
+  at(pointer: string): ValidateFunction {
+    const found = this.compiled.get(pointer);
+    if (found) return found;
+    const encoded = pointer
+      .split("/")
+      .map((segment) => encodeURIComponent(segment))
+      .join("/");
+    const validate = this.ajv.compile({ $ref: `${this.id}#${encoded}` });
+    this.compiled.set(pointer, validate);
+    return validate;
+  }
+
+  /** The errors of `value` against the schema at `pointer`, or an empty list. */
+  errors(pointer: string, value: unknown): ErrorObject[] {
+    const validate = this.at(pointer);
+    return validate(value) ? [] : [...(validate.errors ?? [])];
+  }
+}
+
+/** Errors as one line each, for assertion messages. */
+export function describeErrors(errors: readonly ErrorObject[]): string {
+  return errors
+    .map((error) => `${error.instancePath || "/"} ${error.message ?? ""} ${JSON.stringify(error.params)}`)
+    .join("\n");
+}
