@@ -1,6 +1,7 @@
 import { openApiV2Path } from "@verbatim/contract";
 import express, { type Express, Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
+import { pinoHttp } from "pino-http";
 import type { AppDeps } from "./deps.ts";
 import { ApiError } from "./errors.ts";
 import { errorCatalog } from "./http/error-catalog.ts";
@@ -20,6 +21,13 @@ export function createApp(deps: AppDeps): Express {
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
   app.use(assignRequestId());
+  app.use(
+    pinoHttp({
+      logger: deps.logger,
+      genReqId: (_req, res) => String(res.getHeader("X-Request-Id")),
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+    }),
+  );
   app.use("/api/v2", v2Router(deps));
   app.use("/docs/errors", errorCatalog());
   app.use((req, _res, next) => next(routeNotFound(req)));

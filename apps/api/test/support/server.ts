@@ -61,6 +61,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     platform,
     clientFor,
     async close() {
+      server.closeAllConnections();
       await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
       platform.slots.close();
       await store.close();
