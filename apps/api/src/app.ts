@@ -4,11 +4,11 @@ import * as OpenApiValidator from "express-openapi-validator";
 import { pinoHttp } from "pino-http";
 import type { AppDeps } from "./deps.ts";
 import { ApiError } from "./errors.ts";
+import { authenticate } from "./http/auth.ts";
 import { errorCatalog } from "./http/error-catalog.ts";
 import { errorHandler, routeNotFound } from "./http/error-handler.ts";
-import { v2Operations } from "./http/operations.ts";
-import { authenticate } from "./http/auth.ts";
 import { idempotent } from "./http/idempotency.ts";
+import { v2Operations } from "./http/operations.ts";
 import { assignRequestId } from "./http/request-id.ts";
 import { allowanceOf, liveRoutes, pendingOperations, publicOperations } from "./http/routes/index.ts";
 
@@ -43,6 +43,8 @@ function v2Router(deps: AppDeps): Router {
       apiSpec: openApiV2Path,
       validateApiSpec: false,
       validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+      // The default "fast" format mode lets impossible dates such as 2026-02-30 through.
+      ajvFormats: { mode: "full" },
       validateResponses: deps.validateResponses ? { allErrors: true } : false,
       validateSecurity: false,
       ignoreUndocumented: false,

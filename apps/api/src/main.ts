@@ -7,7 +7,11 @@ import { createPlatform } from "./platform.ts";
 import { adminSocketPath, openConfiguredStore } from "./store/open.ts";
 
 const config = loadConfig(process.env);
-const logger = createLogger(config.logLevel);
+// The access log records request headers; an API key must never reach it (only its SHA-256 is kept).
+const logger = createLogger(config.logLevel).child(
+  {},
+  { redact: { paths: ["req.headers.authorization"], censor: "[redacted]" } },
+);
 const now = () => new Date();
 
 const store = await openConfiguredStore(config);
@@ -22,7 +26,8 @@ if ((await platform.accounts.list()).length === 0) {
   );
 }
 
-const admin = store.engine === "embedded" ? await startAdminServer(platform, adminSocketPath(config.dataDir), logger) : undefined;
+const admin =
+  store.engine === "embedded" ? await startAdminServer(platform, adminSocketPath(config.dataDir), logger) : undefined;
 const housekeeping = setInterval(() => {
   platform.idempotency.sweep().catch((err: unknown) => logger.warn({ err }, "idempotency sweep failed"));
 }, 60_000);

@@ -10,7 +10,9 @@ export interface paths {
         };
         /**
          * Health check
-         * @description Liveness: answers 200 whenever the API serves. No authentication, no credits.
+         * @description Liveness: answers 200 whenever the API serves. No authentication, no credits, and no
+         *     allowance: it carries no rate-limit headers and is never answered 429. A query parameter
+         *     is refused with 400 `invalid_request`.
          */
         get: operations["healthCheck"];
         put?: never;
@@ -305,6 +307,8 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description An account's id: `acct_` and a ULID. */
+        AccountId: string;
         /**
          * Age-restricted video
          * @description The video is age-restricted and cannot be read without signing in.
@@ -316,6 +320,7 @@ export interface components {
              */
             code: "age_restricted";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -342,6 +347,7 @@ export interface components {
              */
             code: "audio_ineligible";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -366,6 +372,7 @@ export interface components {
              */
             code: "audio_too_long";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -390,7 +397,7 @@ export interface components {
              * @default auto
              * @enum {string}
              */
-            mode: "auto" | "captions";
+            mode?: "auto" | "captions";
         };
         /** @description The rows of a batch, one per requested item, in order. */
         BatchResult: {
@@ -399,7 +406,7 @@ export interface components {
              * @enum {string}
              */
             kind: "transcript_batch";
-            /** @description One row per item. */
+            /** @description One row per item (at most 500, the largest plan cap). */
             results: components["schemas"]["BatchRow"][];
         };
         /** @description The body of every successful response. */
@@ -410,7 +417,7 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["BatchResult"];
             /** @description Credit usage of the call. */
@@ -492,9 +499,9 @@ export interface components {
              */
             outcome: "processing";
             /** @description The job's id. */
-            job_id: string;
+            job_id: components["schemas"]["JobId"];
             /** @description The path to poll. */
-            poll_url: string;
+            poll_url: components["schemas"]["JobPollPath"];
         };
         /** @description The size a batch may have on this plan, and what was sent. */
         BatchSizeDetails: {
@@ -520,6 +527,7 @@ export interface components {
              */
             code: "batch_too_large";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -546,6 +554,7 @@ export interface components {
              */
             code: "captions_disabled";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -563,18 +572,18 @@ export interface components {
         };
         /** @description List a channel's uploads. */
         ChannelRequest: {
-            /** @description The channel: an */
+            /** @description The channel: an `@handle`, a channel URL or a `UC...` id. */
             channel: string;
             /**
              * @description Which tab to list.
              * @default videos
              */
-            tab: components["schemas"]["ChannelTab"];
+            tab?: components["schemas"]["ChannelTab"];
             /**
              * @description The order. `since_video_id` needs the default, `newest`.
              * @default newest
              */
-            sort: components["schemas"]["ChannelSort"];
+            sort?: components["schemas"]["ChannelSort"];
             /** @description Search inside the channel instead of listing a tab. Not combinable with `since_video_id`. */
             query?: string;
             /**
@@ -582,9 +591,9 @@ export interface components {
              * @description Rows per page, 1 to 50.
              * @default 5
              */
-            limit: number;
+            limit?: number;
             /** @description The `next_cursor` of the previous page. Pass the other parameters unchanged. */
-            cursor?: string;
+            cursor?: components["schemas"]["Cursor"];
             /**
              * @description The newest video the client has already seen: a bare id or a YouTube video URL. When it
              *     is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
@@ -608,7 +617,7 @@ export interface components {
             url: string;
             /** @description The channel's name. */
             title: string;
-            /** @description The channel's */
+            /** @description The channel's `@handle`, when shown. */
             handle: string | null;
             /** @description Subscribers, when shown. */
             subscribers: number | null;
@@ -626,6 +635,7 @@ export interface components {
          */
         ChannelTab: "videos" | "shorts" | "live";
         /**
+         * Format: int32
          * @description How often a monitor checks its channel, in minutes.
          * @enum {integer}
          */
@@ -641,6 +651,7 @@ export interface components {
              */
             code: "connection";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -662,7 +673,7 @@ export interface components {
              */
             kind: "monitor";
             /** @description The monitor's id (`mon_...`). */
-            id: string;
+            id: components["schemas"]["MonitorId"];
             /**
              * @description What is watched: always `channel`.
              * @enum {string}
@@ -678,7 +689,7 @@ export interface components {
             /** @description Options of the watched list. */
             options: components["schemas"]["MonitorOptions"];
             /** @description The monitor's name. */
-            name: string | null;
+            name: components["schemas"]["MonitorName"] | null;
             /**
              * @description `active` monitors are checked on schedule; `paused` ones are not.
              * @enum {string}
@@ -689,9 +700,9 @@ export interface components {
             /** @description Whether new videos' transcripts are fetched too. */
             transcripts: boolean;
             /** @description Where events are delivered. */
-            webhook_url: string | null;
+            webhook_url: components["schemas"]["WebhookUrl"] | null;
             /** @description The id of the newest event (`evt_...`). */
-            last_event_id: string | null;
+            last_event_id: components["schemas"]["EventId"] | null;
             /** @description When the next scheduled check runs; `null` while paused. */
             next_check_at: string | null;
             /** @description When the channel was last checked. */
@@ -724,12 +735,18 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["CreatedMonitor"];
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /**
+         * @description An opaque, signed paging token of at most 4096 characters. Clients pass back the
+         *     `next_cursor` they were given and never parse or build one. An empty cursor asks for the
+         *     first page, as if none were sent.
+         */
+        Cursor: string;
         /** @description The state of the service's own dependencies. No upstream platform is contacted. */
         DeepHealth: {
             /**
@@ -744,7 +761,7 @@ export interface components {
             status: "ok" | "degraded";
             /** @description The service's version. */
             version: string;
-            /** @description One entry per dependency. */
+            /** @description One entry per dependency: the database, the queue and the speech engine. */
             checks: components["schemas"]["DependencyCheck"][];
         };
         /** @description The body of every successful response. */
@@ -755,12 +772,17 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["DeepHealth"];
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /**
+         * Format: int32
+         * @description A delay in whole seconds, at most one day.
+         */
+        DelaySeconds: number;
         /** @description How an event's webhook delivery went. */
         Delivery: {
             /**
@@ -813,6 +835,7 @@ export interface components {
              */
             code: "drm_protected";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -837,6 +860,7 @@ export interface components {
              */
             code: "endpoint_platform_mismatch";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -860,10 +884,12 @@ export interface components {
              */
             ok: false;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description What went wrong. */
             error: Omit<components["schemas"]["ApiError"], "code">;
         };
+        /** @description A monitor event's id: `evt_` and a ULID. */
+        EventId: string;
         /** @description A finished transcript in a job result or batch row: both `text` and `segments`. */
         FullTranscript: {
             /**
@@ -916,7 +942,7 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["HealthStatus"];
             /** @description Credit usage of the call. */
@@ -969,6 +995,7 @@ export interface components {
              */
             code: "idempotency_conflict";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -993,6 +1020,7 @@ export interface components {
              */
             code: "insufficient_credits";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1017,6 +1045,7 @@ export interface components {
              */
             code: "internal_error";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1041,6 +1070,7 @@ export interface components {
              */
             code: "invalid_cursor";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1065,6 +1095,7 @@ export interface components {
              */
             code: "invalid_input";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1089,6 +1120,7 @@ export interface components {
              */
             code: "invalid_request";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1112,16 +1144,16 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /**
              * @description Always `processing`.
              * @enum {string}
              */
             status: "processing";
             /** @description The job's id (`job_...`). */
-            job_id: string;
+            job_id: components["schemas"]["JobId"];
             /** @description The path to poll: `/api/v2/transcripts/jobs/{job_id}`. */
-            poll_url: string;
+            poll_url: components["schemas"]["JobPollPath"];
             /** @description What is being transcribed. */
             data: components["schemas"]["TranscriptJobRef"];
             /** @description Nothing is charged yet: speech recognition is charged on delivery. */
@@ -1135,14 +1167,14 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`). */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /**
              * @description Always `completed`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             status: "completed";
             /** @description The job's id. */
-            job_id: string;
+            job_id: components["schemas"]["JobId"];
             /** @description The finished transcript. */
             data: components["schemas"]["FullTranscript"];
             /** @description What completing the job charged: 1 credit per started minute of audio, once. */
@@ -1156,19 +1188,23 @@ export interface components {
              */
             ok: false;
             /** @description The request's id (`req_...`). */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /**
              * @description Always `failed`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             status: "failed";
             /** @description The job's id. */
-            job_id: string;
+            job_id: components["schemas"]["JobId"];
             /** @description Always `null`. */
             data: null;
             /** @description Why the job failed. */
             error: Omit<components["schemas"]["ApiError"], "code">;
         };
+        /** @description A speech recognition job's id: `job_` and a ULID. */
+        JobId: string;
+        /** @description The path that polls a job: `/api/v2/transcripts/jobs/{job_id}`. */
+        JobPollPath: string;
         /** @description The job is still running. */
         JobProcessing: {
             /**
@@ -1177,14 +1213,14 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`). */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /**
              * @description Always `processing`. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             status: "processing";
             /** @description The job's id. */
-            job_id: string;
+            job_id: components["schemas"]["JobId"];
             /** @description `null` until the job completes. */
             data: null;
             /**
@@ -1208,6 +1244,7 @@ export interface components {
              */
             code: "live_stream";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1229,7 +1266,7 @@ export interface components {
              */
             kind: "me";
             /** @description The account's id (`acct_...`). */
-            user_id: string;
+            user_id: components["schemas"]["AccountId"];
             /** @description Credits left; `null` for accounts with unlimited credits. */
             credits: number | null;
             /** @description The account's plan. */
@@ -1245,7 +1282,7 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["Me"];
             /** @description Credit usage of the call. */
@@ -1262,6 +1299,7 @@ export interface components {
              */
             code: "members_only";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1283,7 +1321,7 @@ export interface components {
              */
             kind: "monitor";
             /** @description The monitor's id (`mon_...`). */
-            id: string;
+            id: components["schemas"]["MonitorId"];
             /**
              * @description What is watched: always `channel`.
              * @enum {string}
@@ -1299,7 +1337,7 @@ export interface components {
             /** @description Options of the watched list. */
             options: components["schemas"]["MonitorOptions"];
             /** @description The monitor's name. */
-            name: string | null;
+            name: components["schemas"]["MonitorName"] | null;
             /**
              * @description `active` monitors are checked on schedule; `paused` ones are not.
              * @enum {string}
@@ -1310,9 +1348,9 @@ export interface components {
             /** @description Whether new videos' transcripts are fetched too. */
             transcripts: boolean;
             /** @description Where events are delivered. */
-            webhook_url: string | null;
+            webhook_url: components["schemas"]["WebhookUrl"] | null;
             /** @description The id of the newest event (`evt_...`). */
-            last_event_id: string | null;
+            last_event_id: components["schemas"]["EventId"] | null;
             /** @description When the next scheduled check runs; `null` while paused. */
             next_check_at: string | null;
             /** @description When the channel was last checked. */
@@ -1355,7 +1393,7 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["MonitorCheck"];
             /** @description Credit usage of the call. */
@@ -1363,27 +1401,27 @@ export interface components {
         };
         /** @description Create a monitor that watches a channel. */
         MonitorCreate: {
-            /** @description The channel: an */
+            /** @description The channel: an `@handle`, a channel URL or a `UC...` id. */
             target: string;
             /**
              * @description The tab to watch.
              * @default videos
              */
-            tab: components["schemas"]["ChannelTab"];
+            tab?: components["schemas"]["ChannelTab"];
             /**
              * @description How often to check.
              * @default 60
              */
-            interval_minutes: components["schemas"]["CheckInterval"];
+            interval_minutes?: components["schemas"]["CheckInterval"];
             /**
              * @description Also fetch the transcript of each new video (charged per transcript).
              * @default false
              */
-            transcripts: boolean;
+            transcripts?: boolean;
             /** @description A public https URL that receives the monitor's events, signed with the monitor's `webhook_secret`. Without one, events are kept for `GET /monitors/{id}/events`. */
-            webhook_url?: string | null;
+            webhook_url?: components["schemas"]["WebhookUrl"] | null;
             /** @description A name to recognise the monitor by. */
-            name?: string | null;
+            name?: components["schemas"]["MonitorName"] | null;
         };
         /** @description A deleted monitor. */
         MonitorDeleted: {
@@ -1393,7 +1431,7 @@ export interface components {
              */
             kind: "monitor_deleted";
             /** @description The deleted monitor's id. */
-            id: string;
+            id: components["schemas"]["MonitorId"];
         };
         /** @description The body of every successful response. */
         MonitorDeletedEnvelope: {
@@ -1403,7 +1441,7 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["MonitorDeleted"];
             /** @description Credit usage of the call. */
@@ -1417,7 +1455,7 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["Monitor"];
             /** @description Credit usage of the call. */
@@ -1433,11 +1471,11 @@ export interface components {
              */
             kind: "monitor_event_list";
             /** @description The monitor's id. */
-            monitor_id: string;
-            /** @description Events, newest first. */
+            monitor_id: components["schemas"]["MonitorId"];
+            /** @description Up to `limit` events (at most 100), newest first. */
             events: components["schemas"]["MonitorEvent"][];
             /** @description Pass back as `cursor` for older events; `null` when there are none. */
-            next_cursor: string | null;
+            next_cursor: components["schemas"]["Cursor"] | null;
         };
         /** @description The body of every successful response. */
         MonitorEventListEnvelope: {
@@ -1447,12 +1485,14 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["MonitorEventList"];
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /** @description A monitor's id: `mon_` and a ULID. */
+        MonitorId: string;
         /** @description Limits on an account's monitors. */
         MonitorLimits: {
             /**
@@ -1486,12 +1526,14 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["MonitorList"];
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /** @description A name to recognise a monitor by. */
+        MonitorName: string;
         /** @description Options of the list a monitor watches. */
         MonitorOptions: {
             /** @description The channel tab the monitor watches. */
@@ -1500,9 +1542,9 @@ export interface components {
         /** @description The monitor an event came from. */
         MonitorRef: {
             /** @description The monitor's id. */
-            id: string;
+            id: components["schemas"]["MonitorId"];
             /** @description The monitor's name. */
-            name: string | null;
+            name: components["schemas"]["MonitorName"] | null;
             /**
              * @description Always `channel`.
              * @enum {string}
@@ -1533,7 +1575,7 @@ export interface components {
             /** @description The transcript, for `ok`. */
             transcript?: components["schemas"]["FullTranscript"];
             /** @description The job's id, for `processing`. */
-            job_id?: string;
+            job_id?: components["schemas"]["JobId"];
             /** @description Why it failed, for `error`. */
             error?: Omit<components["schemas"]["ApiError"], "code">;
         };
@@ -1545,7 +1587,7 @@ export interface components {
              */
             type: "monitor.transcript";
             /** @description The event's id (`evt_...`); the `webhook-id` of its deliveries. */
-            id: string;
+            id: components["schemas"]["EventId"];
             /**
              * Format: date-time
              * @description When the event happened.
@@ -1577,9 +1619,9 @@ export interface components {
             /** @description Also fetch the transcript of each new video. */
             transcripts?: boolean;
             /** @description Where events are delivered; `null` stops deliveries. */
-            webhook_url?: string | null;
+            webhook_url?: components["schemas"]["WebhookUrl"] | null;
             /** @description The monitor's name; `null` clears it. */
-            name?: string | null;
+            name?: components["schemas"]["MonitorName"] | null;
         };
         /** @description What a `monitor.videos` event reports. */
         MonitorVideosData: {
@@ -1596,7 +1638,7 @@ export interface components {
              */
             type: "monitor.videos";
             /** @description The event's id (`evt_...`); the `webhook-id` of its deliveries. */
-            id: string;
+            id: components["schemas"]["EventId"];
             /**
              * Format: date-time
              * @description When the event happened.
@@ -1625,6 +1667,7 @@ export interface components {
              */
             code: "no_audio_stream";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1649,6 +1692,7 @@ export interface components {
              */
             code: "no_captions";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1675,6 +1719,7 @@ export interface components {
              */
             code: "no_speech";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1699,6 +1744,7 @@ export interface components {
              */
             code: "not_found";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1723,6 +1769,7 @@ export interface components {
              */
             code: "overloaded";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1747,6 +1794,7 @@ export interface components {
              */
             code: "parse_error";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1779,9 +1827,9 @@ export interface components {
              * @description Rows per page, 1 to 50.
              * @default 5
              */
-            limit: number;
+            limit?: number;
             /** @description The `next_cursor` of the previous page. Pass the other parameters unchanged. */
-            cursor?: string;
+            cursor?: components["schemas"]["Cursor"];
             /**
              * @description The newest video the client has already seen: a bare id or a YouTube video URL. When it
              *     is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
@@ -1830,6 +1878,7 @@ export interface components {
              */
             code: "podcast_feed_not_found";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1877,6 +1926,7 @@ export interface components {
              */
             code: "private";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1901,6 +1951,7 @@ export interface components {
              */
             code: "proxy_unavailable";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1916,21 +1967,12 @@ export interface components {
         };
         /** @description The request allowance as it stands for this key. */
         RateLimitState: {
-            /**
-             * Format: int32
-             * @description Requests allowed per sliding 60-second window (the more restrictive of the account's and the key's).
-             */
-            limit: number;
-            /**
-             * Format: int32
-             * @description Requests left in the window.
-             */
-            remaining: number;
-            /**
-             * Format: int64
-             * @description Unix time, in seconds, at which a request slot frees up again.
-             */
-            reset: number;
+            /** @description Requests allowed per sliding 60-second window (the more restrictive of the account's and the key's). */
+            limit: components["schemas"]["RequestCount"];
+            /** @description Requests left in the window. */
+            remaining: components["schemas"]["RequestCount"];
+            /** @description Unix time, in seconds, at which a request slot frees up again. */
+            reset: components["schemas"]["UnixSeconds"];
         };
         /**
          * Request or work-capacity limit reached
@@ -1943,6 +1985,7 @@ export interface components {
              */
             code: "rate_limited";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1967,6 +2010,7 @@ export interface components {
              */
             code: "region_blocked";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -1980,6 +2024,13 @@ export interface components {
              */
             docs: string;
         };
+        /**
+         * Format: int32
+         * @description A request count of an allowance: never negative, at most the int32 range.
+         */
+        RequestCount: number;
+        /** @description A request's id: `req_` and a ULID. */
+        RequestId: string;
         /** @description A different endpoint that serves this input. */
         RetryWithEndpoint: {
             /** @description The path of the endpoint to call instead. */
@@ -2001,20 +2052,20 @@ export interface components {
              * @description What to return. `since_video_id` needs the default, `video`.
              * @default video
              */
-            type: components["schemas"]["SearchType"];
+            type?: components["schemas"]["SearchType"];
             /**
              * @description Where to search. Only `youtube` is served; other platforms answer 422 `unsupported_platform`.
              * @default youtube
              */
-            platform: string;
+            platform?: string;
             /**
              * Format: int32
              * @description Rows per page, 1 to 50.
              * @default 5
              */
-            limit: number;
+            limit?: number;
             /** @description The `next_cursor` of the previous page. Pass the other parameters unchanged. */
-            cursor?: string;
+            cursor?: components["schemas"]["Cursor"];
             /**
              * @description The newest video the client has already seen: a bare id or a YouTube video URL. When it
              *     is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
@@ -2065,6 +2116,7 @@ export interface components {
              */
             code: "timeout";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -2132,7 +2184,7 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["Transcript"];
             /** @description Credit usage of the call. */
@@ -2167,13 +2219,13 @@ export interface components {
              * @description Where the text may come from. Default `auto`.
              * @default auto
              */
-            mode: components["schemas"]["TranscriptMode"];
+            mode?: components["schemas"]["TranscriptMode"];
             /**
              * @description The form of the transcript. `true` or `"segment"` (the default) returns `segments`;
              *     `false` or `"none"` returns one joined `text`.
              * @default true
              */
-            timestamps: boolean | components["schemas"]["TimestampStyle"];
+            timestamps?: boolean | components["schemas"]["TimestampStyle"];
             /**
              * @description Preferred caption language as a BCP-47 tag (`en`, `pt-BR`). Falls back to the base
              *     language, then the original-language track. The default speech engine recognises
@@ -2205,6 +2257,7 @@ export interface components {
              */
             code: "unauthorized";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -2229,6 +2282,7 @@ export interface components {
              */
             code: "unavailable";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -2243,6 +2297,11 @@ export interface components {
             docs: string;
         };
         /**
+         * Format: int64
+         * @description A Unix time in seconds, from 1970 to the end of year 9999.
+         */
+        UnixSeconds: number;
+        /**
          * Unspecified failure
          * @description The fetch failed for an unspecified reason. Retry with backoff.
          */
@@ -2253,6 +2312,7 @@ export interface components {
              */
             code: "unknown";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -2277,6 +2337,7 @@ export interface components {
              */
             code: "unsupported_platform";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -2301,6 +2362,7 @@ export interface components {
              */
             code: "upstream_error";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -2325,6 +2387,7 @@ export interface components {
              */
             code: "upstream_unavailable";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -2410,7 +2473,7 @@ export interface components {
              * @description Credits charged in the period.
              */
             credits_spent: number;
-            /** @description Every day of the period, oldest first, including days without usage. */
+            /** @description Every day of the period (at most 366), oldest first, including days without usage. */
             days: components["schemas"]["UsageDay"][];
             /** @description Usage per operation in the period, most credits first. */
             endpoints: components["schemas"]["UsageByEndpoint"][];
@@ -2423,7 +2486,7 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["UsageReport"];
             /** @description Credit usage of the call. */
@@ -2431,7 +2494,7 @@ export interface components {
         };
         /** @description One field-level validation problem. */
         ValidationIssue: {
-            /** @description Where the problem is, as a JSON pointer into the request (`/body/limit`, `/query/from`, `/headers/idempotency-key`). */
+            /** @description Where the problem is, as a JSON pointer into the request (`/body/limit`, `/query/from`, `/params/jobId`, `/headers/idempotency-key`). */
             path: string;
             /** @description What is wrong with the value there. */
             message: string;
@@ -2453,10 +2516,10 @@ export interface components {
              * @enum {string}
              */
             platform: "youtube";
-            /** @description Up to `limit` rows, in list order. */
+            /** @description Up to `limit` rows (at most 50), in list order. */
             videos: components["schemas"]["ListRow"][];
             /** @description Pass back as `cursor` for the next page; `null` means the list is exhausted. */
-            next_cursor: string | null;
+            next_cursor: components["schemas"]["Cursor"] | null;
         };
         /** @description The body of every successful response. */
         VideoPageEnvelope: {
@@ -2466,7 +2529,7 @@ export interface components {
              */
             ok: true;
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
-            request_id: string;
+            request_id: components["schemas"]["RequestId"];
             /** @description The result of the operation. */
             data: components["schemas"]["VideoPage"];
             /** @description Credit usage of the call. */
@@ -2508,6 +2571,7 @@ export interface components {
              */
             code: "was_live";
             /**
+             * Format: int32
              * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
              *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
              * @enum {integer}
@@ -2521,6 +2585,11 @@ export interface components {
              */
             docs: string;
         };
+        /**
+         * Format: uri
+         * @description A public https URL that receives a monitor's events.
+         */
+        WebhookUrl: string;
     };
     responses: never;
     parameters: {
@@ -2553,18 +2622,43 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthEnvelope"];
                 };
             };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Any other failure, in the same envelope. */
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2586,24 +2680,47 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DeepHealthEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2614,15 +2731,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2633,9 +2761,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2646,7 +2774,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2668,24 +2796,47 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MeEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2696,15 +2847,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2715,9 +2877,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2728,7 +2890,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2750,24 +2912,47 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MonitorListEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2778,15 +2963,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2797,9 +2993,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2810,7 +3006,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2844,13 +3040,13 @@ export interface operations {
             201: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2859,44 +3055,74 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedMonitorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             402: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             409: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2907,18 +3133,33 @@ export interface operations {
             413: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             422: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2929,15 +3170,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2948,9 +3200,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2961,7 +3213,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2986,35 +3238,67 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MonitorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
-            401: {
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             404: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3025,15 +3309,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3044,9 +3339,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3057,7 +3352,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3082,35 +3377,67 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MonitorDeletedEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
-            401: {
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             404: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3121,15 +3448,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3140,9 +3478,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3153,7 +3491,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3182,46 +3520,67 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MonitorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             404: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3232,18 +3591,33 @@ export interface operations {
             413: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             422: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3254,15 +3628,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3273,9 +3658,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3286,7 +3671,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3319,13 +3704,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3334,44 +3719,94 @@ export interface operations {
                     "application/json": components["schemas"]["MonitorCheckEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             402: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             404: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             409: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3382,15 +3817,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3401,9 +3847,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3414,7 +3860,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3429,7 +3875,7 @@ export interface operations {
                 /** @description Events per page, 1 to 100. */
                 limit?: number;
                 /** @description The `next_cursor` of the previous page. */
-                cursor?: string;
+                cursor?: components["schemas"]["Cursor"];
             };
             header?: never;
             path: {
@@ -3444,46 +3890,67 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MonitorEventListEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             404: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3494,15 +3961,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3513,9 +3991,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,7 +4004,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3560,13 +4038,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3575,44 +4053,74 @@ export interface operations {
                     "application/json": components["schemas"]["BatchResultEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             402: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             409: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3623,7 +4131,13 @@ export interface operations {
             413: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3634,15 +4148,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3653,9 +4178,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3666,7 +4191,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3700,13 +4225,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3715,44 +4240,74 @@ export interface operations {
                     "application/json": components["schemas"]["VideoPageEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             402: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             409: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3763,18 +4318,33 @@ export interface operations {
             413: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             422: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3785,15 +4355,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3804,9 +4385,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3817,7 +4398,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3842,35 +4423,67 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["JobStatus"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
-            401: {
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             404: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3881,15 +4494,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3900,9 +4524,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3913,7 +4537,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3947,13 +4571,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3962,44 +4586,74 @@ export interface operations {
                     "application/json": components["schemas"]["VideoPageEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             402: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             409: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4010,18 +4664,33 @@ export interface operations {
             413: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             422: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4032,15 +4701,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4051,9 +4731,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4064,7 +4744,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4098,13 +4778,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4113,44 +4793,74 @@ export interface operations {
                     "application/json": components["schemas"]["VideoPageEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             402: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             409: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4161,18 +4871,33 @@ export interface operations {
             413: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             422: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4183,15 +4908,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4202,9 +4938,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4215,7 +4951,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4249,13 +4985,13 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4268,13 +5004,13 @@ export interface operations {
             202: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
                     "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4283,44 +5019,74 @@ export interface operations {
                     "application/json": components["schemas"]["JobAccepted"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             402: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             409: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4331,18 +5097,33 @@ export interface operations {
             413: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             422: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4353,15 +5134,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4372,9 +5164,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4385,7 +5177,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4412,35 +5204,47 @@ export interface operations {
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["UsageReportEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
             400: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
             401: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4451,15 +5255,26 @@ export interface operations {
             429: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Seconds to wait before retrying. */
-                    "Retry-After": number;
+                    "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
-                    "X-RateLimit-Limit": number;
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
                     /** @description Requests left in the current window. */
-                    "X-RateLimit-Remaining": number;
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
-                    "X-RateLimit-Reset": number;
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4470,9 +5285,9 @@ export interface operations {
             503: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Present when admission is closed (`overloaded`): seconds to wait. */
-                    "Retry-After"?: number;
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4483,7 +5298,7 @@ export interface operations {
             default: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
-                    "X-Request-Id": string;
+                    "X-Request-Id": components["schemas"]["RequestId"];
                     [name: string]: unknown;
                 };
                 content: {

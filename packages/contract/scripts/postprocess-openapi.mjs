@@ -39,11 +39,52 @@ function sealWithFalse(node) {
   Object.values(node).forEach(sealWithFalse);
 }
 
+const int32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/**
+ * Says in keywords what TypeSpec cannot decorate (a literal, a union of literals, `plainDate`),
+ * so that linters and validators read the bounds the values already have:
+ * - an integer enum (an error number, a check interval) gets `format: int32` and the
+ *   `minimum`/`maximum` of its values;
+ * - a `format: date` string (always `YYYY-MM-DD`) gets `maxLength: 10`.
+ */
+function statePlainBounds(node) {
+  if (Array.isArray(node)) {
+    node.forEach(statePlainBounds);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  if (node.type === "integer" && Array.isArray(node.enum) && node.enum.length > 0) {
+    const values = node.enum.filter(Number.isInteger);
+    if (values.length === node.enum.length && values.every((v) => v >= int32.min && v <= int32.max)) {
+      node.format ??= "int32";
+      node.minimum ??= Math.min(...values);
+      node.maximum ??= Math.max(...values);
+    }
+  }
+  if (node.type === "string" && node.format === "date") {
+    node.maxLength ??= 10;
+  }
+  Object.values(node).forEach(statePlainBounds);
+}
+
+/**
+ * Every server of the document is the public face of a deployment, the one API clients call
+ * (OWASP API9: declare each server's audience). TypeSpec's `@server` has no extensions.
+ */
+function declareServerAudience(document) {
+  for (const server of document.servers ?? []) {
+    server["x-internal"] ??= false;
+  }
+}
+
 mkdirSync(target, { recursive: true });
 for (const file of readdirSync(emitted)) {
   const version = /^openapi\.Verbatim\.V(\d+)\.yaml$/.exec(file)?.[1];
   if (!version) continue;
   const document = parse(readFileSync(join(emitted, file), "utf8"));
   sealWithFalse(document);
+  statePlainBounds(document);
+  declareServerAudience(document);
   writeFileSync(join(target, `openapi.v${version}.yaml`), header + stringify(document, { lineWidth: 0 }));
 }

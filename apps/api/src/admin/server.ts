@@ -25,7 +25,11 @@ export async function startAdminServer(platform: Platform, socketPath: string, l
   return server;
 }
 
-async function answer(platform: Platform, req: import("node:http").IncomingMessage, logger: Logger): Promise<AdminReply> {
+async function answer(
+  platform: Platform,
+  req: import("node:http").IncomingMessage,
+  logger: Logger,
+): Promise<AdminReply> {
   if (req.method !== "POST" || req.url !== "/commands") {
     return { ok: false, error: { code: "not_found", message: "POST /commands only." } };
   }
@@ -37,6 +41,9 @@ async function answer(platform: Platform, req: import("node:http").IncomingMessa
   } catch (error) {
     if (error instanceof ApiError) return { ok: false, error: { code: error.code, message: error.message } };
     logger.error({ err: error }, "admin command failed");
-    return { ok: false, error: { code: "internal_error", message: error instanceof Error ? error.message : String(error) } };
+    return {
+      ok: false,
+      error: { code: "internal_error", message: error instanceof Error ? error.message : String(error) },
+    };
   }
 }

@@ -10,7 +10,10 @@ export interface Invocation {
 }
 
 /** Parses `verbatim <command>`; answers `undefined` when commander already printed help or an error. */
-export function parseInvocation(argv: string[], output: { out: (text: string) => void; err: (text: string) => void }): Invocation | undefined {
+export function parseInvocation(
+  argv: string[],
+  output: { out: (text: string) => void; err: (text: string) => void },
+): Invocation | undefined {
   let invocation: Invocation | undefined;
   const program = new Command("verbatim")
     .description("Operate a Verbatim service: accounts, credits and API keys.")
@@ -18,9 +21,11 @@ export function parseInvocation(argv: string[], output: { out: (text: string) =>
     .configureOutput({ writeOut: output.out, writeErr: output.err })
     .showHelpAfterError();
 
-  const run = (command: AdminCommand) => (_: unknown, options: { json?: boolean } = {}) => {
-    invocation = { command, json: Boolean(options.json) };
-  };
+  const run =
+    (command: AdminCommand) =>
+    (_: unknown, options: { json?: boolean } = {}) => {
+      invocation = { command, json: Boolean(options.json) };
+    };
   const json = () => new Option("--json", "print JSON");
   const accounts = program.command("accounts").description("manage accounts");
   accounts
@@ -49,7 +54,9 @@ export function parseInvocation(argv: string[], output: { out: (text: string) =>
     .command("show <account-id>")
     .description("show an account, its keys and its webhook secret")
     .addOption(json())
-    .action((accountId: string, options: { json?: boolean }) => run({ name: "accounts.show", accountId })(undefined, options));
+    .action((accountId: string, options: { json?: boolean }) =>
+      run({ name: "accounts.show", accountId })(undefined, options),
+    );
   accounts
     .command("set-plan")
     .description("move an account to another plan")
@@ -90,12 +97,16 @@ export function parseInvocation(argv: string[], output: { out: (text: string) =>
     .command("create <account-id>")
     .description("issue another key for an account (printed once)")
     .addOption(json())
-    .action((accountId: string, options: { json?: boolean }) => run({ name: "keys.create", accountId })(undefined, options));
+    .action((accountId: string, options: { json?: boolean }) =>
+      run({ name: "keys.create", accountId })(undefined, options),
+    );
   keys
     .command("list <account-id>")
     .description("list an account's keys")
     .addOption(json())
-    .action((accountId: string, options: { json?: boolean }) => run({ name: "keys.list", accountId })(undefined, options));
+    .action((accountId: string, options: { json?: boolean }) =>
+      run({ name: "keys.list", accountId })(undefined, options),
+    );
   keys
     .command("revoke <key-id>")
     .description("revoke a key from its next request on")
@@ -134,7 +145,8 @@ function wholeNumber(value: string): number {
 }
 
 function positiveNumber(value: string): number {
-  if (!/^[1-9]\d*$/.test(value)) throw new InvalidArgumentError(`${JSON.stringify(value)} is not a whole number above 0.`);
+  if (!/^[1-9]\d*$/.test(value))
+    throw new InvalidArgumentError(`${JSON.stringify(value)} is not a whole number above 0.`);
   return Number(value);
 }
 

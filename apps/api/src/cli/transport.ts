@@ -60,17 +60,20 @@ async function directly(config: Config, command: AdminCommand): Promise<unknown>
 
 function viaSocket(socketPath: string, command: AdminCommand): Promise<AdminReply> {
   return new Promise((resolve, reject) => {
-    const req = request({ socketPath, path: "/commands", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as AdminReply);
-        } catch (error) {
-          reject(error);
-        }
-      });
-    });
+    const req = request(
+      { socketPath, path: "/commands", method: "POST", headers: { "content-type": "application/json" } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () => {
+          try {
+            resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as AdminReply);
+          } catch (error) {
+            reject(error);
+          }
+        });
+      },
+    );
     req.on("error", reject);
     req.end(JSON.stringify(command));
   });

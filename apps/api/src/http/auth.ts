@@ -49,7 +49,10 @@ export function authenticate(deps: AppDeps, allowance: Allowance): RequestHandle
 }
 
 function unauthorized(): ApiError {
-  return new ApiError("unauthorized", "Missing, malformed, unknown or revoked API key. Send Authorization: Bearer <key>.");
+  return new ApiError(
+    "unauthorized",
+    "Missing, malformed, unknown or revoked API key. Send Authorization: Bearer <key>.",
+  );
 }
 
 function setRateLimitHeaders(res: Response, state: AllowanceState): void {

@@ -23,20 +23,16 @@ type Entry = (typeof entries)[number];
 export function errorCatalog(): Router {
   const router = Router();
   router.get("/", (_req, res) => {
-    res.format({
-      "application/json": () => res.json({ errors: entries }),
-      "text/html": () => res.type("html").send(page("Verbatim errors", indexBody())),
-    });
+    const html = () => res.type("html").send(page("Verbatim errors", indexBody()));
+    res.format({ "text/html": html, "application/json": () => res.json({ errors: entries }), default: html });
   });
   router.get("/:code", (req: Request<{ code: string }>, res: Response) => {
     const entry = entries.find(
       (candidate) => candidate.code === req.params.code || String(candidate.number) === req.params.code,
     );
     if (!entry) throw new ApiError("not_found", `No error is named ${req.params.code}.`);
-    res.format({
-      "application/json": () => res.json(entry),
-      "text/html": () => res.type("html").send(page(`${entry.code} (${entry.number})`, entryBody(entry))),
-    });
+    const html = () => res.type("html").send(page(`${entry.code} (${entry.number})`, entryBody(entry)));
+    res.format({ "text/html": html, "application/json": () => res.json(entry), default: html });
   });
   return router;
 }

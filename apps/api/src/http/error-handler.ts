@@ -75,6 +75,9 @@ function fromHttpLibrary(req: Request, err: unknown): ApiError | undefined {
     case 405:
       return new ApiError("not_found", `No route for ${req.method} ${req.originalUrl.split("?")[0]}.`);
   }
+  if (failure.status !== undefined && failure.status >= 400 && failure.status < 500) {
+    return invalid(failure.message ?? "The request is invalid.", issuesOf(failure));
+  }
   return undefined;
 }
 

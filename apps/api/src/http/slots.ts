@@ -27,7 +27,9 @@ export function holdExtractionSlot(deps: AppDeps): RequestHandler {
     res.once("close", () => {
       deps.platform.slots
         .release(lease)
-        .catch((err: unknown) => deps.logger.warn({ err, lease: lease.id }, "slot release failed; its lease will expire"));
+        .catch((err: unknown) =>
+          deps.logger.warn({ err, lease: lease.id }, "slot release failed; its lease will expire"),
+        );
     });
     next();
   };

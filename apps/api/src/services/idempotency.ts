@@ -44,7 +44,9 @@ export class Idempotency {
 
   /** The fingerprint of a request: its method, path and canonical JSON body. */
   static fingerprint(method: string, path: string, body: unknown): string {
-    return createHash("sha256").update(`${method} ${path}\n${canonicalJson(body) ?? ""}`).digest("hex");
+    return createHash("sha256")
+      .update(`${method} ${path}\n${canonicalJson(body) ?? ""}`)
+      .digest("hex");
   }
 
   async begin(accountId: string, key: string, fingerprint: string): Promise<IdempotencyStart> {

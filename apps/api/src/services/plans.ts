@@ -18,7 +18,14 @@ export const planNames = ["free", "basic", "pro", "mega", "scale"] as const;
 export type PlanName = (typeof planNames)[number];
 
 export const plans: Readonly<Record<PlanName, Plan>> = {
-  free: { name: "free", requestsPerMinute: 10, extractionSlots: 2, batchWorkers: 2, maxBatchItems: 50, monthlyCredits: 100 },
+  free: {
+    name: "free",
+    requestsPerMinute: 10,
+    extractionSlots: 2,
+    batchWorkers: 2,
+    maxBatchItems: 50,
+    monthlyCredits: 100,
+  },
   basic: {
     name: "basic",
     requestsPerMinute: 60,
@@ -27,7 +34,14 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     maxBatchItems: 50,
     monthlyCredits: 1_000,
   },
-  pro: { name: "pro", requestsPerMinute: 300, extractionSlots: 3, batchWorkers: 3, maxBatchItems: 50, monthlyCredits: 10_000 },
+  pro: {
+    name: "pro",
+    requestsPerMinute: 300,
+    extractionSlots: 3,
+    batchWorkers: 3,
+    maxBatchItems: 50,
+    monthlyCredits: 10_000,
+  },
   mega: {
     name: "mega",
     requestsPerMinute: 900,

@@ -50,7 +50,7 @@ export async function send(server: TestServer, request: RawRequest): Promise<Ans
   });
   const text = await response.text();
   let body: unknown = text;
-  if (response.headers.get("content-type")?.startsWith("application/json")) body = JSON.parse(text);
+  if (text !== "" && response.headers.get("content-type")?.startsWith("application/json")) body = JSON.parse(text);
   return { status: response.status, headers: response.headers, text, body };
 }
 

@@ -17,7 +17,6 @@ export interface OpenApiDocument {
 export interface Parameter {
   name: string;
   in: "path" | "query" | "header" | "cookie";
-  required?: boolean;
   schema?: JsonObject;
   examples?: Record<string, { value: unknown }>;
 }
@@ -49,10 +48,11 @@ export function readJsonDocument(url: URL): OpenApiDocument {
 }
 
 /** Escapes one segment of a JSON pointer (RFC 6901). */
-export function pointerSegment(segment: string): string {
+function pointerSegment(segment: string): string {
   return segment.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
+/** A JSON object (not an array, not null). */
 export function isObject(value: unknown): value is JsonObject {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -162,8 +162,13 @@ export class DocumentValidator {
     this.ajv.addSchema(document as object, id);
   }
 
-  /** The validator of the schema at `pointer` (e.g. `/components/schemas/ErrorEnvelope`). */
-  at(pointer: string): ValidateFunction {
+  /** The errors of `value` against the schema at `pointer` (e.g. `/components/schemas/ErrorEnvelope`), or none. */
+  errors(pointer: string, value: unknown): ErrorObject[] {
+    const validate = this.compile(pointer);
+    return validate(value) ? [] : [...(validate.errors ?? [])];
+  }
+
+  private compile(pointer: string): ValidateFunction {
     const found = this.compiled.get(pointer);
     if (found) return found;
     const encoded = pointer
@@ -173,12 +178,6 @@ export class DocumentValidator {
     const validate = this.ajv.compile({ $ref: `${this.id}#${encoded}` });
     this.compiled.set(pointer, validate);
     return validate;
-  }
-
-  /** The errors of `value` against the schema at `pointer`, or an empty list. */
-  errors(pointer: string, value: unknown): ErrorObject[] {
-    const validate = this.at(pointer);
-    return validate(value) ? [] : [...(validate.errors ?? [])];
   }
 }
 
