@@ -3,7 +3,10 @@
 import { readFileSync } from "node:fs";
 
 const [file, expectedRuns] = process.argv.slice(2);
-const runs = readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => JSON.parse(line));
+const runs = readFileSync(file, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line));
 const sum = (key) => runs.reduce((total, run) => total + run[key], 0);
 const missingRuns = Math.max(Number(expectedRuns) - runs.length, 0);
 process.stdout.write(`\n${sum("passed")} passed, ${sum("failed") + missingRuns} failed\n`);

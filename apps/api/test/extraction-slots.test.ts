@@ -19,9 +19,14 @@ beforeAll(async () => {
   platformServer = await startServer({ plan: "pro" });
   const app = express();
   app.use(assignRequestId());
-  app.get("/extract", authenticate(platformServer.deps, "request"), holdExtractionSlot(platformServer.deps), (_req, res) => {
-    running.push(() => res.json({ ok: true }));
-  });
+  app.get(
+    "/extract",
+    authenticate(platformServer.deps, "request"),
+    holdExtractionSlot(platformServer.deps),
+    (_req, res) => {
+      running.push(() => res.json({ ok: true }));
+    },
+  );
   app.use(errorHandler(platformServer.deps));
   server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
