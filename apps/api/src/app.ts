@@ -26,6 +26,11 @@ export function createApp(deps: AppDeps): Express {
       logger: deps.logger,
       genReqId: (_req, res) => String(res.getHeader("X-Request-Id")),
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
+      // One line per request without headers: they carry API keys.
+      serializers: {
+        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      },
     }),
   );
   app.use("/api/v2", v2Router(deps));
