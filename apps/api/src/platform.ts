@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { Accounts } from "./services/accounts.ts";
 import { Authenticator } from "./services/authenticator.ts";
@@ -35,7 +36,7 @@ export async function createPlatform(store: Store, options: PlatformOptions): Pr
     credits: new Credits(store),
     idempotency: new Idempotency(store, { now: options.now }),
     slots: new ExtractionSlots(store, {
-      holder: `${hostname()}:${process.pid}:${Date.now().toString(36)}`,
+      holder: `${hostname()}:${process.pid}:${randomUUID()}`,
       leaseSeconds: options.slotLeaseSeconds ?? 15,
       now: options.now,
     }),

@@ -42,9 +42,17 @@ export async function openEmbeddedStore(dataDir?: string): Promise<Store> {
   return storeOf(db as unknown as Database, "embedded", () => client.close());
 }
 
+export interface PostgresStoreOptions {
+  poolSize?: number;
+  /** Told when the server closes an idle connection; the pool opens a new one for the next query. */
+  onConnectionError?: (error: Error) => void;
+}
+
 /** Opens a pool on a real PostgreSQL and migrates it, one process at a time. */
-export async function openPostgresStore(connectionString: string, poolSize = 10): Promise<Store> {
-  const pool = new pg.Pool({ connectionString, max: poolSize });
+export async function openPostgresStore(connectionString: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
+  // Without a listener, an idle connection closed by the server (a restart, a failover) ends the process.
+  pool.on("error", (error) => options.onConnectionError?.(error));
   const migrator = await pool.connect();
   try {
     await migrator.query("select pg_advisory_lock($1)", [migrationLockId]);

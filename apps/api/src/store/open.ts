@@ -12,8 +12,11 @@ export class DataDirectoryBusyError extends Error {}
  * PGlite under the data directory. PGlite admits one process, so the embedded store is only
  * opened while holding the data directory's lock; closing the store releases it.
  */
-export async function openConfiguredStore(config: Pick<Config, "dataDir" | "databaseUrl">): Promise<Store> {
-  if (config.databaseUrl) return openPostgresStore(config.databaseUrl);
+export async function openConfiguredStore(
+  config: Pick<Config, "dataDir" | "databaseUrl">,
+  onConnectionError?: (error: Error) => void,
+): Promise<Store> {
+  if (config.databaseUrl) return openPostgresStore(config.databaseUrl, onConnectionError ? { onConnectionError } : {});
   mkdirSync(config.dataDir, { recursive: true });
   let unlock: () => Promise<void>;
   try {

@@ -2,6 +2,9 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/store/database.ts";
 
+/** The engine the tests run on: PostgreSQL when `DATABASE_URL` names a server, PGlite otherwise. */
+export const testEngine = process.env.DATABASE_URL ? "postgres" : "embedded";
+
 /**
  * A fresh, migrated store for one test file: in-memory PGlite by default, or a new database
  * on the PostgreSQL of `DATABASE_URL`, dropped again on close.
@@ -9,28 +12,50 @@ import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/stor
 export async function openTestStore(): Promise<Store> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) return openEmbeddedStore();
-  const name = `verbatim_test_${randomBytes(6).toString("hex")}`;
-  await adminQuery(serverUrl, `create database ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const store = await openPostgresStore(url.toString());
+  const database = await createPostgresDatabase(serverUrl);
+  const store = await openPostgresStore(database.url);
   return {
     ...store,
     async close() {
       await store.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A fresh database on a PostgreSQL server, for tests that open several stores or processes on it. */
+export interface PostgresDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+
+export async function createPostgresDatabase(serverUrl: string): Promise<PostgresDatabase> {
+  const name = `verbatim_test_${randomBytes(6).toString("hex")}`;
+  await adminQuery(serverUrl, `create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      // pg's Pool.end() resolves before its connections are gone, and dropping with force would
+      // kill them under the pool: wait until they are gone (bounded), then drop.
+      const deadline = Date.now() + 5_000;
+      while (Date.now() < deadline) {
+        const open = await adminQuery(serverUrl, `select 1 from pg_stat_activity where datname = '${name}'`);
+        if (open === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       await adminQuery(serverUrl, `drop database if exists ${name} with (force)`);
     },
   };
 }
 
-/** The engine the tests run on, for test names. */
-export const testEngine = process.env.DATABASE_URL ? "postgres" : "embedded";
-
-async function adminQuery(serverUrl: string, statement: string): Promise<void> {
+/** Runs one statement on the server's maintenance database and answers how many rows it returned. */
+async function adminQuery(serverUrl: string, statement: string): Promise<number> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
-    await client.query(statement);
+    return (await client.query(statement)).rowCount ?? 0;
   } finally {
     await client.end();
   }

@@ -1,0 +1,260 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateApiKey } from "../../src/services/api-keys.ts";
+import type { Allowance, Authentication } from "../../src/services/authenticator.ts";
+import {
+  authenticate,
+  authenticated,
+  minute,
+  openPlatformFixture,
+  type PlatformFixture,
+  second,
+  storeHookTimeout,
+  times,
+} from "./helpers.ts";
+
+let fixture: PlatformFixture;
+beforeAll(async () => {
+  fixture = await openPlatformFixture();
+}, storeHookTimeout);
+afterAll(() => fixture.close(), storeHookTimeout);
+
+/** Half past a minute, so a fixed-minute window would reset 30 s after it, a sliding one 60 s after. */
+const t0 = new Date("2026-03-02T10:00:30.000Z");
+const at = (offset: number) => new Date(t0.getTime() + offset);
+
+/** Authenticates `count` times one after another at `when`, answering each result. */
+async function hits(
+  key: string,
+  when: Date,
+  count: number,
+  allowance: Allowance = "request",
+): Promise<Authentication[]> {
+  const results: Authentication[] = [];
+  for (let index = 0; index < count; index++) {
+    results.push(await authenticated(fixture.platform, key, when, allowance));
+  }
+  return results;
+}
+
+const admittedCount = (results: Authentication[]) => results.filter((result) => result.admitted).length;
+
+describe("an account admits exactly its plan's requests per minute", () => {
+  it("admits 10 requests of a free account, counting remaining down, then refuses the 11th", async () => {
+    const { key } = await fixture.account("free");
+    const results = await hits(key.key, t0, 11);
+    expect(results.map((result) => result.admitted)).toEqual([...times(10).map(() => true), false]);
+    expect(results.map((result) => result.allowance.remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 0]);
+    expect(results.every((result) => result.allowance.limit === 10)).toBe(true);
+    expect(results.every((result) => result.allowance.resetAt.getTime() === at(minute).getTime())).toBe(true);
+  });
+
+  it("admits 60 requests of a basic account and refuses the 61st", async () => {
+    const { key } = await fixture.account("basic");
+    const results = await hits(key.key, t0, 61);
+    expect(admittedCount(results)).toBe(60);
+    expect(results.at(-1)?.admitted).toBe(false);
+  });
+});
+
+describe("the window slides: a request frees its place exactly 60 seconds after it was admitted", () => {
+  it("frees the places of requests admitted at t0 at t0+60s, not at the next minute boundary", async () => {
+    const { key } = await fixture.account("free");
+    expect(admittedCount(await hits(key.key, at(0), 5))).toBe(5);
+    expect(admittedCount(await hits(key.key, at(20 * second), 5))).toBe(5);
+
+    // 10:01:00 is a minute boundary; a fixed window would admit again here.
+    const boundary = await authenticated(fixture.platform, key.key, at(30 * second));
+    expect(boundary).toMatchObject({ admitted: false, allowance: { remaining: 0, resetAt: at(minute) } });
+    expect((await authenticated(fixture.platform, key.key, at(minute - 1))).admitted).toBe(false);
+
+    // At t0+60s exactly the five requests of t0 leave the window, and only they.
+    const freed = await hits(key.key, at(minute), 6);
+    expect(freed.map((result) => result.admitted)).toEqual([true, true, true, true, true, false]);
+    expect(freed.at(-1)?.allowance.resetAt).toEqual(at(20 * second + minute));
+
+    expect((await authenticated(fixture.platform, key.key, at(20 * second + minute - 1))).admitted).toBe(false);
+    expect(admittedCount(await hits(key.key, at(20 * second + minute), 6))).toBe(5);
+  });
+
+  it("reports the reset as the moment the oldest counted request leaves the window", async () => {
+    const { key } = await fixture.account("free");
+    const first = await authenticated(fixture.platform, key.key, at(0));
+    expect(first.allowance.resetAt).toEqual(at(minute));
+    const later = await authenticated(fixture.platform, key.key, at(45 * second));
+    expect(later.allowance).toMatchObject({ remaining: 8, resetAt: at(minute) });
+    const afterFirstLeft = await authenticated(fixture.platform, key.key, at(minute + 1));
+    expect(afterFirstLeft.allowance).toMatchObject({ remaining: 8, resetAt: at(45 * second + minute) });
+  });
+});
+
+describe("refused requests are not counted", () => {
+  it("frees the whole window 60 s after the admitted requests however many were refused meanwhile", async () => {
+    const { key } = await fixture.account("free");
+    expect(admittedCount(await hits(key.key, at(0), 10))).toBe(10);
+    expect(admittedCount(await hits(key.key, at(30 * second), 20))).toBe(0);
+    expect(admittedCount(await hits(key.key, at(59 * second), 5))).toBe(0);
+    const afterWindow = await hits(key.key, at(minute), 11);
+    expect(admittedCount(afterWindow)).toBe(10);
+    const [row] = await fixture.store.query<{ count: number }>(
+      sql`select count(*)::int as count from rate_limit_hits where account_id = ${afterWindow[0]?.accountId}`,
+    );
+    expect(row?.count).toBe(10);
+  });
+});
+
+describe("the allowance is shared by every key of the account", () => {
+  it("admits 10 requests in total across three keys of a free account", async () => {
+    const { account, key } = await fixture.account("free");
+    const keys = [
+      key.key,
+      (await fixture.platform.accounts.createKey(account.id)).key,
+      (await fixture.platform.accounts.createKey(account.id)).key,
+    ];
+    const results: Authentication[] = [];
+    for (const index of times(15)) {
+      results.push(await authenticated(fixture.platform, keys[index % 3] as string, at(index)));
+    }
+    expect(admittedCount(results)).toBe(10);
+    expect(results.slice(10).every((result) => !result.admitted)).toBe(true);
+  });
+
+  it("gives a key created after the allowance is used up no capacity of its own", async () => {
+    const { account, key } = await fixture.account("free");
+    expect(admittedCount(await hits(key.key, at(0), 10))).toBe(10);
+    const fresh = await fixture.platform.accounts.createKey(account.id);
+    const result = await authenticated(fixture.platform, fresh.key, at(second));
+    expect(result).toMatchObject({ admitted: false, allowance: { limit: 10, remaining: 0, resetAt: at(minute) } });
+  });
+
+  it("keeps the allowances of two accounts apart", async () => {
+    const first = await fixture.account("free");
+    const other = await fixture.account("free");
+    expect(admittedCount(await hits(first.key.key, at(0), 11))).toBe(10);
+    expect(admittedCount(await hits(other.key.key, at(0), 11))).toBe(10);
+  });
+});
+
+describe("a key's lower limit also applies, and the headers describe the more restrictive allowance", () => {
+  it("refuses a key limited to 3 after 3 requests and reports the key's limit, remaining and reset", async () => {
+    const { account } = await fixture.account("free");
+    const limited = await fixture.platform.accounts.createKey(account.id, 3);
+    const results = [
+      await authenticated(fixture.platform, limited.key, at(0)),
+      await authenticated(fixture.platform, limited.key, at(10 * second)),
+      await authenticated(fixture.platform, limited.key, at(20 * second)),
+      await authenticated(fixture.platform, limited.key, at(30 * second)),
+    ];
+    expect(results.map((result) => result.admitted)).toEqual([true, true, true, false]);
+    expect(results.map((result) => result.allowance)).toEqual([
+      { limit: 3, remaining: 2, resetAt: at(minute) },
+      { limit: 3, remaining: 1, resetAt: at(minute) },
+      { limit: 3, remaining: 0, resetAt: at(minute) },
+      { limit: 3, remaining: 0, resetAt: at(minute) },
+    ]);
+    // The key's first request leaves the window at t0+60s.
+    expect((await authenticated(fixture.platform, limited.key, at(minute))).admitted).toBe(true);
+  });
+
+  it("leaves the account's other keys the rest of the account allowance", async () => {
+    const { account, key } = await fixture.account("free");
+    const limited = await fixture.platform.accounts.createKey(account.id, 3);
+    expect(admittedCount(await hits(limited.key, at(0), 5))).toBe(3);
+    const rest = await hits(key.key, at(second), 8);
+    expect(admittedCount(rest)).toBe(7);
+    expect(rest[0]?.allowance).toMatchObject({ limit: 10, remaining: 6 });
+  });
+
+  it("reports the account's allowance when it is the more restrictive one for a limited key", async () => {
+    const { account, key } = await fixture.account("free");
+    const limited = await fixture.platform.accounts.createKey(account.id, 8);
+    expect(admittedCount(await hits(key.key, at(0), 6))).toBe(6);
+    const result = await authenticated(fixture.platform, limited.key, at(second));
+    // The key has 7 left, the account 3: the account's allowance is the more restrictive.
+    expect(result).toMatchObject({ admitted: true, allowance: { limit: 10, remaining: 3, resetAt: at(minute) } });
+    expect(admittedCount(await hits(limited.key, at(2 * second), 5))).toBe(3);
+  });
+
+  it("never lets a key limit above the plan's raise the account's allowance", async () => {
+    const { account } = await fixture.account("free");
+    const generous = await fixture.platform.accounts.createKey(account.id, 50);
+    const results = await hits(generous.key, at(0), 12);
+    expect(admittedCount(results)).toBe(10);
+    expect(results[0]?.allowance.limit).toBe(10);
+  });
+});
+
+describe("job-status polls have their own allowance of max(2 x requests per minute, 120)", () => {
+  it("admits 120 polls of a free account, then refuses, while the request allowance stays whole", async () => {
+    const { key } = await fixture.account("free");
+    const polls = await hits(key.key, at(0), 121, "poll");
+    expect(admittedCount(polls)).toBe(120);
+    expect(polls[0]?.allowance).toMatchObject({ limit: 120, remaining: 119 });
+    expect(polls.at(-1)).toMatchObject({ admitted: false, allowance: { limit: 120, remaining: 0 } });
+
+    const requests = await hits(key.key, at(second), 11);
+    expect(admittedCount(requests)).toBe(10);
+    expect(requests[0]?.allowance).toMatchObject({ limit: 10, remaining: 9 });
+  });
+
+  it("keeps polling open when the request allowance is used up", async () => {
+    const { key } = await fixture.account("free");
+    expect(admittedCount(await hits(key.key, at(0), 11))).toBe(10);
+    const poll = await authenticated(fixture.platform, key.key, at(second), "poll");
+    expect(poll).toMatchObject({ admitted: true, allowance: { limit: 120, remaining: 119 } });
+  });
+
+  it("gives a pro account 600 polls per minute and a mega account 1800", async () => {
+    const pro = await fixture.account("pro");
+    const mega = await fixture.account("mega");
+    expect((await authenticated(fixture.platform, pro.key.key, at(0), "poll")).allowance.limit).toBe(600);
+    expect((await authenticated(fixture.platform, mega.key.key, at(0), "poll")).allowance.limit).toBe(1800);
+  });
+
+  it("shares the polling allowance across the account's keys", async () => {
+    const { account, key } = await fixture.account("free");
+    const other = await fixture.platform.accounts.createKey(account.id);
+    expect(admittedCount(await hits(key.key, at(0), 70, "poll"))).toBe(70);
+    expect(admittedCount(await hits(other.key, at(0), 60, "poll"))).toBe(50);
+  });
+});
+
+describe("peeking at the request allowance counts nothing", () => {
+  it("reports the allowance in use without admitting a request, for the account and a limited key", async () => {
+    const { account, key } = await fixture.account("free");
+    const limited = await fixture.platform.accounts.createKey(account.id, 2);
+    expect(admittedCount(await hits(key.key, at(0), 3))).toBe(3);
+    expect(admittedCount(await hits(limited.key, at(10 * second), 1))).toBe(1);
+    const peek = () => fixture.platform.authenticator.peekRequestAllowance(account.id, key.id, at(20 * second));
+    expect(await peek()).toEqual({ limit: 10, remaining: 6, resetAt: at(minute) });
+    expect(await peek()).toEqual({ limit: 10, remaining: 6, resetAt: at(minute) });
+    expect(await fixture.platform.authenticator.peekRequestAllowance(account.id, limited.id, at(20 * second))).toEqual({
+      limit: 2,
+      remaining: 1,
+      resetAt: at(10 * second + minute),
+    });
+    expect((await authenticated(fixture.platform, key.key, at(20 * second))).allowance.remaining).toBe(5);
+    // Sixty seconds after t0 the first three requests have left the window.
+    expect(await fixture.platform.authenticator.peekRequestAllowance(account.id, key.id, at(minute))).toEqual({
+      limit: 10,
+      remaining: 8,
+      resetAt: at(10 * second + minute),
+    });
+  });
+});
+
+describe("an unknown or revoked key is not authenticated", () => {
+  it("answers null for an unknown key on both allowances and counts nothing", async () => {
+    const unknown = generateApiKey();
+    expect(await authenticate(fixture.platform, unknown, at(0))).toBeNull();
+    expect(await authenticate(fixture.platform, unknown, at(0), "poll")).toBeNull();
+  });
+
+  it("answers null for a revoked key even while the account has allowance left", async () => {
+    const { account, key } = await fixture.account("free");
+    const other = await fixture.platform.accounts.createKey(account.id);
+    await fixture.platform.accounts.revokeKey(key.id);
+    expect(await authenticate(fixture.platform, key.key, fixture.clock.now())).toBeNull();
+    expect((await authenticated(fixture.platform, other.key, fixture.clock.now())).allowance.remaining).toBe(9);
+  });
+});
