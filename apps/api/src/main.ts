@@ -4,17 +4,19 @@ import { createApp } from "./app.ts";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { createPlatform } from "./platform.ts";
-import { adminSocketPath, openConfiguredStore } from "./store/open.ts";
+import type { Store } from "./store/database.ts";
+import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
 
-const config = loadConfig(process.env);
-// The access log records request headers; an API key must never reach it (only its SHA-256 is kept).
-const logger = createLogger(config.logLevel).child(
-  {},
-  { redact: { paths: ["req.headers.authorization"], censor: "[redacted]" } },
-);
+const config = startOrExit(() => loadConfig(process.env));
+const logger = createLogger(config.logLevel);
 const now = () => new Date();
 
-const store = await openConfiguredStore(config);
+const store: Store = await openConfiguredStore(config, (err) =>
+  logger.warn({ err }, "database connection closed"),
+).catch((error: unknown) => {
+  if (error instanceof DataDirectoryBusyError) exitWith(`${error.message}. Stop it first, or set VERBATIM_DATA_DIR.`);
+  throw error;
+});
 const platform = await createPlatform(store, { now });
 
 if ((await platform.accounts.list()).length === 0) {
@@ -48,8 +50,13 @@ const server = app.listen(config.port, config.host, () => {
   );
 });
 
+// A second signal must not cut the shutdown short: Ctrl-C and systemd signal the whole process group.
+let stopping = false;
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => process.exit(1), 30_000).unref();
     logger.info({ signal }, "shutting down");
     clearInterval(housekeeping);
     admin?.close();
@@ -58,4 +65,18 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
       store.close().finally(() => process.exit(0));
     });
   });
+}
+
+/** Start-up problems an operator can fix are one line on stderr, not a stack trace. */
+function startOrExit<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    return exitWith(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function exitWith(message: string): never {
+  process.stderr.write(`verbatim: ${message}\n`);
+  process.exit(1);
 }

@@ -33,7 +33,7 @@ export async function createPlatform(store: Store, options: PlatformOptions): Pr
     store,
     accounts,
     authenticator: new Authenticator(store),
-    credits: new Credits(store),
+    credits: new Credits(store, options.now),
     idempotency: new Idempotency(store, { now: options.now }),
     slots: new ExtractionSlots(store, {
       holder: `${hostname()}:${process.pid}:${randomUUID()}`,

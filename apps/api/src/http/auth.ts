@@ -28,10 +28,7 @@ export function authenticate(deps: AppDeps, allowance: Allowance): RequestHandle
     try {
       auth = await deps.platform.authenticator.authenticate(hashApiKey(key), allowance, now);
     } catch (cause) {
-      throw new ApiError("overloaded", "Admission is closed: the store cannot be reached. Nothing ran.", {
-        retryAfterSeconds: admissionRetryAfterSeconds,
-        cause,
-      });
+      throw storeUnreachable(cause);
     }
     if (!auth) throw unauthorized();
     setRateLimitHeaders(res, auth.allowance);
@@ -46,6 +43,19 @@ export function authenticate(deps: AppDeps, allowance: Allowance): RequestHandle
     res.locals.auth = auth;
     next();
   };
+}
+
+/**
+ * A store that fails while a request reads it: 503 `overloaded` with `Retry-After` (spec 7.4 rule
+ * 3), as at admission, instead of a 500 `internal_error` a client would not retry. An `ApiError`
+ * (a bad period, a missing account) passes unchanged.
+ */
+export function storeUnreachable(cause: unknown): ApiError {
+  if (cause instanceof ApiError) return cause;
+  return new ApiError("overloaded", "Admission is closed: the store cannot be reached. Nothing ran.", {
+    retryAfterSeconds: admissionRetryAfterSeconds,
+    cause,
+  });
 }
 
 function unauthorized(): ApiError {

@@ -24,7 +24,10 @@ export interface UsageBlock {
  * concurrent charges cannot overspend.
  */
 export class Credits {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date,
+  ) {}
 
   /** The balance; `null` for unlimited accounts. */
   async balance(accountId: string): Promise<number | null> {
@@ -60,8 +63,9 @@ export class Credits {
          where id = ${request.accountId} and (credits is null or credits >= ${request.credits})
         returning id, credits
       )
-      insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id)
-      select id, ${-request.credits}, credits, 'charge', ${request.operation}, ${request.requestId} from debited
+      insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id, created_at)
+      select id, ${-request.credits}, credits, 'charge', ${request.operation}, ${request.requestId},
+             ${this.now().toISOString()}::timestamptz from debited
       returning balance_after::float8 as balance_after`);
     if (!row) {
       const balance = await this.balance(request.accountId);
@@ -80,8 +84,8 @@ export class Credits {
          where id = ${accountId} and credits is not null
         returning id, credits
       )
-      insert into credit_ledger (account_id, delta, balance_after, kind, reason)
-      select id, ${credits}, credits, 'grant', ${reason} from credited
+      insert into credit_ledger (account_id, delta, balance_after, kind, reason, created_at)
+      select id, ${credits}, credits, 'grant', ${reason}, ${this.now().toISOString()}::timestamptz from credited
       returning balance_after::float8 as balance_after`);
     if (!row) throw new ApiError("not_found", `No account ${accountId} with a limited balance.`);
     return Number(row.balance_after);

@@ -1,6 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
-import { authOf } from "../auth.ts";
+import { authOf, storeUnreachable } from "../auth.ts";
 import { envelopeRequestId, type LiveRoute, send } from "../route.ts";
 
 /** `GET /me`: validates the key; the balance, the plan and the key's request allowance. Free. */
@@ -9,7 +9,11 @@ export function me(deps: AppDeps): LiveRoute {
     operationId: "me",
     handler: async (_req, res) => {
       const auth = authOf(res);
-      const allowance = await deps.platform.authenticator.peekRequestAllowance(auth.accountId, auth.keyId, deps.now());
+      const allowance = await deps.platform.authenticator
+        .peekRequestAllowance(auth.accountId, auth.keyId, deps.now())
+        .catch((cause: unknown) => {
+          throw storeUnreachable(cause);
+        });
       send(res, "me", 200, {
         ok: true,
         request_id: envelopeRequestId(res),

@@ -1,6 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
-import { authOf } from "../auth.ts";
+import { authOf, storeUnreachable } from "../auth.ts";
 import { envelopeRequestId, type LiveRoute, send } from "../route.ts";
 
 /** `GET /usage`: credits charged per day and per operation. Free. */
@@ -10,7 +10,11 @@ export function getUsage(deps: AppDeps): LiveRoute {
     handler: async (req, res) => {
       const auth = authOf(res);
       const { from, to } = req.query as { from?: string; to?: string };
-      const report = await deps.platform.usage.report(auth.accountId, auth.credits, from, to);
+      const report = await deps.platform.usage
+        .report(auth.accountId, auth.credits, from, to)
+        .catch((cause: unknown) => {
+          throw storeUnreachable(cause);
+        });
       send(res, "getUsage", 200, {
         ok: true,
         request_id: envelopeRequestId(res),
