@@ -1,0 +1,31 @@
+/** The messages between the benchmark (parent) and a target server (child), over the fork IPC channel. */
+
+/** What is under load: a bare Express route, or `GET /api/v2/me` on one of the two engines. */
+export type TargetName = "bare" | "embedded" | "postgres";
+
+/** How the child builds its target; passed as JSON in `argv[2]`. */
+export interface TargetSpec {
+  name: TargetName;
+  /** The fresh database of the `postgres` target. */
+  databaseUrl?: string;
+  /** The JSON body the `bare` route answers: a real `/me` response captured from a metered target. */
+  body?: unknown;
+}
+
+export type ChildMessage =
+  | { type: "ready"; port: number; apiKey: string | null }
+  | { type: "failed"; message: string }
+  | { type: "counting" }
+  | {
+      type: "counted";
+      /** Requests that arrived while counting. */
+      requests: number;
+      /** Statements sent to the database driver while counting. */
+      queries: number;
+      /** CPU the child used while counting, in milliseconds. */
+      cpuMs: number;
+      /** Rows in `rate_limit_hits` afterwards: the sliding window each admission counts. */
+      windowRows: number | null;
+    };
+
+export type ParentMessage = { type: "count-start" } | { type: "count-stop" } | { type: "close" };

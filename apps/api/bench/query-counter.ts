@@ -1,0 +1,40 @@
+import { PGlite } from "@electric-sql/pglite";
+import pg from "pg";
+
+/** Counts the statements the process sends to either database driver. */
+export interface QueryCounter {
+  readonly count: number;
+  reset(): void;
+}
+
+/**
+ * Wraps the drivers' entry points (PGlite `query`/`exec`, node-postgres `Client#query`, which
+ * `Pool#query` uses) so every database round trip is counted, whichever layer issued it:
+ * `Store.query`, Drizzle builders or transactions alike. Call once, before opening a store.
+ */
+export function countQueries(): QueryCounter {
+  let count = 0;
+  const pgliteQuery = PGlite.prototype.query;
+  PGlite.prototype.query = function (this: PGlite, ...args: Parameters<PGlite["query"]>) {
+    count += 1;
+    return pgliteQuery.apply(this, args);
+  } as typeof pgliteQuery;
+  const pgliteExec = PGlite.prototype.exec;
+  PGlite.prototype.exec = function (this: PGlite, ...args: Parameters<PGlite["exec"]>) {
+    count += 1;
+    return pgliteExec.apply(this, args);
+  } as typeof pgliteExec;
+  const clientQuery = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    count += 1;
+    return (clientQuery as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof clientQuery;
+  return {
+    get count() {
+      return count;
+    },
+    reset() {
+      count = 0;
+    },
+  };
+}
