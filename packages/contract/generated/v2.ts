@@ -437,7 +437,7 @@ export interface components {
              */
             outcome: "error";
             /** @description Why the row failed: the same block a request-level failure carries. */
-            error: Omit<components["schemas"]["ApiError"], "code">;
+            error: components["schemas"]["ApiError"];
         };
         /** @description A row whose transcript is ready (1 credit). */
         BatchRowOk: {
@@ -886,7 +886,7 @@ export interface components {
             /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
             request_id: components["schemas"]["RequestId"];
             /** @description What went wrong. */
-            error: Omit<components["schemas"]["ApiError"], "code">;
+            error: components["schemas"]["ApiError"];
         };
         /** @description A monitor event's id: `evt_` and a ULID. */
         EventId: string;
@@ -1199,7 +1199,7 @@ export interface components {
             /** @description Always `null`. */
             data: null;
             /** @description Why the job failed. */
-            error: Omit<components["schemas"]["ApiError"], "code">;
+            error: components["schemas"]["ApiError"];
         };
         /** @description A speech recognition job's id: `job_` and a ULID. */
         JobId: string;
@@ -1577,7 +1577,7 @@ export interface components {
             /** @description The job's id, for `processing`. */
             job_id?: components["schemas"]["JobId"];
             /** @description Why it failed, for `error`. */
-            error?: Omit<components["schemas"]["ApiError"], "code">;
+            error?: components["schemas"]["ApiError"];
         };
         /** @description A transcript of a new video finished after its check (a speech recognition job). */
         MonitorTranscriptEvent: {

@@ -78,12 +78,32 @@ function declareServerAudience(document) {
   }
 }
 
+/**
+ * TypeSpec wraps a documented reference as `allOf: [{$ref}]`. OpenAPI 3.1 allows a `$ref` beside
+ * a description, and openapi-typescript reads a one-element `allOf` of a discriminated union as an
+ * extension of its base, dropping the discriminator: `error.code` vanished from the SDK's types.
+ */
+function unwrapSingleReferences(node) {
+  if (Array.isArray(node)) {
+    node.forEach(unwrapSingleReferences);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const [only, ...rest] = node.allOf ?? [];
+  if (only?.$ref && rest.length === 0 && Object.keys(only).length === 1) {
+    delete node.allOf;
+    node.$ref = only.$ref;
+  }
+  Object.values(node).forEach(unwrapSingleReferences);
+}
+
 mkdirSync(target, { recursive: true });
 for (const file of readdirSync(emitted)) {
   const version = /^openapi\.Verbatim\.V(\d+)\.yaml$/.exec(file)?.[1];
   if (!version) continue;
   const document = parse(readFileSync(join(emitted, file), "utf8"));
   sealWithFalse(document);
+  unwrapSingleReferences(document);
   statePlainBounds(document);
   declareServerAudience(document);
   writeFileSync(join(target, `openapi.v${version}.yaml`), header + stringify(document, { lineWidth: 0 }));
