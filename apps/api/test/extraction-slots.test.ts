@@ -1,18 +1,16 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticate } from "../src/http/auth.ts";
 import { errorHandler } from "../src/http/error-handler.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
 import { holdExtractionSlot } from "../src/http/slots.ts";
+import { type LoopbackServer, listenOnLoopback } from "./support/listen.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 
 // An extraction route that runs until the test lets it finish, mounted behind the real
 // authentication and slot middleware over the test server's platform.
 let platformServer: TestServer;
-let server: Server;
-let baseUrl: string;
+let server: LoopbackServer;
 const running: Array<() => void> = [];
 
 beforeAll(async () => {
@@ -28,20 +26,16 @@ beforeAll(async () => {
     },
   );
   app.use(errorHandler(platformServer.deps));
-  server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(app);
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await platformServer.close();
 });
 
 function extract(signal?: AbortSignal): Promise<Response> {
-  return fetch(`${baseUrl}/extract`, {
+  return fetch(`${server.baseUrl}/extract`, {
     headers: { Authorization: `Bearer ${platformServer.key.key}` },
     ...(signal ? { signal } : {}),
   });

@@ -1,5 +1,3 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticate, authOf } from "../src/http/auth.ts";
@@ -7,14 +5,14 @@ import { errorHandler } from "../src/http/error-handler.ts";
 import { idempotent } from "../src/http/idempotency.ts";
 import { requestIdOf } from "../src/http/locals.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
+import { type LoopbackServer, listenOnLoopback } from "./support/listen.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 
 // A billed operation behind the real authentication and Idempotency-Key middleware: it charges
 // one credit and answers 200, or the status the body asks for, so every rule of spec 4.9 can be
 // driven over HTTP before the transcript endpoints are live.
 let platformServer: TestServer;
-let server: Server;
-let baseUrl: string;
+let server: LoopbackServer;
 let runs = 0;
 
 beforeAll(async () => {
@@ -40,20 +38,16 @@ beforeAll(async () => {
     res.status(200).json({ ok: true, request_id: requestIdOf(res), run: runs, balance });
   });
   app.use(errorHandler(deps));
-  server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await listenOnLoopback(app);
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await server.close();
   await platformServer.close();
 });
 
 async function work(key: string, body: Record<string, unknown>) {
-  const response = await fetch(`${baseUrl}/work`, {
+  const response = await fetch(`${server.baseUrl}/work`, {
     method: "POST",
     headers: {
       Authorization: `Bearer ${platformServer.key.key}`,
@@ -118,7 +112,7 @@ describe("keys are scoped to the account", () => {
   it("runs the same key of another account as a new request", async () => {
     await work("scoped-1", { note: "a" });
     const { key } = await platformServer.platform.accounts.create({ plan: "pro", credits: 5 });
-    const response = await fetch(`${baseUrl}/work`, {
+    const response = await fetch(`${server.baseUrl}/work`, {
       method: "POST",
       headers: {
         Authorization: `Bearer ${key.key}`,

@@ -1,5 +1,3 @@
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { createApp } from "../../src/app.ts";
 import type { AppDeps } from "../../src/deps.ts";
@@ -7,6 +5,7 @@ import { createLogger } from "../../src/logger.ts";
 import { createPlatform, type Platform } from "../../src/platform.ts";
 import type { AccountView, IssuedKey } from "../../src/services/accounts.ts";
 import type { PlanName } from "../../src/services/plans.ts";
+import { listenOnLoopback } from "./listen.ts";
 import { openTestStore } from "./store.ts";
 
 /** A server on a loopback port, built by `createApp`, with one account and an SDK client using its key. */
@@ -47,10 +46,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     ...(options.credits === undefined ? {} : { credits: options.credits }),
     name: "test",
   });
-  const server = await new Promise<Server>((resolve) => {
-    const listening = createApp(deps).listen(0, "127.0.0.1", () => resolve(listening));
-  });
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await listenOnLoopback(createApp(deps));
+  const { baseUrl } = server;
   const clientFor = (apiKey: string) => createClient({ baseUrl, apiKey });
   return {
     baseUrl,
@@ -61,8 +58,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     platform,
     clientFor,
     async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+      await server.close();
       platform.slots.close();
       await store.close();
     },

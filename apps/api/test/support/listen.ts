@@ -1,0 +1,23 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Express } from "express";
+
+/** An HTTP server on a free loopback port. */
+export interface LoopbackServer {
+  baseUrl: string;
+  /** Closes the server, keep-alive connections included. */
+  close(): Promise<void>;
+}
+
+export async function listenOnLoopback(app: Express): Promise<LoopbackServer> {
+  const server = await new Promise<Server>((resolve) => {
+    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+  });
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close() {
+      server.closeAllConnections();
+      return new Promise((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));
+    },
+  };
+}
