@@ -1,0 +1,196 @@
+import { readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { SAMPLE_RATE } from "../media/decoder.ts";
+import type {
+  SpeechEngine,
+  SpeechEngineInfo,
+  SpeechSegment,
+  SpeechTranscript,
+  SpeechWord,
+  TranscribeOptions,
+} from "./speech-engine.ts";
+
+/** The model shipped in the repository: the 5 MB English streaming Zipformer (models/zipformer-gigaspeech-3.3M/SOURCE.md). */
+export const DEFAULT_MODEL_DIR = fileURLToPath(new URL("../../../models/zipformer-gigaspeech-3.3M", import.meta.url));
+
+/** The files of a sherpa-onnx streaming transducer model. */
+export interface TransducerModelFiles {
+  encoder: string;
+  decoder: string;
+  joiner: string;
+  tokens: string;
+}
+
+// The recognizer is fed 0.1 s at a time, as sherpa-onnx's own streaming examples do (docs/asr.md).
+const FEED_SAMPLES = SAMPLE_RATE / 10;
+// Trailing silence that lets the last utterance reach an endpoint before the input is closed (docs/asr.md).
+const TAIL_PADDING = new Float32Array(Math.round(0.66 * SAMPLE_RATE));
+// A transducer emits a word's last token near the end of its sound; this much after it closes the word.
+const LAST_TOKEN_TAIL_SECONDS = 0.3;
+
+/** The part of sherpa-onnx-node's API used here (the package ships no type declarations). */
+interface OnlineStream {
+  acceptWaveform(wave: { samples: Float32Array; sampleRate: number }): void;
+  inputFinished(): void;
+}
+interface OnlineResult {
+  tokens: string[];
+  /** Token start times in seconds, relative to `start_time`. */
+  timestamps: number[];
+  /** Seconds from the start of the stream at which this utterance began. */
+  start_time: number;
+}
+interface OnlineRecognizer {
+  createStream(): OnlineStream;
+  isReady(stream: OnlineStream): boolean;
+  decode(stream: OnlineStream): void;
+  isEndpoint(stream: OnlineStream): boolean;
+  reset(stream: OnlineStream): void;
+  getResult(stream: OnlineStream): OnlineResult;
+}
+const sherpaOnnx = createRequire(import.meta.url)("sherpa-onnx-node") as {
+  OnlineRecognizer: new (config: Record<string, unknown>) => OnlineRecognizer;
+};
+
+/**
+ * Speech recognition in-process with sherpa-onnx's streaming `OnlineRecognizer` and any
+ * sherpa-onnx transducer model directory. The model loads on first use; one recognizer serves
+ * every transcription, each with its own stream. Decoding runs on the calling thread in slices
+ * of about 20 ms per second of audio, so a worker process (or thread) should own the engine.
+ */
+export class SherpaOnnxSpeechEngine implements SpeechEngine {
+  readonly info: SpeechEngineInfo;
+  private readonly files: TransducerModelFiles;
+  private recognizer: OnlineRecognizer | undefined;
+
+  constructor(modelDir: string = DEFAULT_MODEL_DIR) {
+    this.files = findTransducerModelFiles(modelDir);
+    // sherpa-onnx model directories do not declare a language; the shipped model and most streaming transducers are English.
+    this.info = { engine: "sherpa-onnx", model: basename(modelDir), language: "en" };
+  }
+
+  async check(): Promise<void> {
+    this.loadRecognizer();
+  }
+
+  async transcribe(samples: AsyncIterable<Float32Array>, options: TranscribeOptions = {}): Promise<SpeechTranscript> {
+    const recognizer = this.loadRecognizer();
+    const stream = recognizer.createStream();
+    const segments: SpeechSegment[] = [];
+    let samplesFed = 0;
+
+    const decodeReady = () => {
+      while (recognizer.isReady(stream)) recognizer.decode(stream);
+    };
+    const takeUtterance = (endSeconds: number) => {
+      const segment = segmentOf(recognizer.getResult(stream), endSeconds);
+      if (segment) segments.push(segment);
+      recognizer.reset(stream);
+    };
+
+    options.signal?.throwIfAborted();
+    for await (const piece of samples) {
+      for (let offset = 0; offset < piece.length; offset += FEED_SAMPLES) {
+        const fed = piece.subarray(offset, offset + FEED_SAMPLES);
+        stream.acceptWaveform({ samples: fed, sampleRate: SAMPLE_RATE });
+        samplesFed += fed.length;
+        decodeReady();
+        if (recognizer.isEndpoint(stream)) takeUtterance(samplesFed / SAMPLE_RATE);
+      }
+      options.signal?.throwIfAborted();
+      options.onProgress?.(samplesFed / SAMPLE_RATE);
+    }
+    const duration = samplesFed / SAMPLE_RATE;
+    stream.acceptWaveform({ samples: TAIL_PADDING, sampleRate: SAMPLE_RATE });
+    stream.inputFinished();
+    decodeReady();
+    takeUtterance(duration);
+    return { info: this.info, segments, duration };
+  }
+
+  private loadRecognizer(): OnlineRecognizer {
+    this.recognizer ??= new sherpaOnnx.OnlineRecognizer({
+      featConfig: { sampleRate: SAMPLE_RATE, featureDim: 80 },
+      modelConfig: {
+        transducer: { encoder: this.files.encoder, decoder: this.files.decoder, joiner: this.files.joiner },
+        tokens: this.files.tokens,
+        // One thread: a second one made recognition slower on 2 cores (docs/asr.md); parallelism comes from running jobs side by side.
+        numThreads: 1,
+        provider: "cpu",
+        debug: 0,
+      },
+      decodingMethod: "greedy_search",
+      enableEndpoint: 1,
+      rule1MinTrailingSilence: 2.4,
+      rule2MinTrailingSilence: 0.8,
+      rule3MinUtteranceLength: 20,
+    });
+    return this.recognizer;
+  }
+}
+
+/**
+ * The encoder, decoder, joiner and tokens of a transducer model directory, found by name
+ * (upstream names carry epochs and chunk sizes: `encoder-epoch-99-avg-1-chunk-16-left-128.int8.onnx`).
+ * Where both exist, the int8 file is chosen: it is the faster one on CPU.
+ */
+export function findTransducerModelFiles(modelDir: string): TransducerModelFiles {
+  let names: string[];
+  try {
+    names = readdirSync(modelDir);
+  } catch (error) {
+    throw new Error(`The speech model directory ${modelDir} cannot be read.`, { cause: error });
+  }
+  const pick = (part: string) => {
+    const candidates = names.filter((name) => name.startsWith(part) && name.endsWith(".onnx")).sort();
+    const chosen = candidates.find((name) => name.includes(".int8.")) ?? candidates[0];
+    if (chosen === undefined) {
+      throw new Error(
+        `The speech model directory ${modelDir} has no ${part}*.onnx: it must hold a sherpa-onnx streaming transducer (encoder, decoder, joiner, tokens.txt).`,
+      );
+    }
+    return join(modelDir, chosen);
+  };
+  if (!names.includes("tokens.txt")) throw new Error(`The speech model directory ${modelDir} has no tokens.txt.`);
+  return {
+    encoder: pick("encoder"),
+    decoder: pick("decoder"),
+    joiner: pick("joiner"),
+    tokens: join(modelDir, "tokens.txt"),
+  };
+}
+
+/**
+ * A segment from one utterance's BPE tokens: a token starting with a space or `▁` begins a word;
+ * a word ends where the next begins, the last one shortly after its last token. Tokens come
+ * upper-case and unpunctuated; they are lowercased.
+ */
+function segmentOf(result: OnlineResult, endSeconds: number): SpeechSegment | null {
+  const words: SpeechWord[] = [];
+  result.tokens.forEach((token, index) => {
+    // Tokens found in the tail padding are clamped to the end of the real audio.
+    const start = Math.min(endSeconds, result.start_time + (result.timestamps[index] ?? 0));
+    const text = token.toLowerCase();
+    const previous = words.at(-1);
+    if (previous === undefined || /^[\s▁]/.test(text)) {
+      if (previous) previous.end = start;
+      words.push({ start, end: start, text: text.replace(/^[\s▁]+/, "") });
+    } else {
+      previous.text += text;
+    }
+  });
+  const spoken = words.filter((word) => word.text.length > 0);
+  const first = spoken[0];
+  const last = spoken.at(-1);
+  if (first === undefined || last === undefined) return null;
+  const lastTokenStart = result.start_time + (result.timestamps.at(-1) ?? 0);
+  last.end = Math.max(last.start, Math.min(endSeconds, lastTokenStart + LAST_TOKEN_TAIL_SECONDS));
+  return {
+    start: first.start,
+    duration: last.end - first.start,
+    text: spoken.map((word) => word.text).join(" "),
+    words: spoken,
+  };
+}

@@ -1,0 +1,58 @@
+import { decodeAudio, type MediaInput } from "../media/decoder.ts";
+
+/** One recognised word, in seconds from the start of the media. */
+export interface SpeechWord {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** One stretch of speech, in seconds from the start of the media. */
+export interface SpeechSegment {
+  start: number;
+  duration: number;
+  text: string;
+  /** Word timings, where the engine gives them (sherpa-onnx does; OpenAI-compatible servers asked for segments do not). */
+  words?: SpeechWord[];
+}
+
+/** Which engine and model produced a transcript; transcripts carry it. */
+export interface SpeechEngineInfo {
+  engine: "sherpa-onnx" | "openai";
+  model: string;
+  /** BCP-47 language the model recognises, or null when the engine detects it. */
+  language: string | null;
+}
+
+export interface SpeechTranscript {
+  info: SpeechEngineInfo;
+  segments: SpeechSegment[];
+  /** Seconds of audio recognised. */
+  duration: number;
+}
+
+export interface TranscribeOptions {
+  /** Stops the recognition; the promise rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called as audio is consumed, with the seconds processed so far (for job progress). */
+  onProgress?: (secondsProcessed: number) => void;
+}
+
+/** Turns speech into timed text. */
+export interface SpeechEngine {
+  readonly info: SpeechEngineInfo;
+  /** Transcribes 16 kHz mono float samples, consumed as they arrive. */
+  transcribe(samples: AsyncIterable<Float32Array>, options?: TranscribeOptions): Promise<SpeechTranscript>;
+  /** A cheap readiness check for health: resolves when the engine can take work, rejects saying why not. */
+  check(): Promise<void>;
+}
+
+/** Decodes media with ffmpeg and streams it into the engine. Input problems reject as ApiErrors (see `decodeAudio`). */
+export function transcribeMedia(
+  engine: SpeechEngine,
+  input: MediaInput,
+  options: TranscribeOptions = {},
+): Promise<SpeechTranscript> {
+  const audio = decodeAudio(input, options.signal === undefined ? {} : { signal: options.signal });
+  return engine.transcribe(audio.samples, options);
+}

@@ -1,0 +1,94 @@
+import { randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decodeAudio, probeDuration, SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
+import { ApiError } from "../../src/errors.ts";
+import { audioFixture, type GeneratedMedia, generatedMedia } from "./generated-media.ts";
+
+async function countSamples(samples: AsyncIterable<Float32Array>): Promise<{ count: number; peak: number }> {
+  let count = 0;
+  let peak = 0;
+  for await (const piece of samples) {
+    count += piece.length;
+    for (const sample of piece) peak = Math.max(peak, Math.abs(sample));
+  }
+  return { count, peak };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => expect.fail("expected a rejection"),
+    (error: unknown) => error,
+  );
+}
+
+describe("decodeAudio", () => {
+  let media: GeneratedMedia;
+  let videoOnly: string;
+  let garbage: string;
+
+  beforeAll(async () => {
+    media = await generatedMedia();
+    videoOnly = await media.make("video-only.mp4", ["-f", "lavfi", "-i", "color=c=blue:s=64x64:d=1", "-c:v", "mpeg4"]);
+    garbage = await media.write("garbage.mp3", randomBytes(20_000));
+  });
+  afterAll(() => media.remove());
+
+  it("turns a 44.1 kHz stereo 24-bit FLAC into normalised 16 kHz mono float samples of the same length", async () => {
+    const audio = decodeAudio(audioFixture("openai-whisper/jfk.flac"));
+    const { count, peak } = await countSamples(audio.samples);
+    expect(count / SAMPLE_RATE).toBeCloseTo(11, 1);
+    // dynaudnorm brings the speech up to near full scale.
+    expect(peak).toBeGreaterThan(0.5);
+    expect(await audio.duration).toBeCloseTo(11, 1);
+  });
+
+  it("decodes a byte stream piped to ffmpeg's stdin", async () => {
+    const audio = decodeAudio(createReadStream(audioFixture("whisper-cpp/jfk.mp3")));
+    const { count } = await countSamples(audio.samples);
+    expect(count / SAMPLE_RATE).toBeGreaterThan(10.5);
+    expect(count / SAMPLE_RATE).toBeLessThan(11.5);
+  });
+
+  it("rejects a video without sound as no_audio_stream", async () => {
+    const error = await rejection(countSamples(decodeAudio(videoOnly).samples));
+    expect(error).toBeInstanceOf(ApiError);
+    expect(error).toMatchObject({ code: "no_audio_stream", number: 4106 });
+  });
+
+  it("rejects bytes that are no media as invalid_input, from a file and from a stream", async () => {
+    for (const input of [garbage, createReadStream(garbage)]) {
+      const error = await rejection(countSamples(decodeAudio(input).samples));
+      expect(error).toMatchObject({ code: "invalid_input", number: 3005 });
+    }
+  });
+
+  it("kills ffmpeg and rejects with the reason when aborted", async () => {
+    const controller = new AbortController();
+    const audio = decodeAudio(audioFixture("openai-whisper/jfk.flac"), { signal: controller.signal });
+    const reason = new Error("job cancelled");
+    const consumed = (async () => {
+      for await (const _piece of audio.samples) controller.abort(reason);
+    })();
+    await expect(consumed).rejects.toBe(reason);
+  });
+});
+
+describe("probeDuration", () => {
+  let media: GeneratedMedia;
+
+  beforeAll(async () => {
+    media = await generatedMedia();
+  });
+  afterAll(() => media.remove());
+
+  it("reads the duration from the header without decoding", async () => {
+    expect(await probeDuration(audioFixture("whisper-cpp/jfk.wav"))).toBeCloseTo(11, 1);
+    expect(await probeDuration(audioFixture("whisper-cpp/jfk.mp3"))).toBeCloseTo(11.1, 1);
+  });
+
+  it("rejects a video without sound as no_audio_stream", async () => {
+    const videoOnly = await media.make("video-only.webm", ["-f", "lavfi", "-i", "color=c=red:s=32x32:d=1"]);
+    await expect(probeDuration(videoOnly)).rejects.toMatchObject({ code: "no_audio_stream" });
+  });
+});

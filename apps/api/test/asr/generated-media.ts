@@ -1,0 +1,44 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { resolveFfmpegPath } from "../../src/adapters/media/decoder.ts";
+
+const run = promisify(execFile);
+
+/** The recorded fixtures (copied from ../shared/fixtures with their SOURCE notes). */
+export const audioFixture = (path: string) => fileURLToPath(new URL(`../fixtures/audio/${path}`, import.meta.url));
+
+/** The words spoken in the JFK fixtures (their SOURCE.md). */
+export const JFK_REFERENCE =
+  "And so, my fellow Americans, ask not what your country can do for you, ask what you can do for your country.";
+
+/** Media made with ffmpeg for the cases no recording covers, in a temporary directory. */
+export interface GeneratedMedia {
+  dir: string;
+  /** Runs ffmpeg with these arguments, writing `name` in the directory; returns its path. */
+  make(name: string, args: string[]): Promise<string>;
+  /** Writes these bytes as `name`; returns its path. */
+  write(name: string, bytes: Uint8Array): Promise<string>;
+  remove(): Promise<void>;
+}
+
+export async function generatedMedia(): Promise<GeneratedMedia> {
+  const dir = await mkdtemp(join(tmpdir(), "verbatim-asr-"));
+  return {
+    dir,
+    async make(name, args) {
+      const path = join(dir, name);
+      await run(resolveFfmpegPath(), ["-hide_banner", "-nostdin", "-y", ...args, path]);
+      return path;
+    },
+    async write(name, bytes) {
+      const path = join(dir, name);
+      await writeFile(path, bytes);
+      return path;
+    },
+    remove: () => rm(dir, { recursive: true, force: true }),
+  };
+}
