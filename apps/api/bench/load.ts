@@ -17,7 +17,8 @@ export interface Measurement {
 
 export interface LoadOptions {
   url: string;
-  apiKey: string | null;
+  /** One key per connection, round robin: the load of many accounts, as a service sees it. */
+  apiKeys: string[];
   connections: number;
   seconds: number;
 }
@@ -30,6 +31,7 @@ export function load(options: LoadOptions): Promise<Measurement> {
   const latencies: number[] = [];
   const statusCodes: Record<string, number> = {};
   let non2xx = 0;
+  let nextKey = 0;
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const instance = autocannon(
@@ -37,7 +39,10 @@ export function load(options: LoadOptions): Promise<Measurement> {
         url: options.url,
         connections: options.connections,
         duration: options.seconds,
-        headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+        setupClient: (client) => {
+          const key = options.apiKeys[nextKey++ % options.apiKeys.length];
+          if (key) client.setHeaders({ authorization: `Bearer ${key}` });
+        },
         timeout: 10,
       },
       (error, result) => {

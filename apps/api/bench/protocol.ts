@@ -13,7 +13,7 @@ export interface TargetSpec {
 }
 
 export type ChildMessage =
-  | { type: "ready"; port: number; apiKey: string | null }
+  | { type: "ready"; port: number; apiKeys: string[] }
   | { type: "failed"; message: string }
   | { type: "counting" }
   | {
@@ -24,7 +24,7 @@ export type ChildMessage =
       queries: number;
       /** CPU the child used while counting, in milliseconds. */
       cpuMs: number;
-      /** Rows in `rate_limit_hits` afterwards: the sliding window each admission counts. */
+      /** Admitted requests the sliding windows hold afterwards. */
       windowRows: number | null;
     };
 

@@ -17,7 +17,7 @@ const rounds = positiveNumber("VERBATIM_BENCH_ROUNDS", 3 * 2 * (warmupSeconds + 
 /** Lets in-flight requests of a finished load finish before counters are read or reset. */
 const settleMs = 300;
 
-const targets = new Map<TargetName, { process: TargetProcess; url: string; apiKey: string | null }>();
+const targets = new Map<TargetName, { process: TargetProcess; url: string; apiKeys: string[] }>();
 let database: BenchDatabase | null = null;
 
 async function main(): Promise<number> {
@@ -70,9 +70,9 @@ async function main(): Promise<number> {
 
   const reference = targets.get("embedded");
   if (!reference) throw new Error("the embedded target did not start");
-  const body = await captureMe(reference.url, reference.apiKey);
+  const body = await captureMe(reference.url, reference.apiKeys[0] ?? null);
   const bare = await TargetProcess.start({ name: "bare", body });
-  targets.set("bare", { process: bare.target, url: bare.url, apiKey: bare.apiKey });
+  targets.set("bare", { process: bare.target, url: bare.url, apiKeys: bare.apiKeys });
 
   const order: TargetName[] = ["bare", ...metered];
   const runs: Run[] = [];
@@ -82,7 +82,11 @@ async function main(): Promise<number> {
       const target = targets.get(name);
       if (!target) continue;
       // The bare route gets the same request, a key included, so the bytes on the wire match.
-      const options = { url: `${target.url}/api/v2/me`, apiKey: target.apiKey ?? reference.apiKey, connections };
+      const options = {
+        url: `${target.url}/api/v2/me`,
+        apiKeys: target.apiKeys.length > 0 ? target.apiKeys : reference.apiKeys,
+        connections,
+      };
       await load({ ...options, seconds: warmupSeconds });
       await sleep(settleMs);
       const pids = [...targets.values()].flatMap((t) => (t.process.pid === undefined ? [] : [t.process.pid]));
@@ -131,7 +135,7 @@ async function main(): Promise<number> {
     "queries/req: statements sent to the database driver in the measured window / requests the server received in it.",
   );
   console.log(
-    "window rows: rows in rate_limit_hits after the run; each admission deletes, counts and inserts in this per-account window.",
+    "window rows: admitted requests held by the sliding windows after the run (never more than the limit per window).",
   );
   console.log(
     "srv/pg CPU ms/req: CPU of the server process / of all postgres processes in the window, per request. other cores: " +

@@ -33,7 +33,7 @@ export class TargetProcess {
   static async start(
     spec: TargetSpec,
     timeoutMs = 90_000,
-  ): Promise<{ target: TargetProcess; url: string; apiKey: string | null }> {
+  ): Promise<{ target: TargetProcess; url: string; apiKeys: string[] }> {
     const child = fork(serverEntry, [JSON.stringify(spec)], {
       execArgv: ["--import", import.meta.resolve("tsx")],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -51,7 +51,7 @@ export class TargetProcess {
         }),
       ]);
       if (ready.type !== "ready") throw new Error(`unexpected message ${ready.type}`);
-      return { target, url: `http://127.0.0.1:${ready.port}`, apiKey: ready.apiKey };
+      return { target, url: `http://127.0.0.1:${ready.port}`, apiKeys: ready.apiKeys };
     } catch (error) {
       await target.close();
       throw error;

@@ -14,12 +14,15 @@ import { countQueries } from "./query-counter.ts";
 
 interface Target {
   handler: RequestListener;
-  apiKey: string | null;
+  apiKeys: string[];
   store: Store | null;
   close(): Promise<void>;
 }
 
 const queries = countQueries();
+
+/** Accounts the load is spread over, one key per connection: a service serves many accounts at once. */
+const benchAccounts = Number(process.env.VERBATIM_BENCH_ACCOUNTS ?? 50);
 let counting = false;
 let requests = 0;
 let cpuAtStart = 0;
@@ -36,17 +39,21 @@ async function buildTarget(spec: TargetSpec): Promise<Target> {
     app.get("/api/v2/me", (_req, res) => {
       res.json(body);
     });
-    return { handler: app, apiKey: null, store: null, close: async () => undefined };
+    return { handler: app, apiKeys: [], store: null, close: async () => undefined };
   }
   if (spec.name === "postgres" && !spec.databaseUrl) throw new Error("the postgres target needs a database URL");
   const store = spec.databaseUrl ? await openPostgresStore(spec.databaseUrl) : await openEmbeddedStore();
   const now = () => new Date();
   const platform = await createPlatform(store, { now });
-  const { key } = await platform.accounts.create({ plan: "scale", name: "bench" });
+  const accounts = await Promise.all(
+    Array.from({ length: benchAccounts }, (_, index) =>
+      platform.accounts.create({ plan: "scale", name: `bench ${index}` }),
+    ),
+  );
   // Benchmark-only setting: /me counts against the polling allowance (max(2 x rpm, 120) per minute),
-  // which a load test exhausts in milliseconds, and a 429 is cheaper than a 200. Plans are constants
-  // that `createPlatform` writes into `plans`, so the bench raises the scale row in its own throwaway
-  // database afterwards; the full admission path (lookup, window count, insert) still runs.
+  // which a load test exhausts in seconds even spread over many accounts, and a 429 is cheaper than a
+  // 200. Plans are constants that `createPlatform` writes into `plans`, so the bench raises the scale
+  // row in its own throwaway database afterwards; the full admission path still runs.
   await store.query(
     sql`update plans set polls_per_minute = 100000000, requests_per_minute = 100000000 where name = 'scale'`,
   );
@@ -58,7 +65,7 @@ async function buildTarget(spec: TargetSpec): Promise<Target> {
   });
   return {
     handler: app,
-    apiKey: key.key,
+    apiKeys: accounts.map(({ key }) => key.key),
     store,
     async close() {
       platform.slots.close();
@@ -69,7 +76,9 @@ async function buildTarget(spec: TargetSpec): Promise<Target> {
 
 async function windowRows(store: Store | null): Promise<number | null> {
   if (!store) return null;
-  const [row] = await store.query<{ n: number }>(sql`select count(*)::int as n from rate_limit_hits`);
+  const [row] = await store.query<{ n: number }>(
+    sql`select coalesce(sum(cardinality(hits)), 0)::int as n from rate_windows`,
+  );
   return row?.n ?? null;
 }
 
@@ -113,7 +122,7 @@ async function main(): Promise<void> {
       void shutdown();
     }
   });
-  send({ type: "ready", port: (server.address() as AddressInfo).port, apiKey: target.apiKey });
+  send({ type: "ready", port: (server.address() as AddressInfo).port, apiKeys: target.apiKeys });
 }
 
 await main();

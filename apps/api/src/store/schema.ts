@@ -86,22 +86,16 @@ export const creditLedger = pgTable(
   ],
 );
 
-/** Admitted requests of the last 60 seconds, per allowance: the exact sliding window. */
-export const rateLimitHits = pgTable(
-  "rate_limit_hits",
-  {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
-    accountId: text("account_id").notNull(),
-    keyId: text("key_id").notNull(),
-    /** `request` or `poll`. */
-    allowance: text("allowance").notNull(),
-    at: timestamp("at", { withTimezone: true, precision: 6 }).notNull(),
-  },
-  (table) => [
-    index("rate_limit_hits_account_idx").on(table.accountId, table.allowance, table.at),
-    index("rate_limit_hits_key_idx").on(table.keyId, table.allowance, table.at),
-  ],
-);
+/**
+ * The exact sliding window of one allowance: the times of its admitted requests of the last 60
+ * seconds, oldest first. It never holds more than the allowance's limit, so an admission costs
+ * the same however busy the account is.
+ */
+export const rateWindows = pgTable("rate_windows", {
+  /** `<allowance>:<account id>`, or `request:<key id>` for a key's own lower limit. */
+  scope: text("scope").primaryKey(),
+  hits: timestamp("hits", { withTimezone: true, precision: 6 }).array().notNull(),
+});
 
 /** Extraction slots in use; a lease that is not renewed expires, so a dead process frees its slots. */
 export const slotLeases = pgTable(

@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors.ts";
 import { Idempotency, type StoredResponse } from "../../src/services/idempotency.ts";
@@ -11,6 +10,7 @@ import {
   storeHookTimeout,
   tally,
   times,
+  windowSize,
 } from "./helpers.ts";
 
 let fixture: PlatformFixture;
@@ -134,10 +134,7 @@ describe(`parallel authentications admit exactly the limit (${testEngine})`, () 
     expect(results.filter((result) => result?.admitted === false)).toHaveLength(50);
     const remaining = results.flatMap((result) => (result?.admitted ? [result.allowance.remaining] : []));
     expect(remaining.sort((a, b) => a - b)).toEqual(times(10));
-    const [row] = await fixture.store.query<{ count: number }>(
-      sql`select count(*)::int as count from rate_limit_hits where account_id = ${account.id}`,
-    );
-    expect(row?.count).toBe(10);
+    expect(await windowSize(fixture.store, `request:${account.id}`)).toBe(10);
   });
 
   it("admits exactly 300 of 400 parallel requests of a pro account", async () => {

@@ -98,6 +98,14 @@ export async function authenticated(
   return auth;
 }
 
+/** How many admitted requests a window (`<allowance>:<account or key id>`) holds. */
+export async function windowSize(store: Store, scope: string): Promise<number> {
+  const [row] = await store.query<{ size: number }>(
+    sql`select coalesce(cardinality(hits), 0)::int as size from rate_windows where scope = ${scope}`,
+  );
+  return row?.size ?? 0;
+}
+
 /** A ledger row as the tests read it. */
 export interface LedgerRow {
   delta: number;

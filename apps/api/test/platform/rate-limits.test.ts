@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/services/api-keys.ts";
 import type { Allowance, Authentication } from "../../src/services/authenticator.ts";
@@ -11,6 +10,7 @@ import {
   second,
   storeHookTimeout,
   times,
+  windowSize,
 } from "./helpers.ts";
 
 let fixture: PlatformFixture;
@@ -96,10 +96,7 @@ describe("refused requests are not counted", () => {
     expect(admittedCount(await hits(key.key, at(59 * second), 5))).toBe(0);
     const afterWindow = await hits(key.key, at(minute), 11);
     expect(admittedCount(afterWindow)).toBe(10);
-    const [row] = await fixture.store.query<{ count: number }>(
-      sql`select count(*)::int as count from rate_limit_hits where account_id = ${afterWindow[0]?.accountId}`,
-    );
-    expect(row?.count).toBe(10);
+    expect(await windowSize(fixture.store, `request:${afterWindow[0]?.accountId}`)).toBe(10);
   });
 });
 
@@ -219,27 +216,30 @@ describe("job-status polls have their own allowance of max(2 x requests per minu
   });
 });
 
-describe("peeking at the request allowance counts nothing", () => {
-  it("reports the allowance in use without admitting a request, for the account and a limited key", async () => {
+describe("a poll reports the request allowance without counting against it", () => {
+  it("answers the request allowance in use for the account and a limited key, and admits no request", async () => {
     const { account, key } = await fixture.account("free");
     const limited = await fixture.platform.accounts.createKey(account.id, 2);
     expect(admittedCount(await hits(key.key, at(0), 3))).toBe(3);
     expect(admittedCount(await hits(limited.key, at(10 * second), 1))).toBe(1);
-    const peek = () => fixture.platform.authenticator.peekRequestAllowance(account.id, key.id, at(20 * second));
-    expect(await peek()).toEqual({ limit: 10, remaining: 6, resetAt: at(minute) });
-    expect(await peek()).toEqual({ limit: 10, remaining: 6, resetAt: at(minute) });
-    expect(await fixture.platform.authenticator.peekRequestAllowance(account.id, limited.id, at(20 * second))).toEqual({
+    const poll = async (apiKey: string, when: Date) =>
+      (await authenticated(fixture.platform, apiKey, when, "poll")).requestAllowance;
+    expect(await poll(key.key, at(20 * second))).toEqual({ limit: 10, remaining: 6, resetAt: at(minute) });
+    expect(await poll(key.key, at(20 * second))).toEqual({ limit: 10, remaining: 6, resetAt: at(minute) });
+    expect(await poll(limited.key, at(20 * second))).toEqual({
       limit: 2,
       remaining: 1,
       resetAt: at(10 * second + minute),
     });
     expect((await authenticated(fixture.platform, key.key, at(20 * second))).allowance.remaining).toBe(5);
     // Sixty seconds after t0 the first three requests have left the window.
-    expect(await fixture.platform.authenticator.peekRequestAllowance(account.id, key.id, at(minute))).toEqual({
-      limit: 10,
-      remaining: 8,
-      resetAt: at(10 * second + minute),
-    });
+    expect(await poll(key.key, at(minute))).toEqual({ limit: 10, remaining: 8, resetAt: at(10 * second + minute) });
+  });
+
+  it("reports the request allowance that a request itself counted against", async () => {
+    const { key } = await fixture.account("free");
+    const auth = await authenticated(fixture.platform, key.key, at(0));
+    expect(auth.requestAllowance).toEqual(auth.allowance);
   });
 });
 
