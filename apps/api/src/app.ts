@@ -10,6 +10,7 @@ import { errorHandler, routeNotFound } from "./http/error-handler.ts";
 import { idempotent } from "./http/idempotency.ts";
 import { v2Operations } from "./http/operations.ts";
 import { assignRequestId } from "./http/request-id.ts";
+import { recordSentBodyFields } from "./http/route.ts";
 import { allowanceOf, liveRoutes, pendingOperations, publicOperations } from "./http/routes/index.ts";
 
 /** The most a request body may hold. */
@@ -43,6 +44,8 @@ export function createApp(deps: AppDeps): Express {
 function v2Router(deps: AppDeps): Router {
   const router = Router();
   router.use(express.json({ limit: maxBodyBytes }));
+  // The validator fills in defaults; routes that must tell "sent" from "defaulted" read this.
+  router.use(recordSentBodyFields());
   router.use(
     OpenApiValidator.middleware({
       apiSpec: openApiV2Path,
@@ -55,10 +58,11 @@ function v2Router(deps: AppDeps): Router {
       ignoreUndocumented: false,
     }),
   );
-  const live = new Map(liveRoutes(deps).map((route) => [route.operationId, route.handler]));
+  const live = new Map(liveRoutes(deps).map((route) => [route.operationId, route]));
   for (const operation of v2Operations) {
+    const route = live.get(operation.operationId);
     const handler =
-      live.get(operation.operationId) ??
+      route?.handler ??
       (() => {
         const pendingWork = pendingOperations[operation.operationId];
         throw new ApiError(
@@ -68,7 +72,11 @@ function v2Router(deps: AppDeps): Router {
       });
     const guards = publicOperations.has(operation.operationId)
       ? []
-      : [authenticate(deps, allowanceOf(operation.operationId)), ...(operation.idempotent ? [idempotent(deps)] : [])];
+      : [
+          authenticate(deps, allowanceOf(operation.operationId)),
+          ...(operation.idempotent ? [idempotent(deps)] : []),
+          ...(route?.guards ?? []),
+        ];
     router[operation.method](operation.expressPath, ...guards, handler);
   }
   return router;

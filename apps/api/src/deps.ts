@@ -1,5 +1,7 @@
+import type { CaptionSource } from "./adapters/youtube/index.ts";
 import type { Logger } from "./logger.ts";
 import type { Platform } from "./platform.ts";
+import type { SpeechFallback } from "./services/video-transcripts.ts";
 
 /** Settings of the HTTP layer. */
 export interface HttpConfig {
@@ -17,6 +19,15 @@ export interface AppDeps {
   now: () => Date;
   /** The account platform: storage, keys, allowances, credits, slots, idempotency. */
   platform: Platform;
+  /** YouTube access; without it the YouTube operations answer 404 as not live yet. */
+  youtube?: YoutubeDeps;
   /** Validate every response against the OpenAPI document (on in tests; a mismatch answers 500). */
   validateResponses?: boolean;
+}
+
+/** What the YouTube operations need. */
+export interface YoutubeDeps {
+  captions: CaptionSource;
+  /** Speech recognition of a video's audio (the audio issue); absent, `mode: "audio"` is refused. */
+  speech?: SpeechFallback;
 }

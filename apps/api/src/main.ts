@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { createYoutubeAdapter } from "./adapters/youtube/index.ts";
 import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
 import { loadConfig } from "./config.ts";
@@ -40,6 +41,7 @@ const app = createApp({
   logger,
   now,
   platform,
+  youtube: createYoutubeAdapter(config.youtube),
 });
 
 const server = app.listen(config.port, config.host, () => {

@@ -6,6 +6,8 @@ import { requestIdOf } from "./locals.ts";
 export interface LiveRoute {
   operationId: OperationId;
   handler: RequestHandler;
+  /** Middleware the operation needs after authentication and idempotency (an extraction slot). */
+  guards?: RequestHandler[];
 }
 
 /** Sends a response body typed by the contract for the operation and status. */
@@ -26,4 +28,20 @@ export function envelopeRequestId(res: Response): string {
 /** The validated JSON body of a request. */
 export function bodyOf<T>(req: Request): T {
   return req.body as T;
+}
+
+/** Remembers which top-level body fields the client sent, before request validation fills in defaults. */
+export function recordSentBodyFields(): RequestHandler {
+  return (req, res, next) => {
+    const body: unknown = req.body;
+    res.locals.sentBodyFields = new Set(
+      typeof body === "object" && body !== null && !Array.isArray(body) ? Object.keys(body) : [],
+    );
+    next();
+  };
+}
+
+/** Whether the client sent this top-level body field (not a default filled in by validation). */
+export function wasSent(res: Response, field: string): boolean {
+  return (res.locals.sentBodyFields as Set<string> | undefined)?.has(field) ?? false;
 }

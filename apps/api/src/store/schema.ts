@@ -3,6 +3,7 @@ import {
   bigint,
   bigserial,
   check,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -10,6 +11,7 @@ import {
   primaryKey,
   text,
   timestamp,
+  unique,
 } from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
@@ -137,4 +139,41 @@ export const idempotencyRecords = pgTable(
     index("idempotency_records_expiry_idx").on(table.expiresAt),
     check("idempotency_records_state", sql`${table.state} in ('in_flight', 'completed')`),
   ],
+);
+
+/** One fetched YouTube caption track, served again without another upstream call. */
+export const youtubeTranscripts = pgTable(
+  "youtube_transcripts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    videoId: text("video_id").notNull(),
+    /** BCP-47 language of the track; null when YouTube did not say (a transcript-panel answer). */
+    language: text("language"),
+    /** `manual` or `auto`; null when YouTube did not say. */
+    captionKind: text("caption_kind"),
+    title: text("title"),
+    channel: text("channel"),
+    durationSeconds: doublePrecision("duration_seconds"),
+    thumbnailUrl: text("thumbnail_url"),
+    /** `[{start, duration, text}]` in seconds. */
+    segments: jsonb("segments").$type<Array<{ start: number; duration: number; text: string }>>().notNull(),
+    fetchedAt: timestamp("fetched_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [
+    unique("youtube_transcripts_track").on(table.videoId, table.language, table.captionKind).nullsNotDistinct(),
+    check("youtube_transcripts_caption_kind", sql`${table.captionKind} in ('manual', 'auto')`),
+  ],
+);
+
+/** Which stored track answers a video requested in a language ('' when none was asked for). */
+export const youtubeCaptionChoices = pgTable(
+  "youtube_caption_choices",
+  {
+    videoId: text("video_id").notNull(),
+    requestedLanguage: text("requested_language").notNull(),
+    transcriptId: bigint("transcript_id", { mode: "number" })
+      .notNull()
+      .references(() => youtubeTranscripts.id, { onDelete: "cascade" }),
+  },
+  (table) => [primaryKey({ columns: [table.videoId, table.requestedLanguage] })],
 );

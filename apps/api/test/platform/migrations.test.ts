@@ -36,7 +36,11 @@ describe(`a fresh store holds each migration once (${testEngine})`, () => {
     const rows = await store.query<{ proname: string }>(
       sql`select proname from pg_proc where proname like 'verbatim_%' order by proname`,
     );
-    expect(rows.map((row) => row.proname)).toEqual(["verbatim_acquire_slot", "verbatim_authenticate", "verbatim_recent_hits"]);
+    expect(rows.map((row) => row.proname)).toEqual([
+      "verbatim_acquire_slot",
+      "verbatim_authenticate",
+      "verbatim_recent_hits",
+    ]);
   });
 });
 

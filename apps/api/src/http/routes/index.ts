@@ -5,11 +5,13 @@ import type { LiveRoute } from "../route.ts";
 import { healthCheck } from "./health.ts";
 import { deepHealthCheck } from "./health-deep.ts";
 import { me } from "./me.ts";
+import { fetchVideoTranscript } from "./transcripts-video.ts";
 import { getUsage } from "./usage.ts";
 
 /** The operations this server serves. */
 export function liveRoutes(deps: AppDeps): LiveRoute[] {
-  return [healthCheck(deps), deepHealthCheck(deps), me(deps), getUsage(deps)];
+  const youtube = deps.youtube ? [fetchVideoTranscript(deps, deps.youtube)] : [];
+  return [healthCheck(deps), deepHealthCheck(deps), me(deps), getUsage(deps), ...youtube];
 }
 
 /** Operations anyone may call: no key, no allowance. */
@@ -34,7 +36,7 @@ export function allowanceOf(operationId: OperationId): Allowance {
  * `not_found` saying so.
  */
 export const pendingOperations: Partial<Record<OperationId, string>> = {
-  fetchVideoTranscript: "YouTube and audio transcripts",
+  fetchVideoTranscript: "YouTube access configured on the server, and audio transcripts",
   getTranscriptJob: "speech recognition jobs",
   fetchTranscriptsBatch: "batches",
   fetchChannelVideos: "YouTube lists",

@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { chooseCaptionTrack } from "./caption-track-choice.ts";
+import type { CaptionTrack } from "./player-response.ts";
+
+const track = (language: string, kind: "manual" | "auto" = "manual"): CaptionTrack => ({
+  language,
+  kind,
+  name: language,
+  baseUrl: `https://www.youtube.com/api/timedtext?lang=${language}${kind === "auto" ? "&kind=asr" : ""}`,
+});
+
+const tracks = [track("zh"), track("en", "auto"), track("en"), track("pt-BR"), track("de", "auto")];
+
+describe("chooseCaptionTrack", () => {
+  it("prefers the exact language, manual before automatic", () => {
+    expect(chooseCaptionTrack(tracks, "en", null)).toEqual(track("en"));
+  });
+
+  it("matches case-insensitively and by base language both ways", () => {
+    expect(chooseCaptionTrack(tracks, "PT-br", null)).toEqual(track("pt-BR"));
+    expect(chooseCaptionTrack(tracks, "pt", null)).toEqual(track("pt-BR"));
+    expect(chooseCaptionTrack(tracks, "en-GB", null)).toEqual(track("en"));
+  });
+
+  it("falls back to the manual track in the original language (the automatic track's)", () => {
+    expect(chooseCaptionTrack(tracks, "fr", null)).toEqual(track("en"));
+    expect(chooseCaptionTrack(tracks, undefined, null)).toEqual(track("en"));
+  });
+
+  it("falls back to the automatic track when the original language has no manual one", () => {
+    const onlyAuto = [track("zh"), track("ja", "auto")];
+    expect(chooseCaptionTrack(onlyAuto, "fr", null)).toEqual(track("ja", "auto"));
+  });
+
+  it("uses YouTube's default track when no automatic track tells the original language", () => {
+    expect(chooseCaptionTrack([track("zh"), track("cs")], "fr", 1)).toEqual(track("cs"));
+    expect(chooseCaptionTrack([track("zh"), track("cs")], "fr", null)).toEqual(track("zh"));
+  });
+});

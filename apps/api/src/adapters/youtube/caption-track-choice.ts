@@ -1,0 +1,39 @@
+import type { CaptionTrack } from "./player-response.ts";
+
+/**
+ * Chooses the track to return for a requested BCP-47 language: the exact language (manual
+ * before automatic), then the base language (`pt` for `pt-BR`, or any `pt-*`), then the manual
+ * track in the video's original language, then the automatic track. Without a requested
+ * language the original-language choice applies directly. The original language is the one
+ * YouTube's speech recognition ran on (the automatic track), else the default track's.
+ */
+export function chooseCaptionTrack(
+  tracks: readonly CaptionTrack[],
+  requested: string | undefined,
+  defaultTrackIndex: number | null,
+): CaptionTrack | undefined {
+  if (requested) {
+    const wanted = requested.toLowerCase();
+    const base = baseLanguage(wanted);
+    const exact = preferManual(tracks.filter((track) => track.language.toLowerCase() === wanted));
+    if (exact) return exact;
+    const sameBase = preferManual(tracks.filter((track) => baseLanguage(track.language.toLowerCase()) === base));
+    if (sameBase) return sameBase;
+  }
+  const automatic = tracks.find((track) => track.kind === "auto");
+  const defaultTrack = defaultTrackIndex === null ? undefined : tracks[defaultTrackIndex];
+  const original = automatic?.language ?? defaultTrack?.language;
+  const originalManual =
+    original === undefined
+      ? undefined
+      : tracks.find((track) => track.kind === "manual" && baseLanguage(track.language) === baseLanguage(original));
+  return originalManual ?? automatic ?? defaultTrack ?? tracks[0];
+}
+
+function baseLanguage(language: string): string {
+  return language.split("-")[0] ?? language;
+}
+
+function preferManual(candidates: readonly CaptionTrack[]): CaptionTrack | undefined {
+  return candidates.find((track) => track.kind === "manual") ?? candidates[0];
+}

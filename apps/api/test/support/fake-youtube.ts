@@ -1,0 +1,183 @@
+import { readFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+/** A request the fake received, for assertions on what the adapter sent. */
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  /** The JSON body of a POST, parsed. */
+  body: Record<string, unknown> | null;
+}
+
+/** What the fake answers. */
+export type FakeReply =
+  | { status?: number; body: string; contentType?: string }
+  /** Never answers: the client's timeout must fire. */
+  | { hang: true }
+  /** Closes the connection without an answer. */
+  | { reset: true };
+
+interface Rule {
+  method: string;
+  path: string;
+  matches: (request: LoggedRequest) => boolean;
+  reply: FakeReply;
+  /** Answers this many times, then falls through to older rules; unlimited when absent. */
+  remaining?: number;
+}
+
+const fixturesRoot = new URL("../fixtures/youtube/", import.meta.url);
+
+/** A fixture file's text, by its path under `test/fixtures/youtube/`. */
+export function fixture(path: string): string {
+  return readFileSync(new URL(path, fixturesRoot), "utf8");
+}
+
+/** The recorded answer of a NewPipeExtractor mock (`{request, response: {responseCode, responseBody}}`). */
+export function newpipeRecording(path: string): { status: number; body: string } {
+  const exchange = JSON.parse(fixture(`newpipe-extractor/${path}`)) as {
+    response: { responseCode: number; responseBody: string };
+  };
+  return { status: exchange.response.responseCode, body: exchange.response.responseBody };
+}
+
+/**
+ * A loopback stand-in for www.youtube.com: answers InnerTube calls (`POST /youtubei/v1/<endpoint>`)
+ * by their path and body fields and caption downloads (`GET /api/timedtext`) by `v`, `lang` and
+ * `kind`, never by signatures or expiry. Newer rules win over older ones, so a test can make
+ * one call fail (429, 500, a hang, an empty body) on top of the recordings. Every request is logged.
+ */
+export class FakeYoutube {
+  readonly requests: LoggedRequest[] = [];
+  private readonly rules: Rule[] = [];
+  private readonly sockets = new Set<Socket>();
+
+  private constructor(
+    private readonly server: Server,
+    readonly origin: string,
+  ) {
+    server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+  }
+
+  static async start(): Promise<FakeYoutube> {
+    let fake: FakeYoutube | undefined;
+    const server = createServer((req, res) => {
+      fake?.handle(req, res).catch((error: unknown) => {
+        res.statusCode = 500;
+        res.end(String(error));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    fake = new FakeYoutube(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    return fake;
+  }
+
+  /** Answers `POST /youtubei/v1/<endpoint>` whose JSON body has these top-level values. */
+  innertube(endpoint: string, bodyFields: Record<string, string>, reply: FakeReply, times?: number): this {
+    return this.rule(
+      "POST",
+      `/youtubei/v1/${endpoint}`,
+      (request) => hasFields(request.body, bodyFields),
+      reply,
+      times,
+    );
+  }
+
+  /** Answers the player call for a video with a recorded player response. */
+  player(videoId: string, reply: FakeReply, times?: number): this {
+    return this.innertube("player", { videoId }, reply, times);
+  }
+
+  /** Answers `GET /api/timedtext` for a video's track (`kind` is `asr` for automatic captions). */
+  timedtext(match: { v: string; lang: string; kind?: string }, reply: FakeReply, times?: number): this {
+    return this.rule(
+      "GET",
+      "/api/timedtext",
+      (request) =>
+        request.query.get("v") === match.v &&
+        request.query.get("lang") === match.lang &&
+        (request.query.get("kind") ?? undefined) === match.kind,
+      reply,
+      times,
+    );
+  }
+
+  /** Requests to a path, in order. */
+  requestsTo(path: string): LoggedRequest[] {
+    return this.requests.filter((request) => request.path === path);
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private rule(
+    method: string,
+    path: string,
+    matches: Rule["matches"],
+    reply: FakeReply,
+    times: number | undefined,
+  ): this {
+    this.rules.push({ method, path, matches, reply, ...(times === undefined ? {} : { remaining: times }) });
+    return this;
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString("utf8");
+    const url = new URL(req.url ?? "/", "http://fake");
+    const request: LoggedRequest = {
+      method: req.method ?? "GET",
+      path: url.pathname,
+      query: url.searchParams,
+      body: raw && req.headers["content-type"]?.includes("json") ? (JSON.parse(raw) as Record<string, unknown>) : null,
+    };
+    this.requests.push(request);
+    const rule = this.rules.findLast(
+      (candidate) =>
+        candidate.method === request.method &&
+        candidate.path === request.path &&
+        (candidate.remaining === undefined || candidate.remaining > 0) &&
+        candidate.matches(request),
+    );
+    if (!rule) {
+      res.writeHead(404, { "content-type": "text/plain" }).end(`no recording for ${request.method} ${request.path}`);
+      return;
+    }
+    if (rule.remaining !== undefined) rule.remaining--;
+    const reply = rule.reply;
+    if ("hang" in reply) return;
+    if ("reset" in reply) {
+      req.socket.destroy();
+      return;
+    }
+    const contentType = reply.contentType ?? (reply.body.trimStart().startsWith("<") ? "text/xml" : "application/json");
+    res.writeHead(reply.status ?? 200, { "content-type": `${contentType}; charset=utf-8` }).end(reply.body);
+  }
+}
+
+function hasFields(body: Record<string, unknown> | null, fields: Record<string, string>): boolean {
+  return Object.entries(fields).every(([name, value]) => body?.[name] === value);
+}
+
+/** Serves a reply from a fixture file. */
+export function fromFixture(path: string, status = 200): FakeReply {
+  return { status, body: fixture(path) };
+}
+
+/**
+ * The player response inside a NewPipe ANDROID `reel_item_watch` recording, as `/player` answers
+ * it: that endpoint wraps the same response in `playerResponse`.
+ */
+export function playerFromReelRecording(path: string): FakeReply {
+  const recorded = newpipeRecording(path);
+  const parsed = JSON.parse(recorded.body) as { playerResponse?: unknown };
+  return { status: recorded.status, body: JSON.stringify(parsed.playerResponse ?? parsed) };
+}

@@ -1,0 +1,43 @@
+import { createYoutubeAdapter, type YoutubeAdapterConfig } from "../../src/adapters/youtube/index.ts";
+import { FakeYoutube } from "./fake-youtube.ts";
+import { startServer, type TestServer, type TestServerOptions } from "./server.ts";
+
+/** How long starting one may take: a fresh PGlite store takes seconds, more while the whole suite runs on 2 cores. */
+export const serverStartTimeoutMs = 60_000;
+
+/** The API wired to a fake YouTube, with timeouts short enough for tests. */
+export interface YoutubeTestServer {
+  server: TestServer;
+  fake: FakeYoutube;
+  /** The account's balance now. */
+  balance(): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+export interface YoutubeTestServerOptions extends TestServerOptions {
+  /** Overrides of the short test timeouts. */
+  upstream?: Omit<YoutubeAdapterConfig, "origin">;
+}
+
+export async function startYoutubeServer(options: YoutubeTestServerOptions = {}): Promise<YoutubeTestServer> {
+  const fake = await FakeYoutube.start();
+  const youtube = createYoutubeAdapter({
+    origin: fake.origin,
+    attemptTimeoutMs: 400,
+    budgetMs: 2_000,
+    maxAttempts: 3,
+    backoffBaseMs: 10,
+    ...options.upstream,
+  });
+  const { upstream: _upstream, ...serverOptions } = options;
+  const server = await startServer({ ...serverOptions, deps: { ...options.deps, youtube } });
+  return {
+    server,
+    fake,
+    balance: () => server.platform.credits.balance(server.account.id),
+    async close() {
+      await server.close();
+      await fake.close();
+    },
+  };
+}
