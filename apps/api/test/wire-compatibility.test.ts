@@ -3,6 +3,7 @@ import { type ErrorCode, errorTable, type OperationId } from "@verbatim/contract
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { liveRoutes } from "../src/http/routes/index.ts";
+import { fromFixture } from "./support/fake-youtube.ts";
 import { type ErrorBodyShape, type RawRequest, send, verbatimValidator } from "./support/http.ts";
 import {
   type DocumentOperation,
@@ -15,7 +16,8 @@ import {
   readJsonDocument,
   resolveSchema,
 } from "./support/openapi.ts";
-import { startServer, type TestServer } from "./support/server.ts";
+import type { TestServer } from "./support/server.ts";
+import { startYoutubeServer, type YoutubeTestServer } from "./support/youtube-server.ts";
 
 // api-decisions.md, "Wire compatibility, tested": every request the hosted service's published
 // contract accepts must be accepted by Verbatim, and every Verbatim response must validate against
@@ -44,11 +46,24 @@ const verbatimOperations = new Map(
  * How to call each live operation for a response to check against the anchor. When an
  * operation of the anchor goes live, add its requests here; a test fails until it is.
  */
+/** A video the fake YouTube answers from the recordings of youtube-transcript-api. */
+const recordedVideo = "GJLlxj_dtq8";
+
 const liveProbes: Partial<Record<OperationId, Array<{ what: string; request: RawRequest }>>> = {
   healthCheck: [
     { what: "a liveness probe without a key", request: { method: "GET", path: "/api/v2/health", authorized: false } },
   ],
   me: [{ what: "a valid key", request: { method: "GET", path: "/api/v2/me" } }],
+  fetchVideoTranscript: [
+    {
+      what: "a recorded YouTube video, with segments",
+      request: { method: "POST", path: "/api/v2/transcripts/video", json: { video: recordedVideo } },
+    },
+    {
+      what: "a recorded YouTube video, as text",
+      request: { method: "POST", path: "/api/v2/transcripts/video", json: { video: recordedVideo, timestamps: false } },
+    },
+  ],
 };
 
 /** Error responses of today's server, each checked against the anchor's `ErrorEnvelope`. */
@@ -92,6 +107,12 @@ const errorProbes: Array<{ what: string; status: number; code: ErrorCode; reques
     what: "an operation that is not live yet",
     status: 404,
     code: "not_found",
+    request: { method: "POST", path: "/api/v2/transcripts/channel", json: { channel: "@jawed" } },
+  },
+  {
+    what: "a video the upstream refuses",
+    status: 503,
+    code: "upstream_error",
     request: { method: "POST", path: "/api/v2/transcripts/video", json: { video: "dQw4w9WgXcQ" } },
   },
   {
@@ -102,13 +123,18 @@ const errorProbes: Array<{ what: string; status: number; code: ErrorCode; reques
   },
 ];
 
+let youtube: YoutubeTestServer;
 let server: TestServer;
 let live: ReadonlySet<string>;
 beforeAll(async () => {
-  server = await startServer();
+  youtube = await startYoutubeServer();
+  youtube.fake
+    .player(recordedVideo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
+    .timedtext({ v: recordedVideo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"));
+  server = youtube.server;
   live = new Set(liveRoutes(server.deps).map((route) => route.operationId));
 });
-afterAll(() => server.close());
+afterAll(() => youtube.close());
 
 describe("the anchor's operations in Verbatim's contract", () => {
   it("lists the eight operations SOURCE.md names", () => {
@@ -220,7 +246,7 @@ describe("2xx of live operations, valid against the anchor's response schemas", 
   }
 });
 
-describe("4xx of the server, valid against the anchor's ErrorEnvelope", () => {
+describe("errors of the server, valid against the anchor's ErrorEnvelope", () => {
   for (const { what, status, code, request } of errorProbes) {
     it(`answers ${what} with ${status} ${code} in the anchor's shape`, async () => {
       const answer = await send(server, request);
