@@ -1,6 +1,5 @@
 import type { OperationId, ResponseBody } from "@verbatim/contract";
 import type { Request, RequestHandler, Response } from "express";
-import { requestIdOf } from "./locals.ts";
 
 /** A live operation: its id in the contract and the handler that serves it. */
 export interface LiveRoute {
@@ -18,11 +17,6 @@ export function send<Op extends OperationId, Status extends number>(
   body: ResponseBody<Op, Status>,
 ): void {
   res.status(status).json(body);
-}
-
-/** The request id as the envelope carries it. */
-export function envelopeRequestId(res: Response): string {
-  return requestIdOf(res);
 }
 
 /** The validated JSON body of a request. */

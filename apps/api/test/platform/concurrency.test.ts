@@ -7,7 +7,6 @@ import {
   ledgerOf,
   openPlatformFixture,
   type PlatformFixture,
-  storeHookTimeout,
   tally,
   times,
   windowSize,
@@ -16,8 +15,8 @@ import {
 let fixture: PlatformFixture;
 beforeAll(async () => {
   fixture = await openPlatformFixture();
-}, storeHookTimeout);
-afterAll(() => fixture.close(), storeHookTimeout);
+});
+afterAll(() => fixture.close());
 
 describe(`concurrent charges never overspend (${testEngine})`, () => {
   it("lets exactly 10 of 100 parallel 1-credit charges through on a balance of 10", async () => {

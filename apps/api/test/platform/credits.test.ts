@@ -2,13 +2,13 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChargeRequest } from "../../src/services/credits.ts";
 import { pricing } from "../../src/services/pricing.ts";
-import { expectApiError, ledgerOf, openPlatformFixture, type PlatformFixture, storeHookTimeout } from "./helpers.ts";
+import { expectApiError, ledgerOf, openPlatformFixture, type PlatformFixture } from "./helpers.ts";
 
 let fixture: PlatformFixture;
 beforeAll(async () => {
   fixture = await openPlatformFixture();
-}, storeHookTimeout);
-afterAll(() => fixture.close(), storeHookTimeout);
+});
+afterAll(() => fixture.close());
 
 const charge = (accountId: string, credits: number, requestId = "req_test"): ChargeRequest => ({
   accountId,

@@ -38,9 +38,6 @@ export class FakeClock {
   }
 }
 
-/** For hooks that open or close a store: PGlite takes seconds to start, more on a loaded machine. */
-export const storeHookTimeout = 60_000;
-
 export const second = 1000;
 export const minute = 60 * second;
 export const hour = 60 * minute;

@@ -9,14 +9,13 @@ import {
   openPlatformFixture,
   type PlatformFixture,
   second,
-  storeHookTimeout,
 } from "./helpers.ts";
 
 let fixture: PlatformFixture;
 beforeAll(async () => {
   fixture = await openPlatformFixture();
-}, storeHookTimeout);
-afterAll(() => fixture.close(), storeHookTimeout);
+});
+afterAll(() => fixture.close());
 
 const path = "/api/v2/transcripts/video";
 const body = { url: "https://www.youtube.com/watch?v=dQw4w9WgXcQ", mode: "captions" };

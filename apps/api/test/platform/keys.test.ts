@@ -13,14 +13,13 @@ import {
   openPlatformFixture,
   type PlatformFixture,
   second,
-  storeHookTimeout,
 } from "./helpers.ts";
 
 let fixture: PlatformFixture;
 beforeAll(async () => {
   fixture = await openPlatformFixture();
-}, storeHookTimeout);
-afterAll(() => fixture.close(), storeHookTimeout);
+});
+afterAll(() => fixture.close());
 
 describe("API keys are vb_live_ followed by 32 base62 characters", () => {
   it("issues keys of that shape for new accounts and added keys", async () => {

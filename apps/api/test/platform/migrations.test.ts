@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { openTestStore, testEngine } from "../support/store.ts";
-import { createPostgresDatabase, databaseUrl, type PostgresDatabase, storeHookTimeout, times } from "./helpers.ts";
+import { createPostgresDatabase, databaseUrl, type PostgresDatabase, times } from "./helpers.ts";
 
 const journal = JSON.parse(
   readFileSync(new URL("../../src/store/migrations/meta/_journal.json", import.meta.url), "utf8"),
@@ -23,8 +23,8 @@ describe(`a fresh store holds each migration once (${testEngine})`, () => {
   let store: Store;
   beforeAll(async () => {
     store = await openTestStore();
-  }, storeHookTimeout);
-  afterAll(() => store.close(), storeHookTimeout);
+  });
+  afterAll(() => store.close());
 
   it("records every migration of the journal exactly once, in order", async () => {
     const rows = await migrationsOf(store);
@@ -50,11 +50,11 @@ describe.runIf(databaseUrl)("processes starting together on one PostgreSQL migra
 
   beforeAll(async () => {
     database = await createPostgresDatabase(databaseUrl as string);
-  }, storeHookTimeout);
+  });
   afterAll(async () => {
     await Promise.all(stores.map((store) => store.close()));
     await database?.drop();
-  }, storeHookTimeout);
+  });
 
   it("opens four stores at once on a fresh database and a fifth afterwards, leaving one copy of each migration", async () => {
     const opened = await Promise.allSettled(times(4).map(() => openPostgresStore(database.url, { poolSize: 2 })));

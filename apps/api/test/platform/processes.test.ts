@@ -9,7 +9,6 @@ import {
   openPostgresPlatform,
   type PostgresDatabase,
   spawnScript,
-  storeHookTimeout,
   windowSize,
 } from "./helpers.ts";
 
@@ -23,14 +22,14 @@ describe.runIf(databaseUrl)("separate API processes on one PostgreSQL", () => {
   beforeAll(async () => {
     database = await createPostgresDatabase(databaseUrl as string);
     ({ store, platform } = await openPostgresPlatform(database.url, 15));
-  }, storeHookTimeout);
+  });
 
   afterAll(async () => {
     await Promise.all(children.map((child) => child.kill()));
     platform?.slots.close();
     await store?.close();
     await database?.drop();
-  }, storeHookTimeout);
+  });
 
   function spawn(script: string, args: string[]): ChildScript {
     const child = spawnScript(script, args);

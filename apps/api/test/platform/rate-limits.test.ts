@@ -8,7 +8,6 @@ import {
   openPlatformFixture,
   type PlatformFixture,
   second,
-  storeHookTimeout,
   times,
   windowSize,
 } from "./helpers.ts";
@@ -16,8 +15,8 @@ import {
 let fixture: PlatformFixture;
 beforeAll(async () => {
   fixture = await openPlatformFixture();
-}, storeHookTimeout);
-afterAll(() => fixture.close(), storeHookTimeout);
+});
+afterAll(() => fixture.close());
 
 /** Half past a minute, so a fixed-minute window would reset 30 s after it, a sliding one 60 s after. */
 const t0 = new Date("2026-03-02T10:00:30.000Z");

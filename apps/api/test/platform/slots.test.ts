@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plans } from "../../src/services/plans.ts";
 import { ExtractionSlots, type SlotLease } from "../../src/services/slots.ts";
-import { openPlatformFixture, type PlatformFixture, second, storeHookTimeout, times } from "./helpers.ts";
+import { openPlatformFixture, type PlatformFixture, second, times } from "./helpers.ts";
 
 /** Long enough that the real-time renewal timer (a third of it) never fires during this file. */
 const leaseSeconds = 600;
@@ -9,8 +9,8 @@ const leaseSeconds = 600;
 let fixture: PlatformFixture;
 beforeAll(async () => {
   fixture = await openPlatformFixture({ slotLeaseSeconds: leaseSeconds });
-}, storeHookTimeout);
-afterAll(() => fixture.close(), storeHookTimeout);
+});
+afterAll(() => fixture.close());
 
 /** Acquires `count` slots one after another, answering each lease or null. */
 async function acquire(slots: ExtractionSlots, accountId: string, limit: number, count: number) {

@@ -3,7 +3,8 @@ import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { ping } from "../../store/database.ts";
 import { authOf } from "../auth.ts";
-import { envelopeRequestId, type LiveRoute, send } from "../route.ts";
+import { requestIdOf } from "../locals.ts";
+import { type LiveRoute, send } from "../route.ts";
 
 type DependencyName = "database" | "queue" | "speech_engine";
 
@@ -23,7 +24,7 @@ export function deepHealthCheck(deps: AppDeps, probes: DependencyProbe[] = []): 
       const checks = await Promise.all(all.map(run));
       send(res, "deepHealthCheck", 200, {
         ok: true,
-        request_id: envelopeRequestId(res),
+        request_id: requestIdOf(res),
         data: {
           kind: "health_deep",
           status: checks.every((check) => check.status === "ok") ? "ok" : "degraded",

@@ -1,5 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
-import { envelopeRequestId, type LiveRoute, send } from "../route.ts";
+import { requestIdOf } from "../locals.ts";
+import { type LiveRoute, send } from "../route.ts";
 
 const service = "verbatim";
 
@@ -11,7 +12,7 @@ export function healthCheck(deps: AppDeps): LiveRoute {
       const status = { status: "ok" as const, service, version: deps.config.version, time: deps.now().toISOString() };
       send(res, "healthCheck", 200, {
         ok: true,
-        request_id: envelopeRequestId(res),
+        request_id: requestIdOf(res),
         ...status,
         data: { kind: "health", ...status },
         usage: { credits_spent: 0, balance: null, bytes: 0 },

@@ -1,7 +1,8 @@
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { authOf } from "../auth.ts";
-import { envelopeRequestId, type LiveRoute, send } from "../route.ts";
+import { requestIdOf } from "../locals.ts";
+import { type LiveRoute, send } from "../route.ts";
 
 /**
  * `GET /me`: validates the key; the balance, the plan and the key's request allowance. Free.
@@ -15,7 +16,7 @@ export function me(_deps: AppDeps): LiveRoute {
       const allowance = auth.requestAllowance;
       send(res, "me", 200, {
         ok: true,
-        request_id: envelopeRequestId(res),
+        request_id: requestIdOf(res),
         data: {
           kind: "me",
           user_id: auth.accountId,

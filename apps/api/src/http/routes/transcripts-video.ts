@@ -6,7 +6,8 @@ import { usageBlock } from "../../services/credits.ts";
 import { pricing } from "../../services/pricing.ts";
 import { type TranscriptMode, VideoTranscripts, type YoutubeTranscript } from "../../services/video-transcripts.ts";
 import { authOf } from "../auth.ts";
-import { bodyOf, envelopeRequestId, type LiveRoute, send, wasSent } from "../route.ts";
+import { requestIdOf } from "../locals.ts";
+import { bodyOf, type LiveRoute, send, wasSent } from "../route.ts";
 import { holdExtractionSlot } from "../slots.ts";
 
 type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
@@ -35,11 +36,11 @@ export function fetchVideoTranscript(deps: AppDeps, youtube: YoutubeDeps): LiveR
         accountId: auth.accountId,
         credits,
         operation: "POST /transcripts/video",
-        requestId: envelopeRequestId(res),
+        requestId: requestIdOf(res),
       });
       send(res, "fetchVideoTranscript", 200, {
         ok: true,
-        request_id: envelopeRequestId(res),
+        request_id: requestIdOf(res),
         data: {
           ...transcriptFields(transcript),
           ...(withTimestamps ? { segments: transcript.segments } : { text }),

@@ -1,7 +1,8 @@
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { authOf, storeUnreachable } from "../auth.ts";
-import { envelopeRequestId, type LiveRoute, send } from "../route.ts";
+import { requestIdOf } from "../locals.ts";
+import { type LiveRoute, send } from "../route.ts";
 
 /** `GET /usage`: credits charged per day and per operation. Free. */
 export function getUsage(deps: AppDeps): LiveRoute {
@@ -17,7 +18,7 @@ export function getUsage(deps: AppDeps): LiveRoute {
         });
       send(res, "getUsage", 200, {
         ok: true,
-        request_id: envelopeRequestId(res),
+        request_id: requestIdOf(res),
         data: report,
         usage: usageBlock(0, auth.credits),
       });
