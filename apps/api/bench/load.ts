@@ -17,6 +17,10 @@ export interface Measurement {
 
 export interface LoadOptions {
   url: string;
+  /** GET unless told; a POST sends `body` as JSON. */
+  method?: "GET" | "POST";
+  /** The JSON request body every request sends. */
+  body?: string;
   /** One key per connection, round robin: the load of many accounts, as a service sees it. */
   apiKeys: string[];
   connections: number;
@@ -37,11 +41,16 @@ export function load(options: LoadOptions): Promise<Measurement> {
     const instance = autocannon(
       {
         url: options.url,
+        method: options.method ?? "GET",
+        ...(options.body === undefined ? {} : { body: options.body }),
         connections: options.connections,
         duration: options.seconds,
         setupClient: (client) => {
           const key = options.apiKeys[nextKey++ % options.apiKeys.length];
-          if (key) client.setHeaders({ authorization: `Bearer ${key}` });
+          client.setHeaders({
+            ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+            ...(key ? { authorization: `Bearer ${key}` } : {}),
+          });
         },
         timeout: 10,
       },

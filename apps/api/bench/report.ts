@@ -9,7 +9,10 @@ export interface Run {
   /** Requests and statements the child counted over the measured window. */
   requests: number;
   queries: number;
+  /** Admitted requests the sliding windows hold afterwards; `null` where the child does not count them. */
   windowRows: number | null;
+  /** Requests a fake upstream received during the run's warm-up and measured load; `null` without one. */
+  upstreamRequests: number | null;
   /** Requests per second against the bare route of the same round. */
   ratioToBare: number;
   /** CPU of the target's server process in the window. */
@@ -20,6 +23,9 @@ export interface Run {
   otherCores: number | null;
 }
 
+/** What each benchmark calls its targets in the tables and goal lines. */
+export type TargetLabels = Record<TargetName, string>;
+
 /** The goals of docs/performance.md, and what they are as ratios to Express 5 (6,000 req/s where they were set). */
 const goals = {
   maxRoundTrips: 2,
@@ -28,12 +34,6 @@ const goals = {
   expressReference: 6_000,
   maxTailRatio: 2,
 } as const;
-
-export const targetLabels: Record<TargetName, string> = {
-  bare: "bare Express 5 route",
-  embedded: "/me on PGlite (embedded)",
-  postgres: "/me on PostgreSQL",
-};
 
 const columns = [
   "target",
@@ -48,36 +48,85 @@ const columns = [
   "srv CPU ms/req",
   "pg CPU ms/req",
   "other cores",
-  "window rows",
 ];
 
+/** What the CPU columns of `runTable` mean, printed under it. */
+const cpuNote =
+  "srv/pg CPU ms/req: CPU of the server process / of all postgres processes in the window, per request. other cores: " +
+  "CPU of everything else on the machine (not the load generator, the bench's server processes, or the postgres target's PostgreSQL); above ~0.1 the figures are depressed by foreign load.";
+
+/** The column after the shared ones, which each benchmark chooses. */
+export interface LastColumn {
+  header: string;
+  /** The cell of one run. */
+  run(run: Run): string;
+  /** The cell of a target's mean row, from that target's runs. */
+  mean(runs: Run[]): string;
+}
+
+/** The last column of the /me benchmark: what the sliding windows hold after each run. */
+export const windowRowsColumn: LastColumn = {
+  header: "window rows",
+  run: (run) => (run.windowRows === null ? "-" : run.windowRows.toLocaleString("en-US")),
+  mean: () => "",
+};
+
+/** The last column of benchmarks with a fake upstream: the requests it received. */
+export const upstreamColumn: LastColumn = {
+  header: "upstream",
+  run: (run) => String(run.upstreamRequests),
+  mean: (runs) => String(sum(runs.map((run) => run.upstreamRequests ?? 0))),
+};
+
 /** The table of every run, then one line per target over its rounds. */
-export function runTable(runs: Run[]): string {
+export function runTable(runs: Run[], labels: TargetLabels, last: LastColumn): string {
   const rows = runs.map((run) => [
-    targetLabels[run.target],
+    labels[run.target],
     String(run.round),
     ...figures(run.measurement.requestsPerSecond, run.measurement.p50Ms, run.measurement.p99Ms),
     String(run.measurement.non2xx + run.measurement.errors),
-    run.target === "bare" ? "-" : queriesPerRequest(run.queries, run.requests),
+    run.target === "bare" ? "-" : perRequest(run.queries, run.requests),
     run.ratioToBare.toFixed(3),
     perRequest(run.serverCpuMs, run.requests),
     run.postgresCpuMs === null ? "-" : perRequest(run.postgresCpuMs, run.requests),
     run.otherCores === null ? "-" : run.otherCores.toFixed(2),
-    run.windowRows === null ? "-" : run.windowRows.toLocaleString("en-US"),
+    last.run(run),
   ]);
   const summary = summarise(runs).map((s) => [
-    targetLabels[s.target],
+    labels[s.target],
     "mean",
     ...figures(s.requestsPerSecond, s.p50Ms, s.p99Ms),
     String(s.failures),
-    s.target === "bare" ? "-" : queriesPerRequest(s.queries, s.requests),
+    s.target === "bare" ? "-" : perRequest(s.queries, s.requests),
     s.ratioToBare.toFixed(3),
     perRequest(s.serverCpuMs, s.requests),
     s.postgresCpuMs === null ? "-" : perRequest(s.postgresCpuMs, s.requests),
     s.otherCores === null ? "-" : s.otherCores.toFixed(2),
-    "",
+    last.mean(runs.filter((run) => run.target === s.target)),
   ]);
-  return table([columns, ...rows, [], ...summary]);
+  return textTable([...columns, last.header], [...rows, [], ...summary]);
+}
+
+export interface ReportOptions {
+  last: LastColumn;
+  /** What the columns of this benchmark mean, printed under the table before the CPU columns' note. */
+  notes: string[];
+  /** The heading of the goal lines. */
+  goals: string;
+  /** Whether the goal of database round trips per request applies. */
+  roundTrips: boolean;
+}
+
+/** Prints the table of `runs` with its notes, then the goals against the means. */
+export function printReport(runs: Run[], labels: TargetLabels, options: ReportOptions): void {
+  console.log("");
+  console.log(runTable(runs, labels, options.last));
+  console.log("");
+  for (const note of options.notes) console.log(note);
+  console.log(cpuNote);
+  console.log("");
+  console.log(options.goals);
+  for (const line of goalLines(summarise(runs), labels, options)) console.log(`  ${line}`);
 }
 
 export interface Summary {
@@ -117,25 +166,30 @@ export function summarise(runs: Run[]): Summary[] {
   });
 }
 
-/** The goals of docs/performance.md against the means, each line saying met or missed. */
-export function goalLines(summaries: Summary[]): string[] {
+/**
+ * The goals of docs/performance.md against the means, each line saying met or missed; the round-trip
+ * goal only where `roundTrips` says it applies.
+ */
+export function goalLines(summaries: Summary[], labels: TargetLabels, options: { roundTrips: boolean }): string[] {
   const lines: string[] = [];
   for (const s of summaries) {
     if (s.target === "bare") continue;
-    const label = targetLabels[s.target];
-    const trips = s.queries / s.requests;
-    lines.push(
-      verdict(
-        trips <= goals.maxRoundTrips,
-        `${label}: ${trips.toFixed(2)} database round trips per request (goal <= ${goals.maxRoundTrips})`,
-      ),
-    );
+    const label = labels[s.target];
+    if (options.roundTrips) {
+      const trips = s.queries / s.requests;
+      lines.push(
+        verdict(
+          trips <= goals.maxRoundTrips,
+          `${label}: ${trips.toFixed(2)} database round trips per request (goal <= ${goals.maxRoundTrips})`,
+        ),
+      );
+    }
     const floor = s.target === "postgres" ? goals.postgres : goals.embedded;
     const floorRatio = floor / goals.expressReference;
     lines.push(
       verdict(
         s.requestsPerSecond >= floor,
-        `${label}: ${round(s.requestsPerSecond)} req/s (goal >= ${floor} req/s on the pinned setup of performance.md)`,
+        `${label}: ${wholeNumber(s.requestsPerSecond)} req/s (goal >= ${floor} req/s on the pinned setup of performance.md)`,
       ),
     );
     lines.push(
@@ -159,18 +213,15 @@ function verdict(met: boolean, text: string): string {
 }
 
 function figures(rate: number, p50: number, p99: number): string[] {
-  return [round(rate), p50.toFixed(2), p99.toFixed(2), (p99 / p50).toFixed(2)];
+  return [wholeNumber(rate), p50.toFixed(2), p99.toFixed(2), (p99 / p50).toFixed(2)];
 }
 
-function perRequest(ms: number, requests: number): string {
-  return requests === 0 ? "-" : (ms / requests).toFixed(2);
+function perRequest(total: number, requests: number): string {
+  return requests === 0 ? "-" : (total / requests).toFixed(2);
 }
 
-function queriesPerRequest(queries: number, requests: number): string {
-  return requests === 0 ? "-" : (queries / requests).toFixed(2);
-}
-
-function round(value: number): string {
+/** A whole number with thousands separators. */
+export function wholeNumber(value: number): string {
   return value.toLocaleString("en-US", { maximumFractionDigits: 0 });
 }
 
@@ -178,15 +229,19 @@ function mean(values: number[]): number {
   return values.length === 0 ? Number.NaN : sum(values) / values.length;
 }
 
-function sum(values: number[]): number {
+export function sum(values: number[]): number {
   return values.reduce((total, value) => total + value, 0);
 }
 
-/** A plain-text table: the first column left-aligned, the rest right-aligned; an empty row is a rule. */
-function table(rows: string[][]): string {
-  const widths = columns.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? "").length)));
+/**
+ * A plain-text table: the first column left-aligned, the rest right-aligned, a rule under the
+ * header; an empty row is a rule too.
+ */
+export function textTable(header: string[], rows: string[][]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, i) => Math.max(...all.map((row) => (row[i] ?? "").length)));
   const rule = widths.map((w) => "-".repeat(w)).join("-+-");
-  const lines = rows.map((row) =>
+  const lines = all.map((row) =>
     row.length === 0
       ? rule
       : widths.map((w, i) => (i === 0 ? (row[i] ?? "").padEnd(w) : (row[i] ?? "").padStart(w))).join(" | "),

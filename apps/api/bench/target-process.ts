@@ -1,19 +1,25 @@
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { ChildMessage, ParentMessage, TargetSpec } from "./protocol.ts";
+import type { ChildMessage, ParentMessage } from "./protocol.ts";
 
-const serverEntry = fileURLToPath(new URL("./target-server.ts", import.meta.url));
+/** What every child entry's spec holds: the target's name, for messages. */
+export interface NamedSpec {
+  name: string;
+}
 
 type Counted = Extract<ChildMessage, { type: "counted" }>;
 
-/** A target server running in its own child process, so it never shares the load generator's event loop. */
-export class TargetProcess {
+/**
+ * A target server running in its own child process, so it never shares the load generator's event loop.
+ * The child entry (bench/target-server.ts, bench/youtube-target-server.ts) speaks bench/protocol.ts.
+ */
+export class TargetProcess<Spec extends NamedSpec = NamedSpec> {
   private waiting: { type: ChildMessage["type"]; resolve: (m: ChildMessage) => void; reject: (e: Error) => void }[] =
     [];
   private exited: Error | null = null;
 
   private constructor(
-    readonly spec: TargetSpec,
+    readonly spec: Spec,
     private readonly child: ChildProcess,
   ) {
     child.on("message", (message: ChildMessage) => {
@@ -29,12 +35,16 @@ export class TargetProcess {
     });
   }
 
-  /** Forks the child and waits until it listens; rejects with the child's reason when it cannot start. */
-  static async start(
-    spec: TargetSpec,
+  /**
+   * Forks `entry` with `spec` as JSON in its `argv[2]` and waits until it listens; rejects with the
+   * child's reason when it cannot start.
+   */
+  static async start<Spec extends NamedSpec>(
+    entry: URL,
+    spec: Spec,
     timeoutMs = 90_000,
-  ): Promise<{ target: TargetProcess; url: string; apiKeys: string[] }> {
-    const child = fork(serverEntry, [JSON.stringify(spec)], {
+  ): Promise<{ target: TargetProcess<Spec>; url: string; apiKeys: string[] }> {
+    const child = fork(fileURLToPath(entry), [JSON.stringify(spec)], {
       execArgv: ["--import", import.meta.resolve("tsx")],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { youtubeConfigFrom } from "./config.ts";
+import { jobsConfigFrom, loadConfig, youtubeConfigFrom } from "./config.ts";
 
 describe("youtubeConfigFrom", () => {
   it("keeps the adapter's defaults when nothing is set", () => {
@@ -10,12 +10,14 @@ describe("youtubeConfigFrom", () => {
     expect(
       youtubeConfigFrom({
         VERBATIM_YOUTUBE_ORIGIN: "http://egress.internal:8080/",
+        VERBATIM_YOUTUBE_MEDIA_ORIGIN: "http://media-egress.internal:8080",
         VERBATIM_PROXY_URLS: "http://user:pw@proxy-a:3128, http://proxy-b:3128",
         VERBATIM_UPSTREAM_TIMEOUT_MS: "5000",
         VERBATIM_UPSTREAM_BUDGET_MS: "20000",
       }),
     ).toEqual({
       origin: "http://egress.internal:8080",
+      mediaOrigin: "http://media-egress.internal:8080",
       proxyUrls: ["http://user:pw@proxy-a:3128", "http://proxy-b:3128"],
       attemptTimeoutMs: 5000,
       budgetMs: 20000,
@@ -26,5 +28,54 @@ describe("youtubeConfigFrom", () => {
     expect(() => youtubeConfigFrom({ VERBATIM_PROXY_URLS: "socks5://proxy:1080" })).toThrow(/VERBATIM_PROXY_URLS/);
     expect(() => youtubeConfigFrom({ VERBATIM_YOUTUBE_ORIGIN: "not a url" })).toThrow(/VERBATIM_YOUTUBE_ORIGIN/);
     expect(() => youtubeConfigFrom({ VERBATIM_UPSTREAM_TIMEOUT_MS: "soon" })).toThrow(/VERBATIM_UPSTREAM_TIMEOUT_MS/);
+  });
+});
+
+describe("loadConfig: VERBATIM_WEBHOOK_RETRY_SCHEDULE", () => {
+  it("retries within 10 s at first and for about 24 h in all by default", () => {
+    const { retryDelaysMs } = loadConfig({}).webhooks;
+    expect(retryDelaysMs[0]).toBeLessThanOrEqual(10_000);
+    const totalHours = retryDelaysMs.reduce((sum, delay) => sum + delay, 0) / 3_600_000;
+    expect(totalHours).toBeGreaterThan(23);
+    expect(totalHours).toBeLessThanOrEqual(24);
+    expect(retryDelaysMs).toEqual([...retryDelaysMs].sort((a, b) => a - b));
+  });
+
+  it("reads comma-separated seconds into milliseconds", () => {
+    expect(loadConfig({ VERBATIM_WEBHOOK_RETRY_SCHEDULE: "1, 10,60" }).webhooks).toEqual({
+      retryDelaysMs: [1_000, 10_000, 60_000],
+    });
+  });
+
+  it.each(["5,,30", "5,abc", "0,5", "-5", "1.5", "5;30"])("stops start-up on %j, naming the variable", (value) => {
+    expect(() => loadConfig({ VERBATIM_WEBHOOK_RETRY_SCHEDULE: value })).toThrow(
+      /^VERBATIM_WEBHOOK_RETRY_SCHEDULE must list whole seconds above 0/,
+    );
+  });
+});
+
+describe("jobsConfigFrom", () => {
+  it("defaults to one process doing everything, 2 workers, 30 s inline, 1000 queued jobs", () => {
+    expect(jobsConfigFrom({})).toEqual({
+      role: "all",
+      workers: 2,
+      inlineAudioSeconds: 30,
+      maxQueuedJobs: 1000,
+      pollSeconds: 0.5,
+      heartbeatSeconds: 30,
+    });
+  });
+
+  it("reads a worker-only process with inline transcription off", () => {
+    expect(
+      jobsConfigFrom({ VERBATIM_ROLE: "worker", VERBATIM_WORKERS: "4", VERBATIM_INLINE_AUDIO_SECONDS: "0" }),
+    ).toMatchObject({ role: "worker", workers: 4, inlineAudioSeconds: 0 });
+  });
+
+  it("names the variable that holds a bad value", () => {
+    expect(() => jobsConfigFrom({ VERBATIM_ROLE: "scheduler" })).toThrow(/VERBATIM_ROLE/);
+    expect(() => jobsConfigFrom({ VERBATIM_WORKERS: "0" })).toThrow(/VERBATIM_WORKERS/);
+    expect(() => jobsConfigFrom({ VERBATIM_JOB_HEARTBEAT_SECONDS: "5" })).toThrow(/VERBATIM_JOB_HEARTBEAT_SECONDS/);
+    expect(() => jobsConfigFrom({ VERBATIM_MAX_QUEUED_JOBS: "many" })).toThrow(/VERBATIM_MAX_QUEUED_JOBS/);
   });
 });

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { DownloadLimits } from "./adapters/audio-sources/index.ts";
 import type { YoutubeAdapterConfig } from "./adapters/youtube/index.ts";
+import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
 
 /** The service's configuration, read from the environment once, at start-up. */
 export interface Config {
@@ -13,8 +15,45 @@ export interface Config {
   publicUrl: string | undefined;
   version: string;
   logLevel: string;
-  /** How YouTube is reached: `VERBATIM_YOUTUBE_ORIGIN`, `VERBATIM_PROXY_URLS`, `VERBATIM_UPSTREAM_TIMEOUT_MS`, `VERBATIM_UPSTREAM_BUDGET_MS`. */
+  /**
+   * How YouTube is reached: `VERBATIM_YOUTUBE_ORIGIN`, `VERBATIM_YOUTUBE_MEDIA_ORIGIN`, `VERBATIM_PROXY_URLS`,
+   * `VERBATIM_UPSTREAM_TIMEOUT_MS`, `VERBATIM_UPSTREAM_BUDGET_MS`; audio streams obey the download limits.
+   */
   youtube: YoutubeAdapterConfig;
+  /** How webhooks are delivered: `VERBATIM_WEBHOOK_RETRY_SCHEDULE`. */
+  webhooks: WebhookConfig;
+  /**
+   * `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: feeds, pages, media and webhook targets on private,
+   * loopback, link-local and other non-public addresses are fetched, and webhooks admit http.
+   * For tests and private deployments; off by default, since users choose these addresses.
+   */
+  allowPrivateTargets: boolean;
+  /** Media download limits: `VERBATIM_DOWNLOAD_MAX_BYTES` (default 2 GiB), `VERBATIM_DOWNLOAD_TIMEOUT_MS` (default 30 min). */
+  downloads: DownloadLimits;
+  /** Speech recognition jobs: `VERBATIM_ROLE`, `VERBATIM_WORKERS`, `VERBATIM_INLINE_AUDIO_SECONDS`, `VERBATIM_MAX_QUEUED_JOBS`, `VERBATIM_JOB_POLL_SECONDS`, `VERBATIM_JOB_HEARTBEAT_SECONDS`. */
+  jobs: JobsConfig;
+}
+
+/** What this process runs: the HTTP API, the job workers, or both (the default, embedded deployment). */
+export type ProcessRole = "api" | "worker" | "all";
+
+export interface JobsConfig {
+  role: ProcessRole;
+  /** Jobs this process transcribes at once. */
+  workers: number;
+  /** Media shorter than this is transcribed within the request (200); 0 makes every transcription a job. */
+  inlineAudioSeconds: number;
+  /** Unfinished jobs beyond which new ones are refused with 503 `overloaded`. */
+  maxQueuedJobs: number;
+  /** How often an idle worker looks for a job. */
+  pollSeconds: number;
+  /** A worker that has not reported for this long is presumed dead and its job retried (pg-boss allows 10 at least). */
+  heartbeatSeconds: number;
+}
+
+export interface WebhookConfig {
+  /** Milliseconds to wait before each retry of a failed attempt; after the last, the delivery fails. */
+  retryDelaysMs: number[];
 }
 
 const repositoryRoot = fileURLToPath(new URL("../../..", import.meta.url));
@@ -34,14 +73,81 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     publicUrl: env.VERBATIM_PUBLIC_URL?.replace(/\/+$/, ""),
     version: serviceVersion,
     logLevel: env.VERBATIM_LOG_LEVEL ?? "info",
-    youtube: youtubeConfigFrom(env),
+    youtube: { ...youtubeConfigFrom(env), ...downloadLimitsFrom(env) },
+    webhooks: { retryDelaysMs: retryDelaysMsFrom(env.VERBATIM_WEBHOOK_RETRY_SCHEDULE) },
+    allowPrivateTargets: switchFrom("VERBATIM_ALLOW_PRIVATE_TARGETS", env.VERBATIM_ALLOW_PRIVATE_TARGETS),
+    downloads: downloadLimitsFrom(env),
+    jobs: jobsConfigFrom(env),
   };
+}
+
+/** The job settings; unset values take the defaults of the embedded deployment. */
+export function jobsConfigFrom(env: NodeJS.ProcessEnv): JobsConfig {
+  const role = env.VERBATIM_ROLE || "all";
+  if (role !== "api" && role !== "worker" && role !== "all") {
+    throw new Error(`VERBATIM_ROLE must be api, worker or all, not ${JSON.stringify(role)}`);
+  }
+  const heartbeatSeconds = numberFrom("VERBATIM_JOB_HEARTBEAT_SECONDS", env.VERBATIM_JOB_HEARTBEAT_SECONDS, 30, {
+    min: 10,
+    integer: true,
+  });
+  return {
+    role,
+    workers: numberFrom("VERBATIM_WORKERS", env.VERBATIM_WORKERS, 2, { min: 1, integer: true }),
+    inlineAudioSeconds: numberFrom("VERBATIM_INLINE_AUDIO_SECONDS", env.VERBATIM_INLINE_AUDIO_SECONDS, 30, { min: 0 }),
+    maxQueuedJobs: numberFrom("VERBATIM_MAX_QUEUED_JOBS", env.VERBATIM_MAX_QUEUED_JOBS, 1000, {
+      min: 1,
+      integer: true,
+    }),
+    // A worker that finishes a job waits out the rest of its poll interval before the next: keep it short.
+    pollSeconds: numberFrom("VERBATIM_JOB_POLL_SECONDS", env.VERBATIM_JOB_POLL_SECONDS, 0.5, { min: 0.5 }),
+    heartbeatSeconds,
+  };
+}
+
+function numberFrom(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  rule: { min: number; integer?: boolean },
+): number {
+  if (value === undefined || value === "") return fallback;
+  const number = Number(value);
+  if (!Number.isFinite(number) || number < rule.min || (rule.integer && !Number.isInteger(number))) {
+    throw new Error(
+      `${name} must be ${rule.integer ? "an integer" : "a number"} of at least ${rule.min}, not ${JSON.stringify(value)}`,
+    );
+  }
+  return number;
+}
+
+/** The media download limits; unset values keep the adapter's defaults. */
+export function downloadLimitsFrom(env: NodeJS.ProcessEnv): DownloadLimits {
+  const maxBytes = env.VERBATIM_DOWNLOAD_MAX_BYTES
+    ? numberFrom("VERBATIM_DOWNLOAD_MAX_BYTES", env.VERBATIM_DOWNLOAD_MAX_BYTES, 0, { min: 1, integer: true })
+    : undefined;
+  const timeoutMs = millisecondsFrom("VERBATIM_DOWNLOAD_TIMEOUT_MS", env.VERBATIM_DOWNLOAD_TIMEOUT_MS);
+  return {
+    ...(maxBytes === undefined ? {} : { downloadMaxBytes: maxBytes }),
+    ...(timeoutMs === undefined ? {} : { downloadTimeoutMs: timeoutMs }),
+  };
+}
+
+/** An on/off variable: `1` or `true` is on, unset, empty, `0` or `false` off. */
+function switchFrom(name: string, value: string | undefined): boolean {
+  const normalized = (value ?? "").trim().toLowerCase();
+  if (normalized === "1" || normalized === "true") return true;
+  if (normalized === "" || normalized === "0" || normalized === "false") return false;
+  throw new Error(`${name} must be 1 or 0, not ${JSON.stringify(value)}`);
 }
 
 /** The YouTube adapter's settings; unset values keep the adapter's defaults. */
 export function youtubeConfigFrom(env: NodeJS.ProcessEnv): YoutubeAdapterConfig {
   const origin = env.VERBATIM_YOUTUBE_ORIGIN
     ? httpUrlFrom("VERBATIM_YOUTUBE_ORIGIN", env.VERBATIM_YOUTUBE_ORIGIN)
+    : undefined;
+  const mediaOrigin = env.VERBATIM_YOUTUBE_MEDIA_ORIGIN
+    ? httpUrlFrom("VERBATIM_YOUTUBE_MEDIA_ORIGIN", env.VERBATIM_YOUTUBE_MEDIA_ORIGIN)
     : undefined;
   const proxyUrls = (env.VERBATIM_PROXY_URLS ?? "")
     .split(/[\s,]+/)
@@ -51,6 +157,7 @@ export function youtubeConfigFrom(env: NodeJS.ProcessEnv): YoutubeAdapterConfig 
   const budgetMs = millisecondsFrom("VERBATIM_UPSTREAM_BUDGET_MS", env.VERBATIM_UPSTREAM_BUDGET_MS);
   return {
     ...(origin ? { origin: origin.replace(/\/+$/, "") } : {}),
+    ...(mediaOrigin ? { mediaOrigin: mediaOrigin.replace(/\/+$/, "") } : {}),
     ...(proxyUrls.length > 0 ? { proxyUrls } : {}),
     ...(attemptTimeoutMs === undefined ? {} : { attemptTimeoutMs }),
     ...(budgetMs === undefined ? {} : { budgetMs }),

@@ -1,7 +1,11 @@
-import type { CaptionSource } from "./adapters/youtube/index.ts";
+import type { SpeechEngine } from "./adapters/asr/index.ts";
+import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
+import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
+import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { Logger } from "./logger.ts";
 import type { Platform } from "./platform.ts";
-import type { SpeechFallback } from "./services/video-transcripts.ts";
+import type { WebhookOutbox } from "./services/webhook-events.ts";
+import type { TranscriptionQueue } from "./workers/transcription-queue.ts";
 
 /** Settings of the HTTP layer. */
 export interface HttpConfig {
@@ -21,6 +25,8 @@ export interface AppDeps {
   platform: Platform;
   /** YouTube access; without it the YouTube operations answer 404 as not live yet. */
   youtube?: YoutubeDeps;
+  /** Podcasts, feeds and media files, and speech recognition jobs; without it, that input is refused as unsupported. */
+  audio?: AudioDeps;
   /** Validate every response against the OpenAPI document (on in tests; a mismatch answers 500). */
   validateResponses?: boolean;
 }
@@ -28,6 +34,24 @@ export interface AppDeps {
 /** What the YouTube operations need. */
 export interface YoutubeDeps {
   captions: CaptionSource;
-  /** Speech recognition of a video's audio (the audio issue); absent, `mode: "audio"` is refused. */
-  speech?: SpeechFallback;
+  /** Channel, playlist and search lists; absent, those operations answer 404 as not live yet. */
+  lists?: VideoListSource;
+}
+
+/** What audio transcripts and their jobs need. */
+export interface AudioDeps {
+  sources: AudioSources;
+  /** YouTube videos' audio, for `mode: "audio"` and the `auto` fallback; absent, YouTube audio is refused. */
+  youtube?: YoutubeAudioSource;
+  engine: SpeechEngine;
+  /** Where accepted jobs go; the workers may run in this process or in others on the same database. */
+  queue: TranscriptionQueue;
+  /** Media shorter than this is transcribed within the request (200); 0 makes every transcription a job. */
+  inlineAudioSeconds: number;
+  /** Unfinished jobs beyond which new ones are refused with 503 `overloaded`. */
+  maxQueuedJobs: number;
+  /** Job callbacks (`callback_url`); without it they are not sent. */
+  webhooks?: WebhookOutbox;
+  /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: a `callback_url` may be http or name a private address. */
+  allowPrivateCallbackTargets?: boolean;
 }

@@ -1,12 +1,20 @@
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { createSpeechEngine } from "./adapters/asr/index.ts";
+import { createAudioSources } from "./adapters/audio-sources/index.ts";
 import { createYoutubeAdapter } from "./adapters/youtube/index.ts";
 import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
 import { loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { createPlatform } from "./platform.ts";
+import { startJobQueue } from "./queue/job-queue.ts";
+import { createAudioTranscripts } from "./services/audio-transcripts.ts";
+import { createWebhooks } from "./services/webhooks.ts";
 import type { Store } from "./store/database.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
+import { PgBossTranscriptionQueue, transcriptionQueues } from "./workers/transcription-queue.ts";
+import { startTranscriptionWorker } from "./workers/transcription-worker.ts";
 
 const config = startOrExit(() => loadConfig(process.env));
 const logger = createLogger(config.logLevel);
@@ -20,7 +28,11 @@ const store: Store = await openConfiguredStore(config, (err) =>
 });
 const platform = await createPlatform(store, { now });
 
-if ((await platform.accounts.list()).length === 0) {
+const { role } = config.jobs;
+const servesApi = role !== "worker";
+const runsWorkers = role !== "api";
+
+if (servesApi && (await platform.accounts.list()).length === 0) {
   const { account, key } = await platform.accounts.create({ plan: "pro", name: "development" });
   process.stdout.write(
     `\nCreated a development account ${account.id} on the ${account.plan} plan with ${account.credits} credits.\n` +
@@ -33,24 +45,72 @@ const admin =
   store.engine === "embedded" ? await startAdminServer(platform, adminSocketPath(config.dataDir), logger) : undefined;
 const housekeeping = setInterval(() => {
   platform.idempotency.sweep().catch((err: unknown) => logger.warn({ err }, "idempotency sweep failed"));
+  platform.listCursors.sweep().catch((err: unknown) => logger.warn({ err }, "list cursor sweep failed"));
 }, 60_000);
 housekeeping.unref();
 
-const app = createApp({
-  config: { version: config.version, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) },
+// Transcription attempts after the first: a worker killed mid-job costs one.
+const jobRetryLimit = 2;
+const boss = await startJobQueue(
+  store,
+  transcriptionQueues({ heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: jobRetryLimit }),
+  logger,
+  lapsedHeartbeatChecks(config.jobs.heartbeatSeconds),
+);
+const webhooks = createWebhooks(store, {
   logger,
   now,
-  platform,
-  youtube: createYoutubeAdapter(config.youtube),
+  retryDelaysMs: config.webhooks.retryDelaysMs,
+  allowPrivateTargets: config.allowPrivateTargets,
 });
+const audioSources = createAudioSources({
+  allowPrivateTargets: config.allowPrivateTargets,
+  logger,
+  ...config.downloads,
+});
+const youtube = createYoutubeAdapter(config.youtube);
+const audio = {
+  sources: audioSources,
+  youtube: youtube.audio,
+  engine: startOrExit(() => createSpeechEngine(process.env)),
+  queue: new PgBossTranscriptionQueue(boss),
+  inlineAudioSeconds: config.jobs.inlineAudioSeconds,
+  maxQueuedJobs: config.jobs.maxQueuedJobs,
+  webhooks,
+  allowPrivateCallbackTargets: config.allowPrivateTargets,
+};
 
-const server = app.listen(config.port, config.host, () => {
-  const { address, port } = server.address() as AddressInfo;
-  logger.info(
-    { address, port, engine: store.engine, data_dir: store.engine === "embedded" ? config.dataDir : undefined },
-    `Verbatim listening on http://${address}:${port}/api/v2`,
-  );
-});
+if (runsWorkers) {
+  await startTranscriptionWorker(boss, createAudioTranscripts(platform, audio, { now, logger }), {
+    workers: config.jobs.workers,
+    pollSeconds: config.jobs.pollSeconds,
+    retryLimit: jobRetryLimit,
+    logger,
+  });
+  webhooks.start();
+}
+
+let server: Server | undefined;
+if (servesApi) {
+  const app = createApp({
+    config: { version: config.version, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) },
+    logger,
+    now,
+    platform,
+    youtube,
+    audio,
+  });
+  const listening = app.listen(config.port, config.host, () => {
+    const { address, port } = listening.address() as AddressInfo;
+    logger.info(
+      { address, port, role, engine: store.engine, data_dir: store.engine === "embedded" ? config.dataDir : undefined },
+      `Verbatim listening on http://${address}:${port}/api/v2`,
+    );
+  });
+  server = listening;
+} else {
+  logger.info({ role, engine: store.engine, workers: config.jobs.workers }, "Verbatim worker running");
+}
 
 // A second signal must not cut the shutdown short: Ctrl-C and systemd signal the whole process group.
 let stopping = false;
@@ -62,11 +122,27 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     logger.info({ signal }, "shutting down");
     clearInterval(housekeeping);
     admin?.close();
-    server.close(() => {
-      platform.slots.close();
-      store.close().finally(() => process.exit(0));
-    });
+    shutDown().finally(() => process.exit(0));
   });
+}
+
+/**
+ * Stops taking requests, then jobs: running attempts get 20 s to finish; one still running then
+ * is retried by another worker once its heartbeat lapses, and charged only when it completes.
+ */
+async function shutDown(): Promise<void> {
+  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await boss.stop({ graceful: true, timeout: 20_000, close: false });
+  await webhooks.stop();
+  await audioSources.close();
+  platform.slots.close();
+  await store.close();
+}
+
+/** A dead worker's job is noticed by pg-boss's monitor pass: run it a few times per heartbeat, not once a minute. */
+function lapsedHeartbeatChecks(heartbeatSeconds: number) {
+  const seconds = Math.max(1, Math.floor(heartbeatSeconds / 4));
+  return { superviseIntervalSeconds: seconds, monitorIntervalSeconds: seconds };
 }
 
 /** Start-up problems an operator can fix are one line on stderr, not a stack trace. */

@@ -4,6 +4,7 @@ import { Accounts } from "./services/accounts.ts";
 import { Authenticator } from "./services/authenticator.ts";
 import { Credits } from "./services/credits.ts";
 import { Idempotency } from "./services/idempotency.ts";
+import { ListCursors } from "./services/list-cursors.ts";
 import { ExtractionSlots } from "./services/slots.ts";
 import { UsageReports } from "./services/usage.ts";
 import type { Store } from "./store/database.ts";
@@ -15,6 +16,8 @@ export interface Platform {
   authenticator: Authenticator;
   credits: Credits;
   idempotency: Idempotency;
+  /** Positions of paged YouTube lists, behind short signed cursors; swept by housekeeping. */
+  listCursors: ListCursors;
   slots: ExtractionSlots;
   usage: UsageReports;
 }
@@ -35,6 +38,7 @@ export async function createPlatform(store: Store, options: PlatformOptions): Pr
     authenticator: new Authenticator(store),
     credits: new Credits(store, options.now),
     idempotency: new Idempotency(store, { now: options.now }),
+    listCursors: new ListCursors(store, options.now),
     slots: new ExtractionSlots(store, {
       holder: `${hostname()}:${process.pid}:${randomUUID()}`,
       leaseSeconds: options.slotLeaseSeconds ?? 15,

@@ -17,6 +17,7 @@ import {
   resolveSchema,
 } from "./support/openapi.ts";
 import type { TestServer } from "./support/server.ts";
+import { registerRecordedLists } from "./support/youtube-lists.ts";
 import { startYoutubeServer, type YoutubeTestServer } from "./support/youtube-server.ts";
 
 // api-decisions.md, "Wire compatibility, tested": every request the hosted service's published
@@ -64,6 +65,33 @@ const liveProbes: Partial<Record<OperationId, Array<{ what: string; request: Raw
       request: { method: "POST", path: "/api/v2/transcripts/video", json: { video: recordedVideo, timestamps: false } },
     },
   ],
+  // The recorded lists of support/youtube-lists.ts, registered on the fake below.
+  fetchChannelVideos: [
+    {
+      what: "a recorded channel's videos tab",
+      request: {
+        method: "POST",
+        path: "/api/v2/transcripts/channel",
+        json: { channel: "https://www.youtube.com/user/creativecommons", limit: 7 },
+      },
+    },
+  ],
+  fetchPlaylistVideos: [
+    {
+      what: "a recorded playlist",
+      request: {
+        method: "POST",
+        path: "/api/v2/transcripts/playlist",
+        json: { playlist: "https://www.youtube.com/playlist?list=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr", limit: 7 },
+      },
+    },
+  ],
+  searchVideos: [
+    {
+      what: "a recorded video search",
+      request: { method: "POST", path: "/api/v2/transcripts/search", json: { query: "test", limit: 7 } },
+    },
+  ],
 };
 
 /** Error responses of today's server, each checked against the anchor's `ErrorEnvelope`. */
@@ -107,7 +135,19 @@ const errorProbes: Array<{ what: string; status: number; code: ErrorCode; reques
     what: "an operation that is not live yet",
     status: 404,
     code: "not_found",
-    request: { method: "POST", path: "/api/v2/transcripts/channel", json: { channel: "@jawed" } },
+    request: { method: "GET", path: "/api/v2/monitors" },
+  },
+  {
+    what: "a list cursor that was not issued by the server",
+    status: 400,
+    code: "invalid_cursor",
+    request: { method: "POST", path: "/api/v2/transcripts/playlist", json: { playlist: "PLx", cursor: "v1.expired" } },
+  },
+  {
+    what: "a search of another platform",
+    status: 422,
+    code: "unsupported_platform",
+    request: { method: "POST", path: "/api/v2/transcripts/search", json: { query: "zoo", platform: "tiktok" } },
   },
   {
     what: "a video the upstream refuses",
@@ -131,6 +171,7 @@ beforeAll(async () => {
   youtube.fake
     .player(recordedVideo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
     .timedtext({ v: recordedVideo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"));
+  registerRecordedLists(youtube.fake);
   server = youtube.server;
   live = new Set(liveRoutes(server.deps).map((route) => route.operationId));
 });

@@ -463,7 +463,10 @@ export interface components {
             channel: string | null;
             /** @description Length of the media in seconds. */
             duration: number | null;
-            /** @description BCP-47 language of the transcript. */
+            /**
+             * @description BCP-47 language of the transcript. For speech recognition it is the language of the
+             *     engine's model: `en` with the default embedded model, which recognises English only.
+             */
             language: string | null;
             /**
              * @description Where the words came from: a caption track or speech recognition of the audio.
@@ -742,9 +745,9 @@ export interface components {
             usage: components["schemas"]["Usage"];
         };
         /**
-         * @description An opaque, signed paging token of at most 4096 characters. Clients pass back the
-         *     `next_cursor` they were given and never parse or build one. An empty cursor asks for the
-         *     first page, as if none were sent.
+         * @description An opaque, signed paging token of at most 256 characters, valid for 24 hours. Clients pass
+         *     back the `next_cursor` they were given and never parse or build one. An empty cursor asks for
+         *     the first page, as if none were sent.
          */
         Cursor: string;
         /** @description The state of the service's own dependencies. No upstream platform is contacted. */
@@ -909,7 +912,10 @@ export interface components {
             channel: string | null;
             /** @description Length of the media in seconds. */
             duration: number | null;
-            /** @description BCP-47 language of the transcript. */
+            /**
+             * @description BCP-47 language of the transcript. For speech recognition it is the language of the
+             *     engine's model: `en` with the default embedded model, which recognises English only.
+             */
             language: string | null;
             /**
              * @description Where the words came from: a caption track or speech recognition of the audio.
@@ -2154,7 +2160,10 @@ export interface components {
             channel: string | null;
             /** @description Length of the media in seconds. */
             duration: number | null;
-            /** @description BCP-47 language of the transcript. */
+            /**
+             * @description BCP-47 language of the transcript. For speech recognition it is the language of the
+             *     engine's model: `en` with the default embedded model, which recognises English only.
+             */
             language: string | null;
             /**
              * @description Where the words came from: a caption track or speech recognition of the audio.

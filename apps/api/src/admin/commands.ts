@@ -1,5 +1,6 @@
 import type { Platform } from "../platform.ts";
 import type { PlanName } from "../services/plans.ts";
+import { recentWebhookDeliveries } from "../services/webhooks.ts";
 
 /** An operator command: what `verbatim <command>` asks, directly or through the running service. */
 export type AdminCommand =
@@ -13,7 +14,8 @@ export type AdminCommand =
   | { name: "keys.list"; accountId: string }
   | { name: "keys.revoke"; keyId: string }
   | { name: "keys.rotate"; keyId: string; graceSeconds: number }
-  | { name: "keys.set-limit"; keyId: string; requestsPerMinute: number | null };
+  | { name: "keys.set-limit"; keyId: string; requestsPerMinute: number | null }
+  | { name: "webhooks.list"; accountId: string; limit: number };
 
 /** Runs an operator command against the platform and answers its result as plain data. */
 export async function runAdminCommand(platform: Platform, command: AdminCommand): Promise<unknown> {
@@ -52,5 +54,7 @@ export async function runAdminCommand(platform: Platform, command: AdminCommand)
       return accounts.rotateKey(command.keyId, command.graceSeconds);
     case "keys.set-limit":
       return accounts.setKeyLimit(command.keyId, command.requestsPerMinute);
+    case "webhooks.list":
+      return recentWebhookDeliveries(platform.store, command.accountId, command.limit);
   }
 }

@@ -16,7 +16,7 @@ export function parseInvocation(
 ): Invocation | undefined {
   let invocation: Invocation | undefined;
   const program = new Command("verbatim")
-    .description("Operate a Verbatim service: accounts, credits and API keys.")
+    .description("Operate a Verbatim service: accounts, credits, API keys and webhooks.")
     .exitOverride()
     .configureOutput({ writeOut: output.out, writeErr: output.err })
     .showHelpAfterError();
@@ -128,6 +128,17 @@ export function parseInvocation(
     .addOption(json())
     .action((keyId: string, requestsPerMinute: number | null, options: { json?: boolean }) =>
       run({ name: "keys.set-limit", keyId, requestsPerMinute })(undefined, options),
+    );
+
+  program
+    .command("webhooks")
+    .description("inspect webhook deliveries")
+    .command("list <account-id>")
+    .description("list an account's recent deliveries: status, attempts and the last answer")
+    .option("--limit <n>", "how many, newest first", positiveNumber, 20)
+    .addOption(json())
+    .action((accountId: string, options: { limit: number; json?: boolean }) =>
+      run({ name: "webhooks.list", accountId, limit: options.limit })(undefined, options),
     );
 
   program.parse(argv, { from: "user" });

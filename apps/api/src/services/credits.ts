@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
+import type { DatabaseOrTransaction } from "./webhook-events.ts";
 
 /** What a charge records in the ledger. */
 export interface ChargeRequest {
@@ -30,9 +31,9 @@ export class Credits {
   ) {}
 
   /** The balance; `null` for unlimited accounts. */
-  async balance(accountId: string): Promise<number | null> {
-    const [row] = await this.store.query<{ credits: number | null }>(
-      sql`select credits::float8 as credits from accounts where id = ${accountId}`,
+  async balance(accountId: string, db: DatabaseOrTransaction = this.store.db): Promise<number | null> {
+    const [row] = rowsOf<{ credits: number | null }>(
+      await db.execute(sql`select credits::float8 as credits from accounts where id = ${accountId}`),
     );
     if (!row) throw new ApiError("not_found", `No account ${accountId}.`);
     return row.credits === null ? null : Number(row.credits);
@@ -50,14 +51,16 @@ export class Credits {
 
   /**
    * Debits the account and records the charge, or refuses with 402 and charges nothing.
-   * Answers the balance after the charge (`null` for unlimited accounts).
+   * Answers the balance after the charge (`null` for unlimited accounts). Given a transaction
+   * (`db`), the charge commits or rolls back with it: a job's completion charges exactly once.
    */
-  async charge(request: ChargeRequest): Promise<number | null> {
+  async charge(request: ChargeRequest, db: DatabaseOrTransaction = this.store.db): Promise<number | null> {
     if (!Number.isInteger(request.credits) || request.credits < 0) {
       throw new TypeError(`a charge is a whole number of credits, not ${request.credits}`);
     }
-    if (request.credits === 0) return this.balance(request.accountId);
-    const [row] = await this.store.query<{ balance_after: number | null }>(sql`
+    if (request.credits === 0) return this.balance(request.accountId, db);
+    const [row] = rowsOf<{ balance_after: number | null }>(
+      await db.execute(sql`
       with debited as (
         update accounts set credits = credits - ${request.credits}
          where id = ${request.accountId} and (credits is null or credits >= ${request.credits})
@@ -66,9 +69,10 @@ export class Credits {
       insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id, created_at)
       select id, ${-request.credits}, credits, 'charge', ${request.operation}, ${request.requestId},
              ${this.now().toISOString()}::timestamptz from debited
-      returning balance_after::float8 as balance_after`);
+      returning balance_after::float8 as balance_after`),
+    );
     if (!row) {
-      const balance = await this.balance(request.accountId);
+      const balance = await this.balance(request.accountId, db);
       this.requireAtLeast(balance, request.credits);
       throw new Error(`charge of ${request.accountId} failed with a sufficient balance`);
     }
@@ -90,6 +94,11 @@ export class Credits {
     if (!row) throw new ApiError("not_found", `No account ${accountId} with a limited balance.`);
     return Number(row.balance_after);
   }
+}
+
+/** The rows of `execute`, which answers a driver result whose type Drizzle leaves open. */
+function rowsOf<Row>(result: unknown): Row[] {
+  return (result as { rows: Row[] }).rows;
 }
 
 /** The usage block for a call that charged `creditsSpent` and left `balance`. */

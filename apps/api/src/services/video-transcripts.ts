@@ -21,13 +21,18 @@ export interface YoutubeTranscript {
   segments: Array<{ start: number; duration: number; text: string }>;
 }
 
-/** Speech recognition of a YouTube video's audio. It comes with the audio issue; until then the service refuses audio. */
-export interface SpeechFallback {
-  transcribe(videoId: string): Promise<YoutubeTranscript>;
+/** The address a YouTube transcript names: the watch page. */
+export function youtubeWatchUrl(videoId: string): string {
+  return `https://www.youtube.com/watch?v=${videoId}`;
+}
+
+/** Whether a caption failure says the video has no captions, which its audio can make up for. */
+export function isCaptionless(failure: ApiError): boolean {
+  return failure.code === "no_captions" || failure.code === "captions_disabled";
 }
 
 /**
- * YouTube transcripts: served from the store when this video was fetched before in the
+ * YouTube caption transcripts: served from the store when this video was fetched before in the
  * requested language, otherwise fetched through the caption source and stored. Maps every
  * adapter failure to its API error.
  */
@@ -36,18 +41,13 @@ export class VideoTranscripts {
     private readonly store: Store,
     private readonly captions: CaptionSource,
     private readonly now: () => Date,
-    private readonly speech?: SpeechFallback,
   ) {}
 
-  async transcribe(videoId: string, options: { language?: string; mode: TranscriptMode }): Promise<YoutubeTranscript> {
-    if (options.mode === "audio") return this.fromSpeech(videoId, null);
+  async captionsOf(videoId: string, language: string | undefined): Promise<YoutubeTranscript> {
     try {
-      return await this.fromCaptions(videoId, options.language);
+      return await this.fromCaptions(videoId, language);
     } catch (error) {
-      const failure = toApiError(error);
-      const captionless = failure.code === "no_captions" || failure.code === "captions_disabled";
-      if (options.mode === "auto" && captionless) return this.fromSpeech(videoId, failure);
-      throw failure;
+      throw toApiError(error);
     }
   }
 
@@ -57,16 +57,6 @@ export class VideoTranscripts {
     if (stored) return stored;
     const captions = await this.captions.fetchCaptions(videoId, language);
     return this.remember(videoId, requestedLanguage, captions);
-  }
-
-  private async fromSpeech(videoId: string, captionFailure: ApiError | null): Promise<YoutubeTranscript> {
-    if (this.speech) return this.speech.transcribe(videoId);
-    if (captionFailure) throw captionFailure;
-    throw new ApiError(
-      "no_captions",
-      `Speech recognition of YouTube audio is not available on this server yet; ask for the captions of ${videoId} with mode "captions" or "auto".`,
-      { extra: { retry_with: { mode: "audio" } } },
-    );
   }
 
   private async storedChoice(videoId: string, requestedLanguage: string): Promise<YoutubeTranscript | null> {

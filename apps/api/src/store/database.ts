@@ -22,6 +22,12 @@ export interface Store {
   engine: Engine;
   /** Runs one statement and answers its rows. */
   query<Row>(statement: SQL): Promise<Row[]>;
+  /**
+   * Runs raw SQL for libraries that bring their own (the pg-boss queue): parameterised when
+   * `values` are given, otherwise possibly several statements. Never call it inside a
+   * `db.transaction` on PGlite: its one session is held by the transaction.
+   */
+  executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
   close(): Promise<void>;
 }
 
@@ -39,7 +45,12 @@ export async function openEmbeddedStore(dataDir?: string): Promise<Store> {
   const client = await PGlite.create(dataDir);
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
-  return storeOf(db as unknown as Database, "embedded", () => client.close());
+  const executeSql = async (text: string, values?: unknown[]) => {
+    if (values?.length) return client.query(text, values);
+    const results = await client.exec(text);
+    return { rows: results.flatMap((result) => result.rows) };
+  };
+  return storeOf(db as unknown as Database, "embedded", executeSql, () => client.close());
 }
 
 export interface PostgresStoreOptions {
@@ -62,13 +73,15 @@ export async function openPostgresStore(connectionString: string, options: Postg
     migrator.release();
   }
   const db = drizzlePostgres(pool, { schema });
-  return storeOf(db as unknown as Database, "postgres", () => pool.end());
+  const executeSql = (text: string, values?: unknown[]) => pool.query(text, values);
+  return storeOf(db as unknown as Database, "postgres", executeSql, () => pool.end());
 }
 
-function storeOf(db: Database, engine: Engine, close: () => Promise<void>): Store {
+function storeOf(db: Database, engine: Engine, executeSql: Store["executeSql"], close: () => Promise<void>): Store {
   return {
     db,
     engine,
+    executeSql,
     async query<Row>(statement: SQL) {
       const result = (await db.execute(statement)) as unknown as { rows: Row[] };
       return result.rows;

@@ -6,6 +6,7 @@ import {
   doublePrecision,
   index,
   integer,
+  json,
   jsonb,
   pgTable,
   primaryKey,
@@ -176,4 +177,140 @@ export const youtubeCaptionChoices = pgTable(
       .references(() => youtubeTranscripts.id, { onDelete: "cascade" }),
   },
   (table) => [primaryKey({ columns: [table.videoId, table.requestedLanguage] })],
+);
+
+/** A secret the service keeps for itself (the cursor-signing key), made once and shared by every process. */
+export const serviceSecrets = pgTable("service_secrets", {
+  name: text("name").primaryKey(),
+  value: text("value").notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * A speech-recognition job (api-decisions.md, Jobs). The queue row (pg-boss) drives the work;
+ * this row is what the account sees, and moves once from `processing` to `completed` or
+ * `failed`. The charge is written in the same transaction as the move to `completed`.
+ */
+export const transcriptJobs = pgTable(
+  "transcript_jobs",
+  {
+    /** `job_<ulid>`. */
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    status: text("status").notNull(),
+    /** What `data.video_id` says: the id or address the request named. */
+    videoId: text("video_id").notNull(),
+    /** `youtube`, `podcast` or `file`. */
+    platform: text("platform").notNull(),
+    /** The validated request body the job was made from. */
+    request: jsonb("request").$type<Record<string, unknown>>().notNull(),
+    /** What the source resolved to (media address, podcast block, known metadata). */
+    source: jsonb("source").$type<Record<string, unknown>>(),
+    /** 0 to 1 while processing. */
+    progress: doublePrecision("progress").notNull().default(0),
+    /** The transcript `data` of a completed job. */
+    result: jsonb("result").$type<Record<string, unknown>>(),
+    /** `{code, message}` of a failed job. */
+    error: jsonb("error").$type<Record<string, unknown>>(),
+    /** The `usage` block of a completed job: charged once, on completion. */
+    usage: jsonb("usage").$type<Record<string, unknown>>(),
+    callbackUrl: text("callback_url"),
+    /** The request that made the job; its charge is recorded under it. */
+    requestId: text("request_id").notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (table) => [
+    index("transcript_jobs_account_idx").on(table.accountId, table.createdAt),
+    // Admission counts the unfinished jobs on every new one; finished jobs stay out of the index.
+    index("transcript_jobs_processing_idx").on(table.createdAt).where(sql`${table.status} = 'processing'`),
+    check("transcript_jobs_status", sql`${table.status} in ('processing', 'completed', 'failed')`),
+    check("transcript_jobs_progress", sql`${table.progress} >= 0 and ${table.progress} <= 1`),
+  ],
+);
+
+/**
+ * A finished transcript of audio (speech recognition or a publisher's transcript), keyed by its
+ * source, so the same request again is served from the store.
+ */
+export const audioTranscripts = pgTable("audio_transcripts", {
+  /** The canonical source: the media address, or the feed and episode that named it, plus the mode. */
+  sourceKey: text("source_key").primaryKey(),
+  platform: text("platform").notNull(),
+  durationSeconds: doublePrecision("duration_seconds"),
+  /** The transcript `data` with both `text` and `segments`. */
+  transcript: jsonb("transcript").$type<Record<string, unknown>>().notNull(),
+  createdAt: createdAt(),
+});
+
+/**
+ * One event to deliver to an account's webhook endpoint (job callbacks, later monitors). Its id
+ * is the stable `webhook-id` of every attempt.
+ */
+export const webhookDeliveries = pgTable(
+  "webhook_deliveries",
+  {
+    /** `msg_<ulid>`, sent as `webhook-id`. */
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    eventType: text("event_type").notNull(),
+    url: text("url").notNull(),
+    /** `json`, not `jsonb`: it keeps the payload's key order, so the body reads as the event was written. */
+    payload: json("payload").$type<Record<string, unknown>>().notNull(),
+    /** `pending` until a 2xx (`delivered`) or the retry schedule runs out (`failed`). */
+    status: text("status").notNull(),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }),
+    deliveredAt: timestamp("delivered_at", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index("webhook_deliveries_due_idx").on(table.status, table.nextAttemptAt),
+    index("webhook_deliveries_account_idx").on(table.accountId, table.createdAt),
+    check("webhook_deliveries_status", sql`${table.status} in ('pending', 'delivered', 'failed')`),
+  ],
+);
+
+/** The delivery log: every attempt and what the endpoint answered. */
+export const webhookAttempts = pgTable(
+  "webhook_attempts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    deliveryId: text("delivery_id")
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: "cascade" }),
+    attempt: integer("attempt").notNull(),
+    attemptedAt: timestamp("attempted_at", { withTimezone: true }).notNull(),
+    /** The endpoint's HTTP status; null when no answer came. */
+    responseStatus: integer("response_status"),
+    /** Why the attempt failed, when it did. */
+    error: text("error"),
+    durationMs: integer("duration_ms").notNull(),
+  },
+  (table) => [index("webhook_attempts_delivery_idx").on(table.deliveryId, table.attempt)],
+);
+
+/**
+ * Where a list cursor resumes. YouTube's continuation tokens grow past 4 KB deep into a
+ * channel, so cursors name a stored position instead of carrying the token.
+ */
+export const listPositions = pgTable(
+  "list_positions",
+  {
+    /** Random; the signed cursor carries it. */
+    id: text("id").primaryKey(),
+    /** A hash of the list (target and order) the position belongs to. */
+    listIdentity: text("list_identity").notNull(),
+    /** YouTube's token of the upstream page the next page starts in; null for the list's first page. */
+    continuation: text("continuation"),
+    /** Rows of that upstream page already returned. */
+    skip: integer("skip").notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  },
+  (table) => [index("list_positions_expiry_idx").on(table.expiresAt)],
 );

@@ -1,5 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, probeDuration, SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
 import { ApiError } from "../../src/errors.ts";
@@ -60,6 +62,34 @@ describe("decodeAudio", () => {
     for (const input of [garbage, createReadStream(garbage)]) {
       const error = await rejection(countSamples(decodeAudio(input).samples));
       expect(error).toMatchObject({ code: "invalid_input", number: 3005 });
+    }
+  });
+
+  // ffmpeg opens what a file names only through file, crypto and data, so downloaded media can't reach past the address rule.
+  it("never fetches the addresses a downloaded playlist or concat list names", async () => {
+    const requests: string[] = [];
+    const internal = createServer((request, response) => {
+      requests.push(request.url ?? "");
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => internal.listen(0, "127.0.0.1", resolve));
+    const address = `http://127.0.0.1:${(internal.address() as AddressInfo).port}`;
+    try {
+      const playlist = `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXTINF:10,\n${address}/segment.ts\n#EXT-X-ENDLIST\n`;
+      const concat = `ffconcat version 1.0\nfile ${address}/part.mp3\n`;
+      for (const [name, text] of [
+        ["playlist.mp3", playlist],
+        ["concat.mp3", concat],
+      ] as const) {
+        const path = await media.write(name, Buffer.from(text));
+        for (const input of [path, createReadStream(path)]) {
+          const error = await rejection(countSamples(decodeAudio(input).samples));
+          expect(error).toMatchObject({ code: "invalid_input" });
+        }
+      }
+      expect(requests).toEqual([]);
+    } finally {
+      await new Promise((resolve) => internal.close(resolve));
     }
   });
 

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AccountView, ApiKeyView, IssuedKey } from "../../src/services/accounts.ts";
 
 /**
  * The operator CLI as an operator runs it, `tsx src/cli/main.ts`. The service runs as one process,
@@ -116,28 +117,9 @@ async function verbatimFails(args: string[], env: NodeJS.ProcessEnv): Promise<st
   return result.stderr;
 }
 
-interface AccountJson {
-  id: string;
-  name: string | null;
-  plan: string;
-  credits: number | null;
-  created_at: string;
-}
-
-interface KeyJson {
-  id: string;
-  account_id: string;
-  prefix: string;
-  requests_per_minute: number | null;
-  created_at: string;
-  revoked_at: string | null;
-  state: "active" | "revoking" | "revoked";
-  key?: string;
-}
-
-interface ShowJson extends AccountJson {
+interface ShowJson extends AccountView {
   webhook_secret: string;
-  keys: KeyJson[];
+  keys: ApiKeyView[];
 }
 
 /** A running service, started as `tsx src/main.ts`. */
@@ -224,9 +206,9 @@ function secondsUntil(iso: string | null): number {
 describe("the CLI without a running service: every command works on the data directory and exits 0", () => {
   const dataDir = temporaryDirectory("cli");
   const env = environment({ dataDir });
-  let account: AccountJson;
-  let firstKey: KeyJson & { key: string };
-  let secondKey: KeyJson & { key: string };
+  let account: AccountView;
+  let firstKey: IssuedKey;
+  let secondKey: IssuedKey;
   let webhookSecret: string;
 
   it(
@@ -235,7 +217,7 @@ describe("the CLI without a running service: every command works on the data dir
       const result = await verbatim(["accounts", "create", "--plan", "free", "--credits", "5", "--name", "x"], env);
       expect(result.code, described(result)).toBe(0);
       expect(result.stderr, described(result)).toBe("");
-      const created = JSON.parse(result.stdout) as { account: AccountJson; key: KeyJson & { key: string } };
+      const created = JSON.parse(result.stdout) as { account: AccountView; key: IssuedKey };
       expect(created.account, result.stdout).toMatchObject({ name: "x", plan: "free", credits: 5 });
       expect(created.account.id, result.stdout).toMatch(/^acct_[0-9A-Z]{26}$/);
       expect(created.key.key, result.stdout).toMatch(keyPattern);
@@ -260,7 +242,7 @@ describe("the CLI without a running service: every command works on the data dir
   it(
     "lists the accounts as JSON and for people",
     async () => {
-      const listed = await verbatimJson<AccountJson[]>(["accounts", "list", "--json"], env);
+      const listed = await verbatimJson<AccountView[]>(["accounts", "list", "--json"], env);
       expect(listed).toEqual([account]);
       const text = await verbatim(["accounts", "list"], env);
       expect(text.code, described(text)).toBe(0);
@@ -315,12 +297,12 @@ describe("the CLI without a running service: every command works on the data dir
   it(
     "creates another key, printed once, and lists both without either key",
     async () => {
-      secondKey = await verbatimJson<KeyJson & { key: string }>(["keys", "create", account.id, "--json"], env);
+      secondKey = await verbatimJson<IssuedKey>(["keys", "create", account.id, "--json"], env);
       expect(secondKey.key).toMatch(keyPattern);
       expect(secondKey).toMatchObject({ account_id: account.id, state: "active" });
       const result = await verbatim(["keys", "list", account.id, "--json"], env);
       expect(result.code, described(result)).toBe(0);
-      const keys = JSON.parse(result.stdout) as KeyJson[];
+      const keys = JSON.parse(result.stdout) as ApiKeyView[];
       expect(keys.map((key) => key.id).sort()).toEqual([firstKey.id, secondKey.id].sort());
       expect(result.stdout.match(anyKey), result.stdout).toBeNull();
     },
@@ -330,9 +312,9 @@ describe("the CLI without a running service: every command works on the data dir
   it(
     "sets a key's request limit and clears it with none",
     async () => {
-      const limited = await verbatimJson<KeyJson>(["keys", "set-limit", secondKey.id, "5", "--json"], env);
+      const limited = await verbatimJson<ApiKeyView>(["keys", "set-limit", secondKey.id, "5", "--json"], env);
       expect(limited).toMatchObject({ id: secondKey.id, requests_per_minute: 5 });
-      const cleared = await verbatimJson<KeyJson>(["keys", "set-limit", secondKey.id, "none", "--json"], env);
+      const cleared = await verbatimJson<ApiKeyView>(["keys", "set-limit", secondKey.id, "none", "--json"], env);
       expect(cleared).toMatchObject({ id: secondKey.id, requests_per_minute: null });
     },
     2 * commandTimeoutMs,
@@ -341,7 +323,7 @@ describe("the CLI without a running service: every command works on the data dir
   it(
     "rotates a key with a 10 minute grace: a new key, and the old one revoking in 10 minutes",
     async () => {
-      const rotated = await verbatimJson<{ issued: KeyJson & { key: string }; revoked: KeyJson }>(
+      const rotated = await verbatimJson<{ issued: IssuedKey; revoked: ApiKeyView }>(
         ["keys", "rotate", firstKey.id, "--grace", "10m", "--json"],
         env,
       );
@@ -358,7 +340,7 @@ describe("the CLI without a running service: every command works on the data dir
   it(
     "revokes a key at once, and refuses to rotate it afterwards",
     async () => {
-      const revoked = await verbatimJson<KeyJson>(["keys", "revoke", secondKey.id, "--json"], env);
+      const revoked = await verbatimJson<ApiKeyView>(["keys", "revoke", secondKey.id, "--json"], env);
       expect(revoked).toMatchObject({ id: secondKey.id, state: "revoked" });
       expect(secondsUntil(revoked.revoked_at)).toBeLessThanOrEqual(0);
       const stderr = await verbatimFails(["keys", "rotate", secondKey.id], env);
@@ -370,7 +352,7 @@ describe("the CLI without a running service: every command works on the data dir
   it(
     "moves the account to another plan",
     async () => {
-      const moved = await verbatimJson<AccountJson>(["accounts", "set-plan", account.id, "pro", "--json"], env);
+      const moved = await verbatimJson<AccountView>(["accounts", "set-plan", account.id, "pro", "--json"], env);
       expect(moved).toMatchObject({ id: account.id, plan: "pro", credits: 15 });
     },
     commandTimeoutMs,
@@ -476,9 +458,9 @@ describe("the CLI while the service runs on the same data directory", () => {
   let service: Service;
   let developmentKey: string;
   let developmentAccountId: string;
-  let operatorKey: KeyJson & { key: string };
-  let revokedKey: KeyJson & { key: string };
-  let rotation: { issued: KeyJson & { key: string }; revoked: KeyJson };
+  let operatorKey: IssuedKey;
+  let revokedKey: IssuedKey;
+  let rotation: { issued: IssuedKey; revoked: ApiKeyView };
 
   afterAll(async () => {
     await service?.stop().catch(() => undefined);
@@ -514,14 +496,14 @@ describe("the CLI while the service runs on the same data directory", () => {
   it(
     "creates an account through the admin socket whose key works against the service at once",
     async () => {
-      const created = await verbatimJson<{ account: AccountJson; key: KeyJson & { key: string } }>(
+      const created = await verbatimJson<{ account: AccountView; key: IssuedKey }>(
         ["accounts", "create", "--plan", "basic", "--credits", "7", "--name", "while running"],
         env,
       );
       operatorKey = created.key;
       expect(operatorKey.key).toMatch(keyPattern);
       await expectKeyWorks(service, operatorKey.key, { user_id: created.account.id, plan: "basic", credits: 7 });
-      const listed = await verbatimJson<AccountJson[]>(["accounts", "list", "--json"], env);
+      const listed = await verbatimJson<AccountView[]>(["accounts", "list", "--json"], env);
       expect(listed.map((account) => account.id)).toEqual([developmentAccountId, created.account.id]);
     },
     2 * commandTimeoutMs,
@@ -546,10 +528,7 @@ describe("the CLI while the service runs on the same data directory", () => {
   it(
     "refuses a key revoked by the CLI from the next request on",
     async () => {
-      revokedKey = await verbatimJson<KeyJson & { key: string }>(
-        ["keys", "create", operatorKey.account_id, "--json"],
-        env,
-      );
+      revokedKey = await verbatimJson<IssuedKey>(["keys", "create", operatorKey.account_id, "--json"], env);
       await expectKeyWorks(service, revokedKey.key);
       await verbatimJson(["keys", "revoke", revokedKey.id, "--json"], env);
       await expectKeyRefused(service, revokedKey.key);
@@ -561,7 +540,7 @@ describe("the CLI while the service runs on the same data directory", () => {
     "keeps the old key of a rotation with grace working next to the new one",
     async () => {
       const [developmentKeyId] = (
-        await verbatimJson<KeyJson[]>(["keys", "list", developmentAccountId, "--json"], env)
+        await verbatimJson<ApiKeyView[]>(["keys", "list", developmentAccountId, "--json"], env)
       ).map((key) => key.id);
       rotation = await verbatimJson(["keys", "rotate", developmentKeyId ?? "", "--grace", "10m", "--json"], env);
       await expectKeyWorks(service, developmentKey);
@@ -591,7 +570,7 @@ describe("the CLI while the service runs on the same data directory", () => {
       expect(service.stdout()).toContain('"msg":"shutting down"');
       expect(existsSync(join(dataDir, "admin.sock"))).toBe(false);
       expect(existsSync(join(dataDir, "verbatim.lock"))).toBe(false);
-      const listed = await verbatimJson<AccountJson[]>(["accounts", "list", "--json"], env);
+      const listed = await verbatimJson<AccountView[]>(["accounts", "list", "--json"], env);
       expect(listed).toHaveLength(2);
     },
     2 * commandTimeoutMs,
@@ -650,8 +629,8 @@ describe.runIf(process.env.DATABASE_URL)("the CLI on PostgreSQL", () => {
   const dataDir = temporaryDirectory("cli-postgres");
   const env = environment({ dataDir, databaseUrl });
   let service: Service | undefined;
-  let account: AccountJson;
-  let key: KeyJson & { key: string };
+  let account: AccountView;
+  let key: IssuedKey;
 
   async function adminQuery(statement: string): Promise<void> {
     const client = new pg.Client({ connectionString: serverUrl });
@@ -672,7 +651,7 @@ describe.runIf(process.env.DATABASE_URL)("the CLI on PostgreSQL", () => {
   it(
     "creates, shows and changes accounts and keys directly in the database",
     async () => {
-      const created = await verbatimJson<{ account: AccountJson; key: KeyJson & { key: string } }>(
+      const created = await verbatimJson<{ account: AccountView; key: IssuedKey }>(
         ["accounts", "create", "--plan", "free", "--credits", "5", "--name", "pg"],
         env,
       );
@@ -685,7 +664,7 @@ describe.runIf(process.env.DATABASE_URL)("the CLI on PostgreSQL", () => {
         id: account.id,
         credits: 15,
       });
-      const extra = await verbatimJson<KeyJson & { key: string }>(["keys", "create", account.id, "--json"], env);
+      const extra = await verbatimJson<IssuedKey>(["keys", "create", account.id, "--json"], env);
       expect(await verbatimJson(["keys", "revoke", extra.id, "--json"], env)).toMatchObject({ state: "revoked" });
       const shown = await verbatimJson<ShowJson>(["accounts", "show", account.id, "--json"], env);
       expect(shown).toMatchObject({ id: account.id, credits: 15 });
@@ -705,7 +684,7 @@ describe.runIf(process.env.DATABASE_URL)("the CLI on PostgreSQL", () => {
       expect(existsSync(join(dataDir, "admin.sock"))).toBe(false);
       await expectKeyWorks(service, key.key, { user_id: account.id, credits: 15 });
 
-      const created = await verbatimJson<{ account: AccountJson; key: KeyJson & { key: string } }>(
+      const created = await verbatimJson<{ account: AccountView; key: IssuedKey }>(
         ["accounts", "create", "--plan", "basic"],
         env,
       );

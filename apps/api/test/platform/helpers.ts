@@ -1,5 +1,3 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
@@ -10,6 +8,7 @@ import { hashApiKey } from "../../src/services/api-keys.ts";
 import type { Allowance, Authentication } from "../../src/services/authenticator.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
+import { type NodeProcess, spawnNodeScript } from "../support/node-process.ts";
 import { openTestStore } from "../support/store.ts";
 
 export { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
@@ -164,57 +163,8 @@ export async function openPostgresPlatform(
 }
 
 /** A child Node process running one of this folder's `*.child.ts` scripts. */
-export interface ChildScript {
-  process: ChildProcessWithoutNullStreams;
-  /** The first line of its stdout that matches, waiting for it up to `timeoutMs`. */
-  waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>;
-  /** Signals it and waits for it to exit; harmless once it has exited. */
-  kill(signal?: NodeJS.Signals): Promise<void>;
-}
+export type ChildScript = NodeProcess;
 
 export function spawnScript(script: string, args: string[]): ChildScript {
-  const path = fileURLToPath(new URL(script, import.meta.url));
-  // `--import tsx` resolves from the working directory: the API package, which depends on tsx.
-  const apiPackage = fileURLToPath(new URL("../..", import.meta.url));
-  const child = spawn(process.execPath, ["--import", "tsx", path, ...args], { stdio: "pipe", cwd: apiPackage });
-  const lines: string[] = [];
-  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
-  let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString("utf8");
-  });
-  createInterface({ input: child.stdout }).on("line", (line) => {
-    lines.push(line);
-    for (const waiter of waiters.filter((candidate) => candidate.pattern.test(line))) {
-      waiters.splice(waiters.indexOf(waiter), 1);
-      waiter.resolve(line);
-    }
-  });
-  return {
-    process: child,
-    waitForLine(pattern, timeoutMs) {
-      const seen = lines.find((line) => pattern.test(line));
-      if (seen !== undefined) return Promise.resolve(seen);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(
-          () => reject(new Error(`${script} printed no line matching ${pattern} within ${timeoutMs} ms:\n${stderr}`)),
-          timeoutMs,
-        );
-        waiters.push({
-          pattern,
-          resolve: (line) => {
-            clearTimeout(timer);
-            resolve(line);
-          },
-        });
-      });
-    },
-    kill(signal = "SIGTERM") {
-      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-      return new Promise((resolve) => {
-        child.once("exit", () => resolve());
-        child.kill(signal);
-      });
-    },
-  };
+  return spawnNodeScript(fileURLToPath(new URL(script, import.meta.url)), args);
 }

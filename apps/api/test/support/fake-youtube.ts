@@ -13,7 +13,7 @@ export interface LoggedRequest {
 
 /** What the fake answers. */
 export type FakeReply =
-  | { status?: number; body: string; contentType?: string }
+  | { status?: number; body: string | Buffer; contentType?: string }
   /** Never answers: the client's timeout must fire. */
   | { hang: true }
   /** Closes the connection without an answer. */
@@ -23,7 +23,7 @@ interface Rule {
   method: string;
   path: string;
   matches: (request: LoggedRequest) => boolean;
-  reply: FakeReply;
+  reply: FakeReply | ((request: LoggedRequest) => FakeReply);
   /** Answers this many times, then falls through to older rules; unlimited when absent. */
   remaining?: number;
 }
@@ -42,6 +42,21 @@ export function newpipeRecording(path: string): { status: number; body: string }
   };
   return { status: exchange.response.responseCode, body: exchange.response.responseBody };
 }
+
+/** The InnerTube call a NewPipe recording made: its endpoint (`browse`, `search`, `navigation/resolve_url`, ...) and JSON body. */
+export function newpipeRequest(path: string): { endpoint: string; body: Record<string, unknown> } {
+  const exchange = JSON.parse(fixture(`newpipe-extractor/${path}`)) as {
+    request: { url: string; dataToSend?: number[] };
+  };
+  const endpoint = new URL(exchange.request.url).pathname.replace(/^\/youtubei\/v1\//, "");
+  const body = exchange.request.dataToSend
+    ? (JSON.parse(Buffer.from(exchange.request.dataToSend).toString("utf8")) as Record<string, unknown>)
+    : {};
+  return { endpoint, body };
+}
+
+/** The body fields a recorded InnerTube request is told apart by; the rest (`context`) varies per client. */
+const identifyingFields = ["browseId", "params", "continuation", "query", "url", "videoId"] as const;
 
 /**
  * A loopback stand-in for www.youtube.com: answers InnerTube calls (`POST /youtubei/v1/<endpoint>`)
@@ -88,6 +103,20 @@ export class FakeYoutube {
     );
   }
 
+  /**
+   * Replays a NewPipe recording: answers the InnerTube call it made (matched by the request's
+   * own `browseId`, `params`, `continuation`, `query`, `url` or `videoId`) with its recorded
+   * status and body. `match` replaces those fields where youtubei.js asks differently (NewPipe
+   * adds `params` to searches and playlist headers that youtubei.js does not send).
+   */
+  replayNewpipe(path: string, match?: Record<string, string>, times?: number): this {
+    const { endpoint, body } = newpipeRequest(path);
+    const recordedFields = Object.fromEntries(
+      identifyingFields.flatMap((name) => (typeof body[name] === "string" ? [[name, body[name]]] : [])),
+    );
+    return this.innertube(endpoint, match ?? recordedFields, newpipeRecording(path), times);
+  }
+
   /** Answers the player call for a video with a recorded player response. */
   player(videoId: string, reply: FakeReply, times?: number): this {
     return this.innertube("player", { videoId }, reply, times);
@@ -107,6 +136,33 @@ export class FakeYoutube {
     );
   }
 
+  /**
+   * Stands in for YouTube's media servers (`GET /videoplayback`, reached through the adapter's
+   * media origin): serves `bytes` for a stream's `itag`, honouring the `range` query parameter
+   * the way googlevideo.com does. The recordings hold stream addresses, not the streams.
+   */
+  videoplayback(
+    itag: number,
+    bytes: Buffer,
+    options: { status?: number; contentType?: string; times?: number } = {},
+  ): this {
+    return this.rule(
+      "GET",
+      "/videoplayback",
+      (request) => request.query.get("itag") === String(itag),
+      (request) => {
+        const [first = 0, last] = (request.query.get("range") ?? `0-${bytes.length - 1}`).split("-").map(Number);
+        if (first >= bytes.length) return { status: 416, body: Buffer.alloc(0), contentType: "text/plain" };
+        return {
+          status: options.status ?? 200,
+          body: bytes.subarray(first, (last ?? bytes.length - 1) + 1),
+          contentType: options.contentType ?? "audio/mpeg",
+        };
+      },
+      options.times,
+    );
+  }
+
   /** Requests to a path, in order. */
   requestsTo(path: string): LoggedRequest[] {
     return this.requests.filter((request) => request.path === path);
@@ -121,7 +177,7 @@ export class FakeYoutube {
     method: string,
     path: string,
     matches: Rule["matches"],
-    reply: FakeReply,
+    reply: Rule["reply"],
     times: number | undefined,
   ): this {
     this.rules.push({ method, path, matches, reply, ...(times === undefined ? {} : { remaining: times }) });
@@ -152,10 +208,16 @@ export class FakeYoutube {
       return;
     }
     if (rule.remaining !== undefined) rule.remaining--;
-    const reply = rule.reply;
+    const reply = typeof rule.reply === "function" ? rule.reply(request) : rule.reply;
     if ("hang" in reply) return;
     if ("reset" in reply) {
       req.socket.destroy();
+      return;
+    }
+    if (Buffer.isBuffer(reply.body)) {
+      res
+        .writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/octet-stream" })
+        .end(reply.body);
       return;
     }
     const contentType = reply.contentType ?? (reply.body.trimStart().startsWith("<") ? "text/xml" : "application/json");

@@ -41,10 +41,29 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     validateResponses: true,
     ...options.deps,
   };
-  const { account, key } = await platform.accounts.create({
+  const served = await serveApp(deps, options);
+  return {
+    ...served,
+    async close() {
+      await served.close();
+      platform.slots.close();
+      await store.close();
+    },
+  };
+}
+
+/**
+ * Serves the app of `deps` on port 0 of 127.0.0.1 with one fresh account of `plan`, for test
+ * servers that build their own deps. Its `close` stops listening; the store stays the caller's.
+ */
+export async function serveApp(
+  deps: AppDeps,
+  options: { plan?: PlanName; credits?: number | null; name?: string } = {},
+): Promise<TestServer> {
+  const { account, key } = await deps.platform.accounts.create({
     plan: options.plan ?? "pro",
     ...(options.credits === undefined ? {} : { credits: options.credits }),
-    name: "test",
+    name: options.name ?? "test",
   });
   const server = await listenOnLoopback(createApp(deps));
   const { baseUrl } = server;
@@ -55,12 +74,8 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     account,
     key,
     deps,
-    platform,
+    platform: deps.platform,
     clientFor,
-    async close() {
-      await server.close();
-      platform.slots.close();
-      await store.close();
-    },
+    close: () => server.close(),
   };
 }

@@ -151,13 +151,13 @@ describe("422: the video cannot give a transcript (recorded player responses)", 
     );
   });
 
-  it("mode audio is no_captions (4103) with retry_with audio until speech recognition lands, without an upstream call", async () => {
+  it("on a server without speech recognition, mode audio is unsupported_platform (3001), without an upstream call", async () => {
     const calls = yt.fake.requests.length;
     const error = await expectFailure(
       { video: "GJLlxj_dtq8", mode: "audio" },
-      { status: 422, code: "no_captions", number: 4103, retry_with: { mode: "audio" } },
+      { status: 422, code: "unsupported_platform", number: 3001 },
     );
-    expect(error?.error.message).toMatch(/not available on this server yet/);
+    expect(error?.error.message).toMatch(/does not transcribe the audio of YouTube videos/);
     expect(yt.fake.requests.length).toBe(calls);
   });
 });
@@ -166,7 +166,7 @@ describe("the deprecated ai_fallback flag", () => {
   it("ai_fallback true means mode audio", async () => {
     await expectFailure(
       { video: "GJLlxj_dtq8", ai_fallback: true },
-      { status: 422, code: "no_captions", number: 4103, retry_with: { mode: "audio" } },
+      { status: 422, code: "unsupported_platform", number: 3001 },
     );
   });
 
@@ -267,12 +267,12 @@ describe("503: transport failures", () => {
 });
 
 describe("422: input that is not a YouTube video", () => {
-  it("another site's URL is unsupported_platform (3001): audio sources come later", async () => {
+  it("another site's URL is unsupported_platform (3001) on a server without audio sources", async () => {
     const error = await expectFailure(
       { video: "https://example.com/episode.mp3" },
       { status: 422, code: "unsupported_platform", number: 3001 },
     );
-    expect(error?.error.message).toMatch(/not supported yet/);
+    expect(error?.error.message).toMatch(/transcribes no other sources/);
   });
 
   it("a YouTube address without a video is invalid_input (3005)", async () => {

@@ -2,6 +2,7 @@ import type { Innertube } from "youtubei.js";
 import type { CaptionSegment } from "./caption-formats.ts";
 import { CaptionFormatError, parseCaptionBody } from "./caption-formats.ts";
 import { chooseCaptionTrack } from "./caption-track-choice.ts";
+import { callInnertube } from "./innertube-calls.ts";
 import { type CaptionTrack, readPlayerResponse, type VideoDetails } from "./player-response.ts";
 import { findTranscriptPanelParams, readTranscriptPanel } from "./transcript-panel.ts";
 import { UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
@@ -76,20 +77,6 @@ export class YoutubeiCaptionSource implements CaptionSource {
       captionKind: shown?.kind ?? (automatic ? "auto" : null),
       segments: panel.segments,
     };
-  }
-}
-
-/** One raw InnerTube call; transport failures arrive as `UpstreamError` from the upstream fetch. */
-async function callInnertube(yt: Innertube, endpoint: string, args: Record<string, unknown>): Promise<unknown> {
-  try {
-    const response = await yt.actions.execute(endpoint, { ...args, parse: false });
-    return response.data;
-  } catch (error) {
-    if (error instanceof UpstreamError) throw error;
-    if (error instanceof SyntaxError) {
-      throw new UpstreamError("unparseable", `YouTube's ${endpoint} answer is not JSON.`, undefined, { cause: error });
-    }
-    throw new UpstreamError("failed", `The ${endpoint} call to YouTube failed.`, undefined, { cause: error });
   }
 }
 

@@ -1,14 +1,26 @@
 import { Innertube } from "youtubei.js";
+import { type StreamRoute, type YoutubeAudioSource, YoutubeiAudioSource } from "./audio-streams.ts";
 import { type CaptionSource, YoutubeiCaptionSource } from "./caption-source.ts";
 import { createUpstreamFetch } from "./upstream-fetch.ts";
+import { YoutubeiVideoListSource } from "./video-list-source.ts";
+import type { VideoListSource } from "./video-lists.ts";
 
+export type { DownloadedStream, RoutedStream, YoutubeAudio, YoutubeAudioSource } from "./audio-streams.ts";
 export type { CaptionSource, VideoCaptions } from "./caption-source.ts";
 export { UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
+export type { ListRow, ListTarget, UpstreamListPage, VideoListSource } from "./video-lists.ts";
+
+const defaultOrigin = "https://www.youtube.com";
 
 /** How the YouTube adapter reaches YouTube. */
 export interface YoutubeAdapterConfig {
   /** `VERBATIM_YOUTUBE_ORIGIN`; default `https://www.youtube.com`. */
   origin?: string;
+  /**
+   * `VERBATIM_YOUTUBE_MEDIA_ORIGIN`: where audio stream requests (`*.googlevideo.com`) go. Unset, they
+   * follow a configured `origin`, so all YouTube traffic reaches it; with neither, the host YouTube names.
+   */
+  mediaOrigin?: string;
   /** `VERBATIM_PROXY_URLS`, split: proxies used in turn. */
   proxyUrls?: readonly string[];
   /** Milliseconds one upstream attempt may take; default 10 s. */
@@ -19,26 +31,59 @@ export interface YoutubeAdapterConfig {
   maxAttempts?: number;
   /** Milliseconds of the first retry backoff; default 200. */
   backoffBaseMs?: number;
+  /** Bytes of one audio stream at most (`VERBATIM_DOWNLOAD_MAX_BYTES`); default 2 GiB. */
+  downloadMaxBytes?: number;
+  /** Milliseconds one audio stream download may take (`VERBATIM_DOWNLOAD_TIMEOUT_MS`); default 30 min. */
+  downloadTimeoutMs?: number;
+  /** The clock list rows' relative upload times ("2 days ago") count back from; tests may fix it. */
+  now?: () => Date;
 }
 
 /** The YouTube ports the app uses. */
 export interface YoutubeAdapter {
   captions: CaptionSource;
+  lists: VideoListSource;
+  /** Audio streams, for speech recognition of videos. */
+  audio: YoutubeAudioSource;
 }
 
 /** Builds the YouTube adapter; nothing touches the network until the first request. */
 export function createYoutubeAdapter(config: YoutubeAdapterConfig = {}): YoutubeAdapter {
-  const upstreamFetch = createUpstreamFetch({
-    origin: config.origin ?? "https://www.youtube.com",
-    proxyUrls: config.proxyUrls ?? [],
-    attemptTimeoutMs: config.attemptTimeoutMs ?? 10_000,
-    budgetMs: config.budgetMs ?? 25_000,
-    maxAttempts: config.maxAttempts ?? 3,
-    backoffBaseMs: config.backoffBaseMs ?? 200,
-  });
+  const redirected = config.origin !== undefined && new URL(config.origin).origin !== defaultOrigin;
+  const mediaOrigin = config.mediaOrigin ?? (redirected ? config.origin : undefined);
+  const proxyUrls = config.proxyUrls ?? [];
+  const fetchThrough = (proxies: readonly string[]) =>
+    createUpstreamFetch({
+      origin: config.origin ?? defaultOrigin,
+      proxyUrls: proxies,
+      attemptTimeoutMs: config.attemptTimeoutMs ?? 10_000,
+      budgetMs: config.budgetMs ?? 25_000,
+      maxAttempts: config.maxAttempts ?? 3,
+      backoffBaseMs: config.backoffBaseMs ?? 200,
+    });
+  const upstreamFetch = fetchThrough(proxyUrls);
+  const innertube = lazySession(upstreamFetch);
+  // A stream address works only from the IP that asked for it, so each proxy gets a session of its own.
+  const audioRoutes: StreamRoute[] =
+    proxyUrls.length === 0
+      ? [{ innertube }]
+      : proxyUrls.map((url) => ({ innertube: lazySession(fetchThrough([url])), proxyUrl: url }));
+  return {
+    captions: new YoutubeiCaptionSource(innertube, upstreamFetch),
+    lists: new YoutubeiVideoListSource(innertube, config.now ?? (() => new Date())),
+    audio: new YoutubeiAudioSource(audioRoutes, {
+      ...(mediaOrigin === undefined ? {} : { mediaOrigin }),
+      maxBytes: config.downloadMaxBytes ?? 2 * 1024 ** 3,
+      timeoutMs: config.downloadTimeoutMs ?? 30 * 60_000,
+      chunkTimeoutMs: config.attemptTimeoutMs ?? 10_000,
+    }),
+  };
+}
+
+/** An InnerTube session over `upstreamFetch`, built on first use, locally: no /sw.js_data, config or player-script fetch. */
+function lazySession(upstreamFetch: typeof fetch): () => Promise<Innertube> {
   let session: Promise<Innertube> | undefined;
-  const innertube = () => {
-    // The session is built locally, without the /sw.js_data, config and player-script fetches.
+  return () => {
     session ??= Innertube.create({
       fetch: upstreamFetch,
       generate_session_locally: true,
@@ -53,5 +98,4 @@ export function createYoutubeAdapter(config: YoutubeAdapterConfig = {}): Youtube
     });
     return session;
   };
-  return { captions: new YoutubeiCaptionSource(innertube, upstreamFetch) };
 }

@@ -25,12 +25,26 @@ export interface VideoDetails {
   wasLive: boolean;
 }
 
+/** An audio-only stream the player response offers with a plain address (not a signature cipher). */
+export interface AudioStream {
+  /** The `googlevideo.com/videoplayback` address; it expires within hours and is bound to the client's IP. */
+  url: string;
+  itag: number;
+  mimeType: string;
+  /** Bits per second. */
+  bitrate: number;
+  /** Bytes; null when YouTube did not say. */
+  contentLength: number | null;
+}
+
 /** A playable video and its caption tracks; `tracks` is null when the response has no `captions` object at all. */
 export interface PlayableVideo {
   details: VideoDetails;
   tracks: CaptionTrack[] | null;
   /** The index in `tracks` YouTube would show first, when it says. */
   defaultTrackIndex: number | null;
+  /** Audio-only streams of the original (default) audio track, without loudness-compressed variants, lowest bitrate first. */
+  audioStreams: AudioStream[];
 }
 
 interface Text {
@@ -50,12 +64,25 @@ interface PlayerResponse {
     isUpcoming?: boolean;
     thumbnail?: { thumbnails?: Array<{ url?: string; width?: number }> };
   };
+  streamingData?: { adaptiveFormats?: AdaptiveFormat[] };
   captions?: {
     playerCaptionsTracklistRenderer?: {
       captionTracks?: Array<{ baseUrl?: string; languageCode?: string; kind?: string; name?: Text }>;
       audioTracks?: Array<{ defaultCaptionTrackIndex?: number }>;
     };
   };
+}
+
+interface AdaptiveFormat {
+  itag?: number;
+  url?: string;
+  mimeType?: string;
+  bitrate?: number;
+  contentLength?: string;
+  /** The dynamic-range-compressed copy of a stream. */
+  isDrc?: boolean;
+  /** Present when a video has several audio tracks (dubs); the original one is the default. */
+  audioTrack?: { audioIsDefault?: boolean };
 }
 
 /** The text of a YouTube `Text` object (`simpleText` or `runs`). */
@@ -105,7 +132,39 @@ export function readPlayerResponse(body: unknown, requestedVideoId: string): Pla
               ]
             : [],
         );
-  return { details, tracks, defaultTrackIndex: list?.audioTracks?.[0]?.defaultCaptionTrackIndex ?? null };
+  return {
+    details,
+    tracks,
+    defaultTrackIndex: list?.audioTracks?.[0]?.defaultCaptionTrackIndex ?? null,
+    audioStreams: readAudioStreams(response.streamingData?.adaptiveFormats ?? []),
+  };
+}
+
+/**
+ * The audio streams worth transcribing. Speech recognition runs on 16 kHz mono, so the lowest
+ * bitrate loses nothing; dubbed tracks and compressed (DRC) copies are left out.
+ */
+function readAudioStreams(formats: AdaptiveFormat[]): AudioStream[] {
+  return formats
+    .filter(
+      (format): format is AdaptiveFormat & { url: string; itag: number; mimeType: string } =>
+        format.mimeType?.startsWith("audio/") === true &&
+        format.url !== undefined &&
+        format.itag !== undefined &&
+        format.isDrc !== true &&
+        (format.audioTrack === undefined || format.audioTrack.audioIsDefault === true),
+    )
+    .map((format) => {
+      const length = Number(format.contentLength);
+      return {
+        url: format.url,
+        itag: format.itag,
+        mimeType: format.mimeType,
+        bitrate: format.bitrate ?? 0,
+        contentLength: Number.isSafeInteger(length) && length > 0 ? length : null,
+      };
+    })
+    .sort((a, b) => a.bitrate - b.bitrate);
 }
 
 function readDetails(response: PlayerResponse, requestedVideoId: string): VideoDetails {

@@ -1,37 +1,24 @@
 import { createServer, type Server } from "node:http";
-import { type AddressInfo, connect } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { type ConnectProxy, startConnectProxy } from "../../../test/support/connect-proxy.ts";
 import { UpstreamError } from "./upstream-errors.ts";
 import { createUpstreamFetch } from "./upstream-fetch.ts";
 
 let server: Server | undefined;
-const proxies: Server[] = [];
+const proxies: ConnectProxy[] = [];
 
 afterEach(async () => {
-  for (const open of [server, ...proxies.splice(0)]) {
-    open?.closeAllConnections();
-    await new Promise((resolve) => open?.close(resolve));
-  }
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));
 });
 
-/** A loopback HTTP proxy that tunnels CONNECT requests and counts them. */
+/** A proxy that records its name for each tunnel it opens. */
 async function startProxy(tunnels: string[], name: string): Promise<string> {
-  const proxy = createServer();
-  proxy.on("connect", (req, clientSocket, head) => {
-    tunnels.push(name);
-    const [host, port] = (req.url ?? "").split(":");
-    const target = connect(Number(port), host ?? "127.0.0.1", () => {
-      clientSocket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-      target.write(head);
-      target.pipe(clientSocket);
-      clientSocket.pipe(target);
-    });
-    target.on("error", () => clientSocket.destroy());
-    clientSocket.on("error", () => target.destroy());
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  const proxy = await startConnectProxy({ onTunnel: () => tunnels.push(name) });
   proxies.push(proxy);
-  return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  return proxy.url;
 }
 
 /** A loopback server answering with the statuses given, in turn (the last one repeats). */

@@ -102,7 +102,8 @@ function isBlockPage(html: string): boolean {
   return /consent\.youtube\.com|g-recaptcha|unusual traffic/i.test(html);
 }
 
-function statusFailure(status: number, target: URL): UpstreamError {
+/** The failure an HTTP status from YouTube means: 403 and 429 are blocks, the rest failures. */
+export function statusFailure(status: number, target: URL): UpstreamError {
   if (status === 429 || status === 403) {
     return new UpstreamError("blocked", `YouTube refused ${target.pathname} with HTTP ${status}.`, status);
   }
@@ -112,7 +113,8 @@ function statusFailure(status: number, target: URL): UpstreamError {
   return new UpstreamError("failed", `YouTube answered ${target.pathname} with HTTP ${status}.`, status);
 }
 
-function transportFailure(error: unknown, target: URL): UpstreamError {
+/** The failure an exchange with YouTube that got no answer means: a timeout, or a broken connection. */
+export function transportFailure(error: unknown, target: URL): UpstreamError {
   const name = (error as { name?: string }).name;
   if (name === "TimeoutError" || name === "AbortError") {
     return new UpstreamError("timeout", `YouTube did not answer ${target.pathname} in time.`, undefined, {

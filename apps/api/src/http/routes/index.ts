@@ -3,15 +3,34 @@ import type { AppDeps } from "../../deps.ts";
 import type { Allowance } from "../../services/authenticator.ts";
 import type { LiveRoute } from "../route.ts";
 import { healthCheck } from "./health.ts";
-import { deepHealthCheck } from "./health-deep.ts";
+import { type DependencyProbe, deepHealthCheck } from "./health-deep.ts";
 import { me } from "./me.ts";
+import { getTranscriptJob } from "./transcript-jobs.ts";
+import { listRoutes } from "./transcripts-lists.ts";
 import { fetchVideoTranscript } from "./transcripts-video.ts";
 import { getUsage } from "./usage.ts";
 
 /** The operations this server serves. */
 export function liveRoutes(deps: AppDeps): LiveRoute[] {
-  const youtube = deps.youtube ? [fetchVideoTranscript(deps, deps.youtube)] : [];
-  return [healthCheck(deps), deepHealthCheck(deps), me(deps), getUsage(deps), ...youtube];
+  const transcripts = deps.youtube || deps.audio ? [fetchVideoTranscript(deps)] : [];
+  const jobs = deps.audio ? [getTranscriptJob(deps, deps.audio)] : [];
+  const lists = deps.youtube?.lists ? listRoutes(deps, deps.youtube.lists) : [];
+  const { audio } = deps;
+  const probes: DependencyProbe[] = audio
+    ? [
+        { name: "queue", check: () => audio.queue.check() },
+        { name: "speech_engine", check: () => audio.engine.check() },
+      ]
+    : [];
+  return [
+    healthCheck(deps),
+    deepHealthCheck(deps, probes),
+    me(deps),
+    getUsage(deps),
+    ...transcripts,
+    ...jobs,
+    ...lists,
+  ];
 }
 
 /** Operations anyone may call: no key, no allowance. */
@@ -36,12 +55,12 @@ export function allowanceOf(operationId: OperationId): Allowance {
  * `not_found` saying so.
  */
 export const pendingOperations: Partial<Record<OperationId, string>> = {
-  fetchVideoTranscript: "YouTube access configured on the server, and audio transcripts",
-  getTranscriptJob: "speech recognition jobs",
+  fetchVideoTranscript: "YouTube access or audio sources configured on the server",
+  getTranscriptJob: "speech recognition configured on the server",
   fetchTranscriptsBatch: "batches",
-  fetchChannelVideos: "YouTube lists",
-  fetchPlaylistVideos: "YouTube lists",
-  searchVideos: "YouTube lists",
+  fetchChannelVideos: "YouTube lists configured on the server",
+  fetchPlaylistVideos: "YouTube lists configured on the server",
+  searchVideos: "YouTube lists configured on the server",
   createMonitor: "monitors",
   listMonitors: "monitors",
   getMonitor: "monitors",

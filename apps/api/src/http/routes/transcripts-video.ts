@@ -1,34 +1,99 @@
 import type { RequestBody } from "@verbatim/contract";
+import type { Response } from "express";
+import { literalHostRefusal } from "../../adapters/net/address-rule.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
-import type { AppDeps, YoutubeDeps } from "../../deps.ts";
+import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
+import {
+  type AudioOutcome,
+  type AudioRequest,
+  type AudioTranscripts,
+  createAudioTranscripts,
+} from "../../services/audio-transcripts.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { pricing } from "../../services/pricing.ts";
-import { type TranscriptMode, VideoTranscripts, type YoutubeTranscript } from "../../services/video-transcripts.ts";
+import {
+  isCaptionless,
+  type TranscriptMode,
+  toApiError,
+  VideoTranscripts,
+  type YoutubeTranscript,
+  youtubeWatchUrl,
+} from "../../services/video-transcripts.ts";
 import { authOf } from "../auth.ts";
-import { requestIdOf } from "../locals.ts";
+import { publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send, wasSent } from "../route.ts";
 import { holdExtractionSlot } from "../slots.ts";
 
 type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
 
-/** `POST /transcripts/video` for YouTube input: captions (1 credit), from our store when fetched before. */
-export function fetchVideoTranscript(deps: AppDeps, youtube: YoutubeDeps): LiveRoute {
-  const transcripts = new VideoTranscripts(deps.platform.store, youtube.captions, deps.now, youtube.speech);
+/**
+ * `POST /transcripts/video`: YouTube captions (1 credit, from our store when fetched before), and
+ * podcasts, feeds and media files: the publisher's transcript (1 credit). Speech recognition,
+ * of a YouTube video's audio (`mode: "audio"`, or `auto` without captions) as of any other media,
+ * answers inline for short media, otherwise as a job (202) charged on completion.
+ */
+export function fetchVideoTranscript(deps: AppDeps): LiveRoute {
+  const youtube = deps.youtube ? new VideoTranscripts(deps.platform.store, deps.youtube.captions, deps.now) : undefined;
+  const audio = deps.audio
+    ? createAudioTranscripts(deps.platform, deps.audio, { now: deps.now, logger: deps.logger })
+    : undefined;
   return {
     operationId: "fetchVideoTranscript",
     guards: [holdExtractionSlot(deps)],
     handler: async (req, res) => {
       const body = bodyOf<TranscriptRequest>(req);
-      const videoId = youtubeVideoIdOf(body.video);
       const mode = modeOf(body, wasSent(res, "mode"));
       const auth = authOf(res);
-      deps.platform.credits.requireAtLeast(auth.credits, pricing.minimum());
-      const transcript = await transcripts.transcribe(videoId, {
-        mode,
-        ...(body.language === undefined ? {} : { language: body.language }),
-      });
       const withTimestamps = body.timestamps === undefined || body.timestamps === true || body.timestamps === "segment";
+      deps.platform.credits.requireAtLeast(auth.credits, pricing.minimum());
+      const reference = parseVideoReference(body.video);
+      if (body.callback_url !== undefined && deps.audio) {
+        requireDeliverableCallback(body.callback_url, deps.audio.allowPrivateCallbackTargets ?? false);
+      }
+      const audioRequest = () => ({
+        ...(body.episode === undefined ? {} : { episode: body.episode }),
+        mode,
+        accountId: auth.accountId,
+        plan: auth.plan,
+        balance: auth.credits,
+        requestId: requestIdOf(res),
+        callbackUrl: body.callback_url ?? null,
+        body: { ...body },
+        docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
+      });
+      switch (reference.kind) {
+        case "youtube-without-video":
+          throw new ApiError("invalid_input", `"${body.video}" is a YouTube address but names no video.`);
+        case "malformed":
+          throw new ApiError("invalid_input", `"${body.video}" is neither a YouTube video id nor a URL.`);
+        case "other-url": {
+          if (!audio || !deps.audio) {
+            throw new ApiError(
+              "unsupported_platform",
+              `${reference.url.hostname} is not YouTube, and this server transcribes no other sources.`,
+            );
+          }
+          const outcome = await audio.request({ ...audioRequest(), video: body.video });
+          sendAudioOutcome(res, outcome, withTimestamps, auth.credits);
+          return;
+        }
+        case "youtube":
+          break;
+      }
+      if (!youtube) throw new ApiError("unsupported_platform", "YouTube is not configured on this server.");
+      const outcome = await youtubeOutcome(
+        youtube,
+        audio?.transcribesYoutube ? audio : undefined,
+        { ...audioRequest(), video: body.video },
+        reference.videoId,
+        body.language,
+      );
+      if (outcome.kind !== "captions") {
+        sendAudioOutcome(res, outcome, withTimestamps, auth.credits);
+        return;
+      }
+      const { transcript } = outcome;
       // `usage.bytes` counts the words returned either way: the joined text.
       const text = transcript.segments.map((segment) => segment.text).join(" ");
       const credits = pricing.captions();
@@ -51,21 +116,73 @@ export function fetchVideoTranscript(deps: AppDeps, youtube: YoutubeDeps): LiveR
   };
 }
 
-/** The YouTube video a request names; other sources wait for the audio issue. */
-function youtubeVideoIdOf(video: string): string {
-  const reference = parseVideoReference(video);
-  switch (reference.kind) {
-    case "youtube":
-      return reference.videoId;
-    case "youtube-without-video":
-      throw new ApiError("invalid_input", `"${video}" is a YouTube address but names no video.`);
-    case "other-url":
-      throw new ApiError(
-        "unsupported_platform",
-        `${reference.url.hostname} is not YouTube. Podcasts, feeds and media files (audio sources) are not supported yet.`,
-      );
-    case "malformed":
-      throw new ApiError("invalid_input", `"${video}" is neither a YouTube video id nor a URL.`);
+/**
+ * A YouTube video's captions, or speech recognition of its audio when asked for (`mode:
+ * "audio"`) or when `auto` finds no captions. Without speech recognition, those cases are
+ * refused with the reason.
+ */
+async function youtubeOutcome(
+  youtube: VideoTranscripts,
+  speech: AudioTranscripts | undefined,
+  request: AudioRequest,
+  videoId: string,
+  language: string | undefined,
+): Promise<{ kind: "captions"; transcript: YoutubeTranscript } | AudioOutcome> {
+  if (request.mode !== "audio") {
+    try {
+      return { kind: "captions", transcript: await youtube.captionsOf(videoId, language) };
+    } catch (error) {
+      const failure = toApiError(error);
+      if (request.mode === "captions" || !speech || !isCaptionless(failure)) throw failure;
+    }
+  } else if (!speech) {
+    throw new ApiError(
+      "unsupported_platform",
+      `This server does not transcribe the audio of YouTube videos; ask for the captions of ${videoId} with mode "captions" or "auto".`,
+    );
+  }
+  return speech.requestYoutube(request, videoId);
+}
+
+/** A transcript with `segments` or `text` as `timestamps` asked, or the 202 of a job (nothing charged yet). */
+function sendAudioOutcome(res: Response, outcome: AudioOutcome, withTimestamps: boolean, balance: number | null) {
+  if (outcome.kind === "job") {
+    send(res, "fetchVideoTranscript", 202, {
+      ok: true,
+      request_id: requestIdOf(res),
+      status: "processing",
+      job_id: outcome.jobId,
+      poll_url: `/api/v2/transcripts/jobs/${outcome.jobId}`,
+      data: { kind: "transcript_job", video_id: outcome.videoId, platform: outcome.platform },
+      usage: usageBlock(0, balance),
+    });
+    return;
+  }
+  const { text, segments, ...fields } = outcome.transcript;
+  send(res, "fetchVideoTranscript", 200, {
+    ok: true,
+    request_id: requestIdOf(res),
+    data: { ...fields, ...(withTimestamps ? { segments } : { text }) },
+    usage: usageBlock(outcome.creditsSpent, outcome.balance, Buffer.byteLength(text)),
+  });
+}
+
+/**
+ * Refuses a `callback_url` the webhook deliverer would never reach: not https, or naming a
+ * private, loopback or link-local host by address or as `localhost`. Names are resolved, and
+ * checked again, at delivery time, so a name that later points inward is refused there.
+ */
+function requireDeliverableCallback(callbackUrl: string, allowPrivateTargets: boolean): void {
+  const url = new URL(callbackUrl);
+  const refusedHost = allowPrivateTargets ? null : literalHostRefusal(url.hostname);
+  const problem =
+    url.protocol !== "https:" && !(allowPrivateTargets && url.protocol === "http:")
+      ? "must be an https URL"
+      : refusedHost && `must not name ${refusedHost}`;
+  if (problem) {
+    throw new ApiError("invalid_request", `callback_url ${problem}.`, {
+      extra: { issues: [{ path: "/body/callback_url", message: problem }] },
+    });
   }
 }
 
@@ -84,7 +201,7 @@ function transcriptFields(transcript: YoutubeTranscript) {
   return {
     kind: "transcript" as const,
     video_id: transcript.videoId,
-    url: `https://www.youtube.com/watch?v=${transcript.videoId}`,
+    url: youtubeWatchUrl(transcript.videoId),
     platform: "youtube" as const,
     title: transcript.title,
     channel: transcript.channel,

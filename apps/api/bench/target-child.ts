@@ -1,0 +1,141 @@
+// The child side of bench/protocol.ts, shared by the child entries (bench/target-server.ts,
+// bench/youtube-target-server.ts): serves the target one of them builds on a loopback port, apart
+// from the load generator's event loop, and counts requests, database statements and CPU when the
+// parent asks.
+import { createServer, type RequestListener } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type SQL, sql } from "drizzle-orm";
+import express, { type Express, type RequestHandler } from "express";
+import { createApp } from "../src/app.ts";
+import type { YoutubeDeps } from "../src/deps.ts";
+import { createLogger } from "../src/logger.ts";
+import { createPlatform } from "../src/platform.ts";
+import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
+import { processCpuMs } from "./machine.ts";
+import type { ChildMessage, ParentMessage, TargetName } from "./protocol.ts";
+import { countQueries } from "./query-counter.ts";
+
+/** What a child entry builds from its spec. */
+export interface Target {
+  handler: RequestListener;
+  apiKeys: string[];
+  /** Admitted requests the sliding windows hold, sent with the counts; `null` where not measured. */
+  windowRows(): Promise<number | null>;
+  close(): Promise<void>;
+}
+
+/** The floor the operation is compared with: a bare Express route, mounted by `route`, answering `body`. */
+export function bareTarget(body: unknown, route: (app: Express, answer: RequestHandler) => void): Target {
+  const app = express();
+  app.disable("x-powered-by");
+  const answer = body ?? {};
+  route(app, (_req, res) => {
+    res.json(answer);
+  });
+  return { handler: app, apiKeys: [], windowRows: async () => null, close: async () => undefined };
+}
+
+export interface ApiTargetOptions {
+  /** Accounts to create on the scale plan, one key each. */
+  accounts: number;
+  /** Each account's opening balance: the plan's monthly credits unless given; `null` is unlimited. */
+  credits?: number | null;
+  /** The benchmark-only plan setting, run on the throwaway database once the accounts exist. */
+  planSetting: SQL;
+  youtube?: YoutubeDeps;
+  /** Sends the sliding windows' admitted requests with the counts. */
+  countWindowRows?: boolean;
+}
+
+/** The real API on a fresh store: PostgreSQL at the spec's `databaseUrl` (the `postgres` target) or PGlite. */
+export async function apiTarget(
+  spec: { name: TargetName; databaseUrl?: string },
+  options: ApiTargetOptions,
+): Promise<Target> {
+  if (spec.name === "postgres" && !spec.databaseUrl) throw new Error("the postgres target needs a database URL");
+  const store = spec.databaseUrl ? await openPostgresStore(spec.databaseUrl) : await openEmbeddedStore();
+  const now = () => new Date();
+  const platform = await createPlatform(store, { now });
+  const accounts = await Promise.all(
+    Array.from({ length: options.accounts }, (_, index) =>
+      platform.accounts.create({ plan: "scale", credits: options.credits, name: `bench ${index}` }),
+    ),
+  );
+  await store.query(options.planSetting);
+  const app = createApp({
+    config: { version: "0.0.0-bench" },
+    logger: createLogger(process.env.VERBATIM_LOG_LEVEL ?? "error"),
+    now,
+    platform,
+    ...(options.youtube ? { youtube: options.youtube } : {}),
+  });
+  return {
+    handler: app,
+    apiKeys: accounts.map(({ key }) => key.key),
+    windowRows: options.countWindowRows ? () => windowRows(store) : async () => null,
+    async close() {
+      platform.slots.close();
+      await store.close();
+    },
+  };
+}
+
+async function windowRows(store: Store): Promise<number | null> {
+  const [row] = await store.query<{ n: number }>(
+    sql`select coalesce(sum(cardinality(hits)), 0)::int as n from rate_windows`,
+  );
+  return row?.n ?? null;
+}
+
+function send(message: ChildMessage): void {
+  process.send?.(message);
+}
+
+/** Builds the target from the spec in `argv[2]`, listens, and answers the parent until it closes or disconnects. */
+export async function serveTarget<Spec>(build: (spec: Spec) => Promise<Target>): Promise<void> {
+  // Before the target opens its store, so every statement is counted.
+  const queries = countQueries();
+  let counting = false;
+  let requests = 0;
+  let cpuAtStart = 0;
+  const spec = JSON.parse(process.argv[2] ?? "{}") as Spec;
+  let target: Target;
+  try {
+    target = await build(spec);
+  } catch (error) {
+    send({ type: "failed", message: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    process.exit(1);
+  }
+  const server = createServer((req, res) => {
+    if (counting) requests += 1;
+    target.handler(req, res);
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const shutdown = async () => {
+    server.closeAllConnections();
+    server.close();
+    await target.close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on("disconnect", () => void shutdown());
+  process.on("message", (message: ParentMessage) => {
+    if (message.type === "count-start") {
+      requests = 0;
+      queries.reset();
+      cpuAtStart = processCpuMs();
+      counting = true;
+      send({ type: "counting" });
+    } else if (message.type === "count-stop") {
+      counting = false;
+      const counted = { requests, queries: queries.count, cpuMs: processCpuMs() - cpuAtStart };
+      void target.windowRows().then(
+        (rows) => send({ type: "counted", ...counted, windowRows: rows }),
+        () => send({ type: "counted", ...counted, windowRows: null }),
+      );
+    } else if (message.type === "close") {
+      void shutdown();
+    }
+  });
+  send({ type: "ready", port: (server.address() as AddressInfo).port, apiKeys: target.apiKeys });
+}

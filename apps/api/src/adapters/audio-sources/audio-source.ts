@@ -1,0 +1,88 @@
+/** One timed piece of an audio transcript; `speaker` indexes the transcript's `speakers`. */
+export interface TimedSegment {
+  start: number;
+  duration: number;
+  text: string;
+  speaker?: number;
+}
+
+/** A transcript the publisher ships with the episode (`podcast:transcript`). */
+export interface PublisherTranscript {
+  /** BCP-47, as the feed declares it; null when it does not. */
+  language: string | null;
+  segments: TimedSegment[];
+  /** Speaker labels in order of first appearance; null when the format gave none. */
+  speakers: string[] | null;
+  /** Where it was read from, and in which format. */
+  url: string;
+  format: "srt" | "vtt" | "json" | "html" | "text";
+}
+
+/** Which show and episode a podcast input resolved to (the wire's `podcast` block, in camelCase). */
+export interface PodcastDetails {
+  show: string | null;
+  episode: string | null;
+  publishedAt: Date | null;
+  feedUrl: string | null;
+  audioUrl: string;
+  /** `rss` when found through the feed, `direct` for an enclosure URL given as is. */
+  resolvedVia: "rss" | "direct";
+}
+
+/** A `podcast:transcript` link of an episode, not fetched yet. */
+export interface PublisherTranscriptLink {
+  url: string;
+  /** The declared MIME type, e.g. `application/x-subrip`, `text/vtt`, `application/json`, `text/html`. */
+  type: string;
+  language: string | null;
+  /** `captions` when the feed says the file is timed captions. */
+  rel: string | null;
+}
+
+/** A non-YouTube input, resolved to the media behind it and what is known about it. */
+export interface ResolvedAudioSource {
+  platform: "podcast" | "file";
+  /** The stable id the transcript's `video_id` carries, derived from the media (or episode) address. */
+  videoId: string;
+  /** The canonical address of the source: the episode page or the media file. */
+  url: string;
+  title: string | null;
+  /** The show or the uploader. */
+  channel: string | null;
+  /** The duration the publisher declares (`itunes:duration`); the media probe has the last word. */
+  declaredDurationSeconds: number | null;
+  /** The media's size as its server declares it (`Content-Length` of a media address given directly); null when unknown. */
+  declaredBytes: number | null;
+  thumbnailUrl: string | null;
+  /** The language the feed declares; null when unknown. */
+  language: string | null;
+  /** The audio or video file to transcribe. */
+  mediaUrl: string;
+  podcast: PodcastDetails | null;
+  /** The publisher's transcripts, best first. */
+  publisherTranscripts: PublisherTranscriptLink[];
+}
+
+/** What a download wrote. */
+export interface DownloadedMedia {
+  bytes: number;
+  contentType: string | null;
+}
+
+/**
+ * Podcasts, feeds and media files. Every address it fetches obeys the public-address rule
+ * (unless the operator lifted it), on every redirect and on the address actually connected.
+ * Failures are `ApiError`s of the documented codes: `unsupported_platform`, `invalid_input`,
+ * `podcast_feed_not_found`, `upstream_error`, `timeout`, `connection`, `parse_error`.
+ */
+export interface AudioSources {
+  /** Classifies and resolves an input that is not YouTube; `episode` picks a feed's episode (guid or enclosure URL). */
+  resolve(input: string, options?: { episode?: string; signal?: AbortSignal }): Promise<ResolvedAudioSource>;
+  /** Fetches and parses the best publisher transcript of a source; null when it has none that parses. */
+  publisherTranscript(
+    source: ResolvedAudioSource,
+    options?: { signal?: AbortSignal },
+  ): Promise<PublisherTranscript | null>;
+  /** Streams a media file to `destinationPath`, within the size and time limits. */
+  download(mediaUrl: string, destinationPath: string, options?: { signal?: AbortSignal }): Promise<DownloadedMedia>;
+}

@@ -1,0 +1,72 @@
+import type { LookupFunction } from "node:net";
+import type { Logger } from "../../logger.ts";
+import type { AddressRule } from "../net/address-rule.ts";
+import { createPublicFetch } from "../net/public-fetch.ts";
+import type { AudioSources } from "./audio-source.ts";
+import { WebAudioSources } from "./web-audio-sources.ts";
+
+export type {
+  AudioSources,
+  DownloadedMedia,
+  PodcastDetails,
+  PublisherTranscript,
+  PublisherTranscriptLink,
+  ResolvedAudioSource,
+  TimedSegment,
+} from "./audio-source.ts";
+
+/** The media download limits the operator may set: `VERBATIM_DOWNLOAD_MAX_BYTES`, `VERBATIM_DOWNLOAD_TIMEOUT_MS`. */
+export interface DownloadLimits {
+  /** Bytes of one media download at most; default 2 GiB. */
+  downloadMaxBytes?: number;
+  /** Milliseconds one media download may take; default 30 min. */
+  downloadTimeoutMs?: number;
+}
+
+/** How podcasts, feeds and media files are reached. */
+export interface AudioSourcesConfig extends DownloadLimits {
+  /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: private, loopback and link-local addresses may be fetched. */
+  allowPrivateTargets: boolean;
+  logger: Logger;
+  /** Milliseconds to connect, to get an answer's headers, and for each pause in its body; default 15 s. */
+  requestTimeoutMs?: number;
+  /** Milliseconds one feed, page or transcript may take in all; default 60 s. */
+  documentTimeoutMs?: number;
+  /** Bytes of one feed or page at most; default 20 MiB. */
+  feedMaxBytes?: number;
+  /** Bytes of one publisher transcript at most; default 10 MiB. */
+  transcriptMaxBytes?: number;
+  /** Sent as `User-Agent`; default `Verbatim`. */
+  userAgent?: string;
+  /** Resolves host names (default `dns.lookup`): for tests. */
+  lookup?: LookupFunction;
+  /** Replaces the public-address rule: for tests only, to let a loopback port stand in for a public host. */
+  addressRule?: AddressRule;
+}
+
+/** The audio sources, and a way to close their pooled connections on shutdown. */
+export type ClosableAudioSources = AudioSources & { close(): Promise<void> };
+
+/** Builds the audio sources on a public-address fetch of their own; nothing touches the network until a call. */
+export function createAudioSources(config: AudioSourcesConfig): ClosableAudioSources {
+  const fetch = createPublicFetch({
+    allowPrivateTargets: config.allowPrivateTargets,
+    timeoutMs: config.requestTimeoutMs ?? 15_000,
+    ...(config.userAgent === undefined ? {} : { userAgent: config.userAgent }),
+    ...(config.lookup === undefined ? {} : { lookup: config.lookup }),
+    ...(config.addressRule === undefined ? {} : { addressRule: config.addressRule }),
+  });
+  const sources = new WebAudioSources(
+    fetch,
+    {
+      feedMaxBytes: config.feedMaxBytes ?? 20 * 1024 * 1024,
+      transcriptMaxBytes: config.transcriptMaxBytes ?? 10 * 1024 * 1024,
+      documentTimeoutMs: config.documentTimeoutMs ?? 60_000,
+      downloadMaxBytes: config.downloadMaxBytes ?? 2 * 1024 ** 3,
+      downloadTimeoutMs: config.downloadTimeoutMs ?? 30 * 60_000,
+      maxFeedCandidates: 3,
+    },
+    config.logger,
+  );
+  return Object.assign(sources, { close: () => fetch.close() });
+}

@@ -1,0 +1,289 @@
+import dns, { type LookupAddress } from "node:dns";
+import { createWriteStream } from "node:fs";
+import { rm } from "node:fs/promises";
+import net, { type LookupFunction } from "node:net";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { Agent, buildConnector, fetch as undiciFetch } from "undici";
+import { ApiError } from "../../errors.ts";
+import { type AddressRule, publicAddressRule } from "./address-rule.ts";
+import { ByteLimit } from "./byte-limit.ts";
+
+/** How user-supplied addresses are fetched. */
+export interface PublicFetchOptions {
+  /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: any address may be connected to (tests, private deployments); with `httpsOnly`, http is admitted too. */
+  allowPrivateTargets: boolean;
+  /** Refuse http targets (webhooks). */
+  httpsOnly?: boolean;
+  /** Milliseconds to connect, to wait for the answer's headers, and for each pause inside its body; default 15 s. */
+  timeoutMs?: number;
+  /** Redirects followed at most; default 5. */
+  maxRedirects?: number;
+  /** Sent as `User-Agent` unless the request sets one. */
+  userAgent?: string;
+  /** Resolves host names; default `dns.lookup`. Tests substitute it to make a name resolve where they need. */
+  lookup?: LookupFunction;
+  /** Which addresses are refused; default `publicAddressRule`. Tests substitute it so a loopback port can stand in for a public host. */
+  addressRule?: AddressRule;
+}
+
+/** One request through the public fetch. */
+export interface PublicFetchInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  /** `follow` (default) checks every hop and follows up to `maxRedirects`; `manual` answers the 3xx itself (webhooks). */
+  redirect?: "follow" | "manual";
+  signal?: AbortSignal;
+}
+
+/**
+ * A `fetch` for addresses users give us. It answers every HTTP status as is; it throws
+ * `ApiError`s: `invalid_input` for a scheme or an address the rule refuses (on every redirect
+ * hop and on the address actually connected, so DNS rebinding cannot get around it),
+ * `timeout`, `connection`, and `upstream_error` for too many redirects. An abort by the
+ * caller's own signal is rethrown unchanged.
+ */
+export interface PublicFetch {
+  (input: string | URL, init?: PublicFetchInit): Promise<Response>;
+  /** Closes the pooled connections. */
+  close(): Promise<void>;
+}
+
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+
+/** An address the rule refuses, found while connecting; the public fetch turns it into `invalid_input`. */
+class AddressRefusedError extends Error {
+  constructor(
+    readonly hostname: string,
+    readonly address: string,
+    readonly refusal: string,
+  ) {
+    super(`${hostname} ${hostname === address ? "is" : `resolves to ${address},`} ${refusal}`);
+    this.name = "AddressRefusedError";
+  }
+}
+
+/** Builds the public fetch; one connection pool per instance. */
+export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
+  const rule = options.allowPrivateTargets ? null : (options.addressRule ?? publicAddressRule);
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const resolve = options.lookup ?? (dns.lookup as LookupFunction);
+  const connectSocket = buildConnector({
+    timeout: timeoutMs,
+    lookup: rule ? checkedLookup(resolve, rule) : resolve,
+  });
+  const agent = new Agent({
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: (connectOptions, callback) => {
+      // A literal IP host is connected to without a lookup, so it is checked here.
+      const host = connectOptions.hostname.replace(/^\[|\]$/g, "");
+      const refusal = rule && net.isIP(host) !== 0 ? rule(host) : null;
+      if (refusal) {
+        callback(new AddressRefusedError(host, host, refusal), null);
+        return;
+      }
+      connectSocket(connectOptions, callback);
+    },
+  });
+
+  const publicFetch = async (input: string | URL, init: PublicFetchInit = {}): Promise<Response> => {
+    const requested = targetOf(input);
+    let target = requested;
+    let method = init.method ?? "GET";
+    let body = init.body;
+    for (let hop = 0; ; hop++) {
+      checkScheme(target, requested, options);
+      let response: Response;
+      try {
+        response = (await undiciFetch(target, {
+          method,
+          headers: { "user-agent": options.userAgent ?? "Verbatim", ...init.headers },
+          ...(body === undefined ? {} : { body }),
+          redirect: "manual",
+          dispatcher: agent,
+          ...(init.signal ? { signal: init.signal } : {}),
+        })) as unknown as Response;
+      } catch (error) {
+        throw transportFailure(error, requested, target);
+      }
+      const location = response.headers.get("location");
+      if (init.redirect === "manual" || !redirectStatuses.has(response.status) || !location) return response;
+      await response.body?.cancel().catch(() => undefined);
+      if (hop >= maxRedirects) {
+        throw new ApiError("upstream_error", `${requested.href} redirects more than ${maxRedirects} times.`);
+      }
+      target = redirectTarget(location, target);
+      // As browsers do: 303 always, and 301/302 after a POST, continue with a GET without body.
+      if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === "POST")) {
+        method = "GET";
+        body = undefined;
+      }
+    }
+  };
+  return Object.assign(publicFetch, { close: () => agent.close() });
+}
+
+/**
+ * Reads a body into memory, refusing it beyond `maxBytes`: by its Content-Length before
+ * reading, and while reading, so a body without one cannot grow without bound.
+ */
+export async function readBodyWithin(
+  response: Response,
+  url: URL,
+  maxBytes: number,
+  tooLarge: () => ApiError,
+): Promise<Buffer> {
+  refuseDeclaredSize(response, maxBytes, tooLarge);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of bodyStream(response)) {
+      size += (chunk as Buffer).length;
+      if (size > maxBytes) throw tooLarge();
+      chunks.push(chunk as Buffer);
+    }
+  } catch (error) {
+    await response.body?.cancel().catch(() => undefined);
+    throw transportFailure(error, url, url);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Streams a body to a file within `maxBytes`, never holding it in memory; a partial file is removed on failure. */
+export async function saveBodyWithin(
+  response: Response,
+  url: URL,
+  destinationPath: string,
+  maxBytes: number,
+  tooLarge: () => ApiError,
+): Promise<number> {
+  refuseDeclaredSize(response, maxBytes, tooLarge);
+  const sizeLimit = new ByteLimit(maxBytes, tooLarge);
+  try {
+    await pipeline(bodyStream(response), sizeLimit, createWriteStream(destinationPath));
+    return sizeLimit.bytes;
+  } catch (error) {
+    await rm(destinationPath, { force: true });
+    throw transportFailure(error, url, url);
+  }
+}
+
+function bodyStream(response: Response): Readable {
+  return response.body ? Readable.fromWeb(response.body as unknown as WebReadableStream) : Readable.from([]);
+}
+
+function refuseDeclaredSize(response: Response, maxBytes: number, tooLarge: () => ApiError): void {
+  const declared = Number(response.headers.get("content-length"));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    void response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+}
+
+/** A lookup that fails when any resolved address is refused, so a name with one private answer is refused whichever is connected. */
+function checkedLookup(resolve: LookupFunction, rule: AddressRule): LookupFunction {
+  return (hostname, lookupOptions, callback) => {
+    resolve(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
+      if (error) {
+        callback(error, "", 0);
+        return;
+      }
+      const resolved = addresses as LookupAddress[];
+      for (const { address } of resolved) {
+        const refusal = rule(address);
+        if (refusal) {
+          callback(new AddressRefusedError(hostname, address, refusal), "", 0);
+          return;
+        }
+      }
+      const [first] = resolved;
+      if (lookupOptions.all) callback(null, resolved);
+      else if (first) callback(null, first.address, first.family);
+      else callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
+    });
+  };
+}
+
+function targetOf(input: string | URL): URL {
+  try {
+    return new URL(input);
+  } catch {
+    throw new ApiError("invalid_input", `${String(input)} is not an absolute URL.`);
+  }
+}
+
+function redirectTarget(location: string, from: URL): URL {
+  try {
+    return new URL(location, from);
+  } catch {
+    throw new ApiError("upstream_error", `${from.href} redirects to ${location}, which is not a URL.`);
+  }
+}
+
+function checkScheme(target: URL, requested: URL, options: PublicFetchOptions): void {
+  const via = target === requested ? "" : ` (redirected from ${requested.href})`;
+  if (target.protocol !== "http:" && target.protocol !== "https:") {
+    throw new ApiError(
+      "invalid_input",
+      `${target.href}${via} uses ${target.protocol}; only http and https addresses are fetched.`,
+    );
+  }
+  if (options.httpsOnly && !options.allowPrivateTargets && target.protocol === "http:") {
+    throw new ApiError(
+      "invalid_input",
+      `${target.href}${via} uses http:; only https addresses are admitted (VERBATIM_ALLOW_PRIVATE_TARGETS=1 admits http).`,
+    );
+  }
+}
+
+const timeoutCodes = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+]);
+
+/** Maps a failure of the exchange with `target` to our error codes; our own `ApiError`s and the caller's abort pass unchanged. */
+function transportFailure(error: unknown, requested: URL, target: URL): unknown {
+  const chain = causeChain(error);
+  if (chain.some((link) => link instanceof ApiError)) return chain.find((link) => link instanceof ApiError);
+  const refused = chain.find((link): link is AddressRefusedError => link instanceof AddressRefusedError);
+  if (refused) {
+    const verb = refused.hostname === refused.address ? "points to" : "resolves to";
+    const subject = target === requested ? target.href : `${requested.href} redirects to ${target.href}, which`;
+    return new ApiError(
+      "invalid_input",
+      `${subject} ${verb} ${refused.address}, ${refused.refusal}; only public addresses are fetched (VERBATIM_ALLOW_PRIVATE_TARGETS=1 lifts this).`,
+    );
+  }
+  if (chain.some((link) => link instanceof Error && link.name === "AbortError")) return error;
+  const isTimeout = chain.some(
+    (link) => link instanceof Error && (link.name === "TimeoutError" || timeoutCodes.has(codeOf(link) ?? "")),
+  );
+  if (isTimeout) {
+    return new ApiError("timeout", `${target.host} did not answer ${target.href} in time.`, { cause: error });
+  }
+  const code = chain.map(codeOf).find((value) => value !== undefined);
+  return new ApiError(
+    "connection",
+    `The connection to ${target.host} failed${code ? ` (${code})` : ""} while fetching ${target.href}.`,
+    { cause: error },
+  );
+}
+
+function causeChain(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let link = error; link !== undefined && link !== null && chain.length < 8; link = (link as Error).cause) {
+    chain.push(link);
+  }
+  return chain;
+}
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? code : undefined;
+}

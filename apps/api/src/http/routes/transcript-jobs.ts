@@ -1,0 +1,27 @@
+import type { AppDeps, AudioDeps } from "../../deps.ts";
+import { ApiError } from "../../errors.ts";
+import { AudioTranscriptStore } from "../../services/audio-transcript-store.ts";
+import { jobStatusBody, TranscriptJobs } from "../../services/transcript-jobs.ts";
+import { authOf } from "../auth.ts";
+import { publicBaseUrl, requestIdOf } from "../locals.ts";
+import { type LiveRoute, send } from "../route.ts";
+
+/** `GET /transcripts/jobs/{jobId}`: a job's state; free, on the polling allowance, no extraction slot. */
+export function getTranscriptJob(deps: AppDeps, audio: AudioDeps): LiveRoute {
+  const { store, credits } = deps.platform;
+  const jobs = new TranscriptJobs(store, credits, new AudioTranscriptStore(store), deps.now, audio.webhooks);
+  return {
+    operationId: "getTranscriptJob",
+    handler: async (req, res) => {
+      const jobId = String(req.params.jobId);
+      const job = await jobs.findOwned(jobId, authOf(res).accountId);
+      if (!job) throw new ApiError("not_found", `No job ${jobId} on this account.`);
+      send(
+        res,
+        "getTranscriptJob",
+        200,
+        jobStatusBody(job, requestIdOf(res), publicBaseUrl(req, deps.config.publicUrl)),
+      );
+    },
+  };
+}

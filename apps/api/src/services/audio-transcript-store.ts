@@ -1,0 +1,47 @@
+import type { Schema } from "@verbatim/contract";
+import { eq } from "drizzle-orm";
+import type { SpeechEngineInfo } from "../adapters/asr/index.ts";
+import type { Store } from "../store/database.ts";
+import { audioTranscripts } from "../store/schema.ts";
+import type { DatabaseOrTransaction } from "./webhook-events.ts";
+
+/** A finished transcript with both `text` and `segments`, as jobs and the store hold it. */
+export type FullTranscript = Schema<"FullTranscript">;
+
+/** A speech transcript kept for reuse: the media's duration prices every later delivery. */
+export interface StoredSpeechTranscript {
+  durationSeconds: number;
+  transcript: FullTranscript;
+}
+
+/**
+ * Speech transcripts already made, by media address and engine: the same media asked for again
+ * (by anyone, through any feed or link) is served from here, without transcribing it twice.
+ * Another engine or model makes another transcript.
+ */
+export class AudioTranscriptStore {
+  constructor(private readonly store: Store) {}
+
+  static keyOf(mediaUrl: string, engine: SpeechEngineInfo): string {
+    return `speech:${engine.engine}:${engine.model}:${mediaUrl}`;
+  }
+
+  async find(key: string): Promise<StoredSpeechTranscript | null> {
+    const [row] = await this.store.db.select().from(audioTranscripts).where(eq(audioTranscripts.sourceKey, key));
+    if (!row || row.durationSeconds === null) return null;
+    return { durationSeconds: row.durationSeconds, transcript: row.transcript as FullTranscript };
+  }
+
+  /** Keeps a transcript, in `db` (a transaction, so it commits with the job that made it); the first one made stays. */
+  async save(key: string, entry: StoredSpeechTranscript, db: DatabaseOrTransaction = this.store.db): Promise<void> {
+    await db
+      .insert(audioTranscripts)
+      .values({
+        sourceKey: key,
+        platform: entry.transcript.platform,
+        durationSeconds: entry.durationSeconds,
+        transcript: entry.transcript as unknown as Record<string, unknown>,
+      })
+      .onConflictDoNothing();
+  }
+}

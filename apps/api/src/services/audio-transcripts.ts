@@ -1,0 +1,584 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Schema } from "@verbatim/contract";
+import type { SpeechEngine, SpeechTranscript } from "../adapters/asr/index.ts";
+import { transcribeMedia } from "../adapters/asr/index.ts";
+import type { AudioSources, PublisherTranscript, ResolvedAudioSource } from "../adapters/audio-sources/audio-source.ts";
+import { probeDuration } from "../adapters/media/decoder.ts";
+import { isDrmProtected } from "../adapters/media/protection.ts";
+import type { RoutedStream, YoutubeAudio, YoutubeAudioSource } from "../adapters/youtube/index.ts";
+import type { AudioDeps } from "../deps.ts";
+import { ApiError } from "../errors.ts";
+import { newId } from "../ids.ts";
+import type { Logger } from "../logger.ts";
+import type { Platform } from "../platform.ts";
+import type { TranscriptionQueue } from "../workers/transcription-queue.ts";
+import { AudioTranscriptStore, type FullTranscript } from "./audio-transcript-store.ts";
+import type { Credits } from "./credits.ts";
+import type { PlanName } from "./plans.ts";
+import { pricing } from "./pricing.ts";
+import { type JobFailure, type TranscriptJobRow, TranscriptJobs } from "./transcript-jobs.ts";
+import { type TranscriptMode, toApiError, youtubeWatchUrl } from "./video-transcripts.ts";
+
+/** The longest audio transcribed (api-decisions.md, Limits): four hours. */
+export const maxAudioSeconds = 4 * 60 * 60;
+
+/** How often, at most, a running job writes its progress: polls read it, every write costs a statement. */
+const progressIntervalMs = 1_000;
+
+/** How long a worker waits for the row of a job it was handed: the API queues the message just before it writes the row. */
+const rowArrivalMs = 10_000;
+
+/** Seconds a client is told to wait when too many jobs are queued. */
+const overloadedRetryAfterSeconds = 30;
+
+/** Transcript fields without `text` / `segments`: what the source says, before any words. */
+type TranscriptFields = Omit<FullTranscript, "text" | "segments">;
+type Segment = Schema<"Segment">;
+type SourcePlatform = Schema<"Platform">;
+
+/** Where a job's media comes from; a YouTube stream address expires, so the worker asks for a fresh one. */
+type MediaReference = { kind: "url"; url: string } | { kind: "youtube"; videoId: string };
+
+/** What speech recognition of one source needs: its transcript fields, its media, and its key in the store. */
+interface SpeechSource {
+  videoId: string;
+  platform: SourcePlatform;
+  fields: TranscriptFields;
+  declaredDurationSeconds: number | null;
+  declaredBytes: number | null;
+  media: MediaReference;
+  storeKey: string;
+  /** A YouTube stream already resolved by the request, used by an inline transcription. */
+  resolvedStream?: RoutedStream;
+}
+
+/** One request for speech recognition or a publisher's transcript, as the route read it. */
+export interface AudioRequest {
+  video: string;
+  episode?: string;
+  mode: TranscriptMode;
+  accountId: string;
+  plan: PlanName;
+  /** The balance when the request arrived; null for unlimited accounts. */
+  balance: number | null;
+  requestId: string;
+  callbackUrl: string | null;
+  /** The validated body, kept with a job. */
+  body: Record<string, unknown>;
+  /** The base of `error.docs` links in a job's callback. */
+  docsBaseUrl: string;
+}
+
+/** What a request came to: a transcript now, or a job to poll. */
+export type AudioOutcome =
+  | { kind: "transcript"; transcript: FullTranscript; creditsSpent: number; balance: number | null }
+  | { kind: "job"; jobId: string; videoId: string; platform: SourcePlatform };
+
+/** What a job's worker needs, stored on the job row. */
+interface JobWork {
+  media: MediaReference;
+  store_key: string;
+  fields: TranscriptFields;
+}
+
+/** One attempt of a job, as the queue runs it. */
+export interface JobAttempt {
+  /** Aborted when the queue takes the job back (its heartbeat lapsed); the attempt then stops without a trace. */
+  signal: AbortSignal;
+  /** No retry follows: a transient failure now fails the job instead of being retried. */
+  finalAttempt: boolean;
+}
+
+export interface AudioTranscriptsOptions {
+  credits: Credits;
+  jobs: TranscriptJobs;
+  transcripts: AudioTranscriptStore;
+  sources: AudioSources;
+  /** YouTube audio streams; without them, speech recognition of YouTube videos is refused. */
+  youtube?: YoutubeAudioSource;
+  engine: SpeechEngine;
+  queue: TranscriptionQueue;
+  logger: Logger;
+  /** Media shorter than this is transcribed within the request; 0 turns inline transcription off. */
+  inlineAudioSeconds: number;
+  /** Unfinished jobs beyond which new ones are refused. */
+  maxQueuedJobs: number;
+  /** Where media is downloaded while it is transcribed; default the OS's temporary directory. */
+  workDir?: string;
+}
+
+/**
+ * Transcripts of podcasts, feeds and media files, and speech recognition of YouTube videos. A
+ * publisher's transcript is answered at once (1 credit); otherwise speech recognition: from the
+ * store when the media was transcribed before, within the request when the media is short, else
+ * as a job that a worker runs. Speech recognition costs 1 credit per started minute, charged on
+ * delivery; failures cost nothing.
+ */
+export class AudioTranscripts {
+  constructor(private readonly options: AudioTranscriptsOptions) {}
+
+  async request(request: AudioRequest): Promise<AudioOutcome> {
+    const { sources } = this.options;
+    const source = await sources.resolve(
+      request.video,
+      request.episode === undefined ? {} : { episode: request.episode },
+    );
+    const fields = this.fieldsOf(source);
+
+    if (request.mode !== "audio") {
+      const published = await this.publisherTranscript(source, request.mode);
+      if (published) return this.deliverPublished(request, fields, published);
+      if (request.mode === "captions") {
+        throw new ApiError(
+          "no_captions",
+          `${source.url} comes with no transcript from its publisher. Speech recognition would transcribe it.`,
+          { extra: { retry_with: { mode: "audio" } } },
+        );
+      }
+    }
+
+    const storeKey = AudioTranscriptStore.keyOf(source.mediaUrl, this.options.engine.info);
+    const stored = await this.options.transcripts.find(storeKey);
+    if (stored) {
+      // What the source says now (titles, the podcast block) over the words, timing and engine of the stored one.
+      const { duration, language, speech_engine, segments, text } = stored.transcript;
+      const transcript: FullTranscript = { ...fields, duration, language, speech_engine, segments, text };
+      return this.deliverSpeech(request, transcript, stored.durationSeconds);
+    }
+    return this.recogniseSpeech(request, {
+      videoId: source.videoId,
+      platform: source.platform,
+      fields,
+      declaredDurationSeconds: source.declaredDurationSeconds,
+      declaredBytes: source.declaredBytes,
+      media: { kind: "url", url: source.mediaUrl },
+      storeKey,
+    });
+  }
+
+  /** Whether YouTube videos can be transcribed from their audio here. */
+  get transcribesYoutube(): boolean {
+    return this.options.youtube !== undefined;
+  }
+
+  /** Speech recognition of a YouTube video's audio: from the store when transcribed before, else as other media. */
+  async requestYoutube(request: AudioRequest, videoId: string): Promise<AudioOutcome> {
+    const storeKey = AudioTranscriptStore.keyOf(youtubeWatchUrl(videoId), this.options.engine.info);
+    const stored = await this.options.transcripts.find(storeKey);
+    if (stored) return this.deliverSpeech(request, stored.transcript, stored.durationSeconds);
+    const audio = await this.resolveYoutubeAudio(videoId);
+    return this.recogniseSpeech(request, {
+      videoId,
+      platform: "youtube",
+      fields: this.youtubeFieldsOf(audio),
+      declaredDurationSeconds: audio.details.durationSeconds,
+      declaredBytes: audio.stream.contentLength,
+      media: { kind: "youtube", videoId },
+      storeKey,
+      resolvedStream: audio.stream,
+    });
+  }
+
+  /** Transcribes a source not transcribed before: within the request when its media is short, else as a job. */
+  private async recogniseSpeech(request: AudioRequest, source: SpeechSource): Promise<AudioOutcome> {
+    const declared = source.declaredDurationSeconds;
+    if (declared !== null && declared > maxAudioSeconds) throw audioTooLong(declared);
+    // The declared duration bounds the price before any work; unknown, the minimum does.
+    this.options.credits.requireAtLeast(
+      request.balance,
+      declared === null ? pricing.minimum() : pricing.speechRecognition(declared),
+    );
+
+    const inline = this.options.inlineAudioSeconds;
+    const mayBeShort = declared === null ? !surelyLongerThan(source.declaredBytes, inline) : declared < inline;
+    if (inline > 0 && mayBeShort) {
+      const transcribed = await this.withDownload(source, undefined, async (path) => {
+        const duration = await inspect(path);
+        if (duration === null || duration >= inline) return null;
+        return recognise(this.options.engine, path, {});
+      });
+      if (transcribed) {
+        const transcript = fullTranscript(source.fields, this.options.engine, transcribed);
+        await this.options.transcripts.save(source.storeKey, { transcript, durationSeconds: transcribed.duration });
+        return this.deliverSpeech(request, transcript, transcribed.duration);
+      }
+    }
+    return this.startJob(request, source);
+  }
+
+  /**
+   * Runs one attempt of a job: download, checks, recognition with progress, then the completion
+   * that charges once. An input problem fails the job; a transient one is thrown for the queue to
+   * retry, unless this is the last attempt.
+   */
+  async runJob(jobId: string, attempt: JobAttempt): Promise<void> {
+    const { jobs, logger } = this.options;
+    const job = await this.awaitRow(jobId, attempt.signal);
+    if (!job) {
+      logger.warn({ job_id: jobId }, "a queued transcription has no job row; the request that queued it failed");
+      return;
+    }
+    if (job.status !== "processing") return;
+    const work = TranscriptJobs.workOf(job) as unknown as JobWork;
+    try {
+      const transcribed = await this.withDownload(work, attempt.signal, async (path) => {
+        const duration = await inspect(path, attempt.signal);
+        return recognise(this.options.engine, path, {
+          signal: attempt.signal,
+          onProgress: this.progressReporter(jobId, duration),
+        });
+      });
+      if (!transcribed) throw new Error("recognition returned nothing");
+      const transcript = fullTranscript(work.fields, this.options.engine, transcribed);
+      const outcome = await jobs.complete(job, {
+        transcript,
+        durationSeconds: transcribed.duration,
+        credits: pricing.speechRecognition(transcribed.duration),
+        storeKey: work.store_key,
+      });
+      logger.info({ job_id: jobId, outcome: outcome.kind }, "transcription job finished");
+    } catch (error) {
+      if (attempt.signal.aborted) throw error;
+      const failure = jobFailureOf(error, attempt.finalAttempt);
+      if (!failure) throw error;
+      if (failure.code === "internal_error") logger.error({ err: error, job_id: jobId }, "transcription job failed");
+      await jobs.fail(job, failure);
+    }
+  }
+
+  /** Fails a job whose every attempt died without an answer (the queue's dead letter). */
+  async abandonJob(jobId: string): Promise<void> {
+    const job = await this.options.jobs.find(jobId);
+    if (!job) return;
+    const failed = await this.options.jobs.fail(job, {
+      code: "internal_error",
+      message:
+        "The job's worker stopped before finishing, on every attempt. Nothing was charged; send the request again.",
+    });
+    if (failed) this.options.logger.error({ job_id: jobId }, "transcription job abandoned after its attempts died");
+  }
+
+  private async publisherTranscript(
+    source: ResolvedAudioSource,
+    mode: "auto" | "captions",
+  ): Promise<PublisherTranscript | null> {
+    try {
+      return await this.options.sources.publisherTranscript(source);
+    } catch (error) {
+      // With speech recognition to fall back on, an unreachable publisher transcript is not the client's problem.
+      if (mode === "captions" || !(error instanceof ApiError)) throw error;
+      this.options.logger.warn({ err: error, url: source.url }, "publisher transcript unavailable; transcribing audio");
+      return null;
+    }
+  }
+
+  private async deliverPublished(
+    request: AudioRequest,
+    fields: TranscriptFields,
+    published: PublisherTranscript,
+  ): Promise<AudioOutcome> {
+    const segments = published.segments.map(roundedSegment);
+    const transcript: FullTranscript = {
+      ...fields,
+      language: published.language ?? fields.language,
+      source: "captions",
+      caption_kind: "publisher",
+      speakers: published.speakers,
+      segments,
+      text: segments.map((segment) => segment.text).join(" "),
+    };
+    const creditsSpent = pricing.captions();
+    const balance = await this.charge(request, creditsSpent);
+    return { kind: "transcript", transcript, creditsSpent, balance };
+  }
+
+  private async deliverSpeech(
+    request: AudioRequest,
+    transcript: FullTranscript,
+    durationSeconds: number,
+  ): Promise<AudioOutcome> {
+    const creditsSpent = pricing.speechRecognition(durationSeconds);
+    const balance = await this.charge(request, creditsSpent);
+    return { kind: "transcript", transcript, creditsSpent, balance };
+  }
+
+  private charge(request: AudioRequest, credits: number): Promise<number | null> {
+    return this.options.credits.charge({
+      accountId: request.accountId,
+      credits,
+      operation: "POST /transcripts/video",
+      requestId: request.requestId,
+    });
+  }
+
+  private async startJob(request: AudioRequest, source: SpeechSource): Promise<AudioOutcome> {
+    const { jobs, queue, maxQueuedJobs } = this.options;
+    const unfinished = await jobs.unfinishedCount();
+    if (unfinished >= maxQueuedJobs) {
+      throw new ApiError(
+        "overloaded",
+        `${unfinished} transcription jobs are waiting, the most this server queues. Nothing was charged; retry later.`,
+        { retryAfterSeconds: overloadedRetryAfterSeconds },
+      );
+    }
+    const jobId = newId("job");
+    // The message goes first: a row without a message would stay `processing` forever, while a
+    // message whose row never came (this process died in between) is dropped by the worker.
+    await queue.enqueue({ jobId, accountId: request.accountId, plan: request.plan });
+    const work: JobWork = { media: source.media, store_key: source.storeKey, fields: source.fields };
+    await jobs.create({
+      id: jobId,
+      accountId: request.accountId,
+      videoId: source.videoId,
+      platform: source.platform,
+      request: request.body,
+      work: work as unknown as Record<string, unknown>,
+      docsBaseUrl: request.docsBaseUrl,
+      callbackUrl: request.callbackUrl,
+      requestId: request.requestId,
+    });
+    return { kind: "job", jobId, videoId: source.videoId, platform: source.platform };
+  }
+
+  /** Downloads the media into a fresh temporary directory, runs `use` on the file, and removes it whatever happens. */
+  private async withDownload<T>(
+    source: Pick<SpeechSource, "media" | "resolvedStream">,
+    signal: AbortSignal | undefined,
+    use: (path: string) => Promise<T>,
+  ): Promise<T> {
+    const dir = await mkdtemp(join(this.options.workDir ?? tmpdir(), "verbatim-media-"));
+    try {
+      const path = join(dir, "media");
+      await this.download(source, path, signal);
+      return await use(path);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  private async download(
+    { media, resolvedStream }: Pick<SpeechSource, "media" | "resolvedStream">,
+    path: string,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
+    const options = signal === undefined ? {} : { signal };
+    if (media.kind === "url") {
+      await this.options.sources.download(media.url, path, options);
+      return;
+    }
+    const stream = resolvedStream ?? (await this.resolveYoutubeAudio(media.videoId)).stream;
+    await this.youtubeSource()
+      .download(stream, path, options)
+      .catch((error: unknown) => {
+        throw signal?.aborted ? error : toApiError(error);
+      });
+  }
+
+  private youtubeSource(): YoutubeAudioSource {
+    if (!this.options.youtube) {
+      throw new ApiError("unsupported_platform", "This server does not transcribe the audio of YouTube videos.");
+    }
+    return this.options.youtube;
+  }
+
+  private resolveYoutubeAudio(videoId: string): Promise<YoutubeAudio> {
+    return this.youtubeSource()
+      .resolveAudio(videoId)
+      .catch((error: unknown) => {
+        throw toApiError(error);
+      });
+  }
+
+  private youtubeFieldsOf({ details }: YoutubeAudio): TranscriptFields {
+    return {
+      kind: "transcript",
+      video_id: details.videoId,
+      url: youtubeWatchUrl(details.videoId),
+      platform: "youtube",
+      title: details.title,
+      channel: details.channel,
+      duration: details.durationSeconds,
+      language: this.options.engine.info.language,
+      source: "audio",
+      caption_kind: null,
+      thumbnail_url: details.thumbnailUrl,
+      speakers: null,
+      speech_engine: null,
+    };
+  }
+
+  /** Progress of a job, written at most once a second and never as done: completion says that. */
+  private progressReporter(jobId: string, durationSeconds: number | null): ((seconds: number) => void) | undefined {
+    if (durationSeconds === null || durationSeconds <= 0) return undefined;
+    let lastWrite = 0;
+    return (seconds) => {
+      const now = Date.now();
+      if (now - lastWrite < progressIntervalMs) return;
+      lastWrite = now;
+      const fraction = Math.min(0.99, Math.round((seconds / durationSeconds) * 100) / 100);
+      this.options.jobs
+        .reportProgress(jobId, fraction)
+        .catch((err: unknown) => this.options.logger.warn({ err, job_id: jobId }, "progress not recorded"));
+    };
+  }
+
+  /** The job's row; it may trail the queue message by a moment (see `startJob`). */
+  private async awaitRow(jobId: string, signal: AbortSignal): Promise<TranscriptJobRow | null> {
+    const deadline = Date.now() + rowArrivalMs;
+    for (;;) {
+      const job = await this.options.jobs.find(jobId);
+      if (job || Date.now() > deadline || signal.aborted) return job;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  private fieldsOf(source: ResolvedAudioSource): TranscriptFields {
+    const podcast = source.podcast;
+    return {
+      kind: "transcript",
+      video_id: source.videoId,
+      url: source.url,
+      platform: source.platform,
+      title: source.title,
+      channel: source.channel,
+      duration: source.declaredDurationSeconds,
+      language: this.options.engine.info.language ?? source.language,
+      source: "audio",
+      caption_kind: null,
+      thumbnail_url: source.thumbnailUrl,
+      speakers: null,
+      speech_engine: null,
+      ...(podcast
+        ? {
+            podcast: {
+              show: podcast.show,
+              episode: podcast.episode,
+              published_at: podcast.publishedAt?.toISOString() ?? null,
+              feed_url: podcast.feedUrl,
+              audio_url: podcast.audioUrl,
+              resolved_via: podcast.resolvedVia,
+            },
+          }
+        : {}),
+    };
+  }
+}
+
+/**
+ * The checks before recognition: DRM (`drm_protected`), a readable audio stream (`no_audio_stream`,
+ * `invalid_input`) and the four-hour limit (`audio_too_long`). Answers the duration the container
+ * declares, null when it declares none.
+ */
+async function inspect(path: string, signal?: AbortSignal): Promise<number | null> {
+  if (await isDrmProtected(path)) {
+    throw new ApiError("drm_protected", "The media is encrypted with DRM; it cannot be transcribed.");
+  }
+  const duration = await probeDuration(path, signal === undefined ? {} : { signal });
+  if (duration !== null && duration > maxAudioSeconds) throw audioTooLong(duration);
+  return duration;
+}
+
+/** Recognises a file; audio that turns out longer than four hours as it decodes stops there. */
+async function recognise(
+  engine: SpeechEngine,
+  path: string,
+  options: { signal?: AbortSignal; onProgress?: ((seconds: number) => void) | undefined },
+): Promise<SpeechTranscript> {
+  const tooLong = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, tooLong.signal]) : tooLong.signal;
+  const transcript = await transcribeMedia(engine, path, {
+    signal,
+    onProgress: (seconds) => {
+      if (seconds > maxAudioSeconds) tooLong.abort(audioTooLong(seconds));
+      options.onProgress?.(seconds);
+    },
+  }).catch((error: unknown) => {
+    if (tooLong.signal.aborted && !options.signal?.aborted) throw tooLong.signal.reason;
+    throw error;
+  });
+  if (transcript.segments.every((segment) => segment.text.trim() === "")) {
+    throw new ApiError("no_speech", "The audio holds no detectable speech. Nothing was charged.");
+  }
+  return transcript;
+}
+
+function fullTranscript(fields: TranscriptFields, engine: SpeechEngine, recognised: SpeechTranscript): FullTranscript {
+  const segments = recognised.segments.map(roundedSegment);
+  return {
+    ...fields,
+    duration: Math.round(recognised.duration * 1000) / 1000,
+    speech_engine: { engine: recognised.info.engine, model: recognised.info.model },
+    language: engine.info.language ?? fields.language,
+    segments,
+    text: segments.map((segment) => segment.text).join(" "),
+  };
+}
+
+/** A wire segment: times to the millisecond, word timings dropped, the speaker kept. */
+function roundedSegment(segment: { start: number; duration: number; text: string; speaker?: number }): Segment {
+  return {
+    start: Math.round(segment.start * 1000) / 1000,
+    duration: Math.round(segment.duration * 1000) / 1000,
+    text: segment.text,
+    ...(segment.speaker === undefined ? {} : { speaker: segment.speaker }),
+  };
+}
+
+/**
+ * Whether media of this size lasts longer than `seconds` at any audio bitrate in use: 24-bit
+ * 96 kHz stereo PCM, the richest, is 576 kB/s. Such media (long audio, or a video whose picture
+ * makes it large) goes to a job without a download within the request to measure it.
+ */
+function surelyLongerThan(bytes: number | null, seconds: number): boolean {
+  const richestAudioBytesPerSecond = 576_000;
+  return bytes !== null && bytes > seconds * richestAudioBytesPerSecond;
+}
+
+function audioTooLong(seconds: number): ApiError {
+  return new ApiError(
+    "audio_too_long",
+    `The media lasts ${Math.round(seconds / 60)} minutes; at most ${maxAudioSeconds / 3600} hours are transcribed. Nothing was charged.`,
+  );
+}
+
+/**
+ * The failure a job records for an error, or null when the error should be retried: input
+ * problems (the 3xxx and 4xxx families) fail the job at once; upstream trouble (5xxx) and the
+ * unexpected are retried until the last attempt, which records them.
+ */
+function jobFailureOf(error: unknown, finalAttempt: boolean): JobFailure | null {
+  if (error instanceof ApiError) {
+    const transient = error.number >= 5000;
+    if (transient && !finalAttempt) return null;
+    return { code: error.code, message: error.message, ...(error.extra === undefined ? {} : { extra: error.extra }) };
+  }
+  if (!finalAttempt) return null;
+  return {
+    code: "internal_error",
+    message: "The transcription failed unexpectedly on every attempt. Nothing was charged; send the request again.",
+  };
+}
+
+/** The audio service over the platform's store and credits, as the route and the workers use it. */
+export function createAudioTranscripts(
+  platform: Platform,
+  audio: AudioDeps,
+  options: { now: () => Date; logger: Logger; workDir?: string },
+): AudioTranscripts {
+  const transcripts = new AudioTranscriptStore(platform.store);
+  return new AudioTranscripts({
+    credits: platform.credits,
+    jobs: new TranscriptJobs(platform.store, platform.credits, transcripts, options.now, audio.webhooks),
+    transcripts,
+    sources: audio.sources,
+    ...(audio.youtube === undefined ? {} : { youtube: audio.youtube }),
+    engine: audio.engine,
+    queue: audio.queue,
+    logger: options.logger,
+    inlineAudioSeconds: audio.inlineAudioSeconds,
+    maxQueuedJobs: audio.maxQueuedJobs,
+    ...(options.workDir === undefined ? {} : { workDir: options.workDir }),
+  });
+}

@@ -1,0 +1,156 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { stringify as canonicalJson } from "safe-stable-stringify";
+import type { ListTarget } from "../adapters/youtube/video-lists.ts";
+import { ApiError } from "../errors.ts";
+import type { Store } from "../store/database.ts";
+import { listPositions, serviceSecrets } from "../store/schema.ts";
+
+/**
+ * Where the next page of a list starts: `skip` rows into the upstream page read from
+ * `continuation` (YouTube's token of that page; `null` for the list's first page).
+ */
+export interface ListPosition {
+  continuation: string | null;
+  skip: number;
+}
+
+/** The start of every list: what an absent or empty cursor means. */
+export const listStart: ListPosition = { continuation: null, skip: 0 };
+
+/** How long a cursor is honoured: a day, like stored idempotent responses (spec 4.9). */
+export const cursorLifetimeMs = 24 * 60 * 60 * 1000;
+
+/** Expired positions one `sweep` statement deletes, so no statement holds a long lock. */
+export const sweepBatchSize = 1000;
+
+const signingKeyName = "list-cursor-signing-key";
+const formatVersion = "v1";
+const cursorShape = /^v1\.([A-Za-z0-9_-]{22})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43})$/;
+
+/**
+ * Opaque list cursors: `v1.<position id>.<expiry, Unix seconds>.<base64url HMAC-SHA256>`, 80
+ * characters. YouTube's tokens grow past 4 KB on deep channel pages, and the wire format we
+ * follow allows 256 (transcriptfetch v2 `cursor.maxLength`), so the position lives in
+ * `list_positions` and the cursor only names it. The signature is checked before the row is
+ * read, and the signed expiry refuses an old cursor without reading it. The row holds a hash of
+ * the list identity (the target: channel, tab, sort, query; playlist; search query and type), so
+ * a cursor only pages the list that issued it. `limit` and `since_video_id` are not bound: they
+ * change neither which rows the list holds nor their order, so a position stays exact when a
+ * client changes its page size or marker. The key lives in `service_secrets`, so every process
+ * of a deployment reads the same one.
+ */
+export class ListCursors {
+  private signingKey: Promise<Buffer> | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly now: () => Date,
+  ) {}
+
+  async issue(target: ListTarget, position: ListPosition): Promise<string> {
+    const id = randomBytes(16).toString("base64url");
+    const expiresAt = Math.floor((this.now().getTime() + cursorLifetimeMs) / 1000);
+    await this.store.db.insert(listPositions).values({
+      id,
+      listIdentity: listIdentity(target),
+      continuation: position.continuation,
+      skip: position.skip,
+      expiresAt: new Date(expiresAt * 1000),
+    });
+    const signed = `${formatVersion}.${id}.${expiresAt}`;
+    return `${signed}.${await this.signature(signed)}`;
+  }
+
+  /** The position a cursor points to in this list; the list's start for an empty cursor. Refuses any other with 400 `invalid_cursor`. */
+  async read(cursor: string, target: ListTarget): Promise<ListPosition> {
+    if (cursor === "") return listStart;
+    const [, id, expiresAt, signature] = cursorShape.exec(cursor) ?? [];
+    if (id === undefined || expiresAt === undefined || signature === undefined) {
+      throw invalidCursor("The cursor is malformed. Pass back a next_cursor exactly as it was received.");
+    }
+    const expected = Buffer.from(await this.signature(`${formatVersion}.${id}.${expiresAt}`), "base64url");
+    const received = Buffer.from(signature, "base64url");
+    if (received.length !== expected.length || !timingSafeEqual(received, expected)) {
+      throw invalidCursor(
+        "The cursor was not issued by this server or was altered. Restart the listing without a cursor.",
+      );
+    }
+    if (Number(expiresAt) * 1000 <= this.now().getTime()) throw expired();
+    const [row] = await this.store.db
+      .select({
+        listIdentity: listPositions.listIdentity,
+        continuation: listPositions.continuation,
+        skip: listPositions.skip,
+      })
+      .from(listPositions)
+      .where(eq(listPositions.id, id));
+    // Rows go only when swept after they expire, so a missing row is an expired cursor.
+    if (!row) throw expired();
+    if (row.listIdentity !== listIdentity(target)) {
+      throw invalidCursor(
+        "The cursor belongs to another list. Send it with the same channel, tab, sort, query, playlist or search type as the request that returned it.",
+      );
+    }
+    return { continuation: row.continuation, skip: row.skip };
+  }
+
+  /** Deletes expired positions, `sweepBatchSize` rows a statement, until none are left; answers how many. */
+  async sweep(): Promise<number> {
+    const now = this.now().toISOString();
+    let swept = 0;
+    for (;;) {
+      const deleted = await this.store.query<{ id: string }>(
+        sql`delete from list_positions where id in (
+          select id from list_positions where expires_at <= ${now}::timestamptz limit ${sweepBatchSize}
+        ) returning id`,
+      );
+      swept += deleted.length;
+      if (deleted.length < sweepBatchSize) return swept;
+    }
+  }
+
+  private async signature(signed: string): Promise<string> {
+    return createHmac("sha256", await this.key())
+      .update(signed)
+      .digest("base64url");
+  }
+
+  private key(): Promise<Buffer> {
+    this.signingKey ??= this.loadOrCreateKey().catch((error: unknown) => {
+      this.signingKey = undefined;
+      throw error;
+    });
+    return this.signingKey;
+  }
+
+  /** Creates the key if no process has yet (the first insert wins), then reads the one that won. */
+  private async loadOrCreateKey(): Promise<Buffer> {
+    await this.store.db
+      .insert(serviceSecrets)
+      .values({ name: signingKeyName, value: randomBytes(32).toString("base64url") })
+      .onConflictDoNothing();
+    const [row] = await this.store.db
+      .select({ value: serviceSecrets.value })
+      .from(serviceSecrets)
+      .where(eq(serviceSecrets.name, signingKeyName));
+    if (!row) throw new Error(`service secret ${signingKeyName} missing right after its insert`);
+    return Buffer.from(row.value, "base64url");
+  }
+}
+
+/** A canonical hash of what makes a list: the same target always gives the same value, another target another. */
+function listIdentity(target: ListTarget): string {
+  return createHash("sha256")
+    .update(canonicalJson(target) ?? "")
+    .digest("base64url")
+    .slice(0, 22);
+}
+
+function expired(): ApiError {
+  return invalidCursor("The cursor has expired. Restart the listing without a cursor.");
+}
+
+function invalidCursor(message: string): ApiError {
+  return new ApiError("invalid_cursor", message);
+}

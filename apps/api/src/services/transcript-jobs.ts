@@ -1,0 +1,247 @@
+import type { ErrorCode, ResponseBody } from "@verbatim/contract";
+import { and, eq, sql } from "drizzle-orm";
+import { ApiError, type ErrorExtra } from "../errors.ts";
+import type { Store } from "../store/database.ts";
+import { transcriptJobs } from "../store/schema.ts";
+import type { AudioTranscriptStore, FullTranscript } from "./audio-transcript-store.ts";
+import { type Credits, type UsageBlock, usageBlock } from "./credits.ts";
+import type { DatabaseOrTransaction, WebhookOutbox } from "./webhook-events.ts";
+
+export type TranscriptJobRow = typeof transcriptJobs.$inferSelect;
+
+/** Why a job failed: an error of the table, shown to the client with its number and docs. */
+export interface JobFailure {
+  code: ErrorCode;
+  message: string;
+  extra?: ErrorExtra;
+}
+
+export interface NewTranscriptJob {
+  id: string;
+  accountId: string;
+  videoId: string;
+  platform: "youtube" | "podcast" | "file";
+  /** The validated request body. */
+  request: Record<string, unknown>;
+  /** What the worker needs to know of the source (the orchestration's own shape). */
+  work: Record<string, unknown>;
+  /** The base of `error.docs` links in the job's callback, taken from the request that made it. */
+  docsBaseUrl: string;
+  callbackUrl: string | null;
+  requestId: string;
+}
+
+/** What finishing a job successfully takes: the transcript, its price, and where to keep it for reuse. */
+export interface JobCompletion {
+  transcript: FullTranscript;
+  durationSeconds: number;
+  credits: number;
+  /** The `AudioTranscriptStore` key the transcript is kept under. */
+  storeKey: string;
+}
+
+export type CompletionOutcome =
+  | { kind: "completed"; usage: UsageBlock }
+  /** Another attempt of the same job finished it first: nothing was charged again. */
+  | { kind: "already_finished" }
+  /** The balance could not pay: the job failed with 402 `insufficient_credits`, the transcript was kept. */
+  | { kind: "insufficient_credits" };
+
+/** The `source` column: the orchestration's work description plus what the callback needs. */
+interface JobSourceColumn {
+  work: Record<string, unknown>;
+  docs_base_url: string;
+}
+
+/** The `error` block of a failed job's poll: the envelope's error, as `ApiError.toBody` builds it. */
+type JobErrorBody = Extract<ResponseBody<"getTranscriptJob", 200>, { status: "failed" }>["error"];
+
+/** The operation a job's charge is recorded under: the request that made it. */
+const chargedOperation = "POST /transcripts/video";
+
+/**
+ * The rows of speech recognition jobs and their one-way moves: `processing` then `completed` or
+ * `failed`, each move conditional on the row still being `processing`, so a retried or
+ * duplicated attempt can neither finish a job twice nor charge it twice.
+ */
+export class TranscriptJobs {
+  constructor(
+    private readonly store: Store,
+    private readonly credits: Credits,
+    private readonly transcripts: AudioTranscriptStore,
+    private readonly now: () => Date,
+    private readonly webhooks?: WebhookOutbox,
+  ) {}
+
+  async create(job: NewTranscriptJob): Promise<void> {
+    const source: JobSourceColumn = { work: job.work, docs_base_url: job.docsBaseUrl };
+    const createdAt = this.now();
+    await this.store.db.insert(transcriptJobs).values({
+      id: job.id,
+      accountId: job.accountId,
+      status: "processing",
+      videoId: job.videoId,
+      platform: job.platform,
+      request: job.request,
+      source: source as unknown as Record<string, unknown>,
+      callbackUrl: job.callbackUrl,
+      requestId: job.requestId,
+      createdAt,
+      updatedAt: createdAt,
+    });
+  }
+
+  async find(jobId: string): Promise<TranscriptJobRow | null> {
+    const [row] = await this.store.db.select().from(transcriptJobs).where(eq(transcriptJobs.id, jobId));
+    return row ?? null;
+  }
+
+  /** The job if it belongs to the account; another account's job is as unknown as a missing one. */
+  async findOwned(jobId: string, accountId: string): Promise<TranscriptJobRow | null> {
+    const [row] = await this.store.db
+      .select()
+      .from(transcriptJobs)
+      .where(and(eq(transcriptJobs.id, jobId), eq(transcriptJobs.accountId, accountId)));
+    return row ?? null;
+  }
+
+  /** Jobs accepted and not finished, queued or running, across every process: what admission bounds. */
+  async unfinishedCount(): Promise<number> {
+    const [row] = await this.store.query<{ unfinished: number }>(
+      sql`select count(*)::int as unfinished from transcript_jobs where status = 'processing'`,
+    );
+    return row?.unfinished ?? 0;
+  }
+
+  /** Records progress (0 to 1) of a job still processing. */
+  async reportProgress(jobId: string, fraction: number): Promise<void> {
+    const progress = Math.min(1, Math.max(0, fraction));
+    await this.store.db
+      .update(transcriptJobs)
+      .set({ progress, updatedAt: this.now() })
+      .where(and(eq(transcriptJobs.id, jobId), eq(transcriptJobs.status, "processing")));
+  }
+
+  /**
+   * Completes the job, charges it, keeps the transcript for reuse and enqueues the callback, in
+   * one transaction that first moves the row out of `processing`: whichever attempt commits
+   * first wins, and a later one changes nothing. A balance that cannot pay fails the job with
+   * 402 and charges nothing; the transcript is kept, so the request sent again after a top-up
+   * is served from the store.
+   */
+  async complete(job: TranscriptJobRow, completion: JobCompletion): Promise<CompletionOutcome> {
+    const finishedAt = this.now();
+    const data = completion.transcript;
+    try {
+      return await this.store.db.transaction(async (tx) => {
+        const [moved] = await tx
+          .update(transcriptJobs)
+          .set({
+            status: "completed",
+            progress: 1,
+            result: data as unknown as Record<string, unknown>,
+            finishedAt,
+            updatedAt: finishedAt,
+          })
+          .where(and(eq(transcriptJobs.id, job.id), eq(transcriptJobs.status, "processing")))
+          .returning({ id: transcriptJobs.id });
+        if (!moved) return { kind: "already_finished" } as const;
+        const balance = await this.credits.charge(
+          {
+            accountId: job.accountId,
+            credits: completion.credits,
+            operation: chargedOperation,
+            requestId: job.requestId,
+          },
+          tx,
+        );
+        const usage = usageBlock(completion.credits, balance, Buffer.byteLength(data.text));
+        await tx
+          .update(transcriptJobs)
+          .set({ usage: { ...usage } })
+          .where(eq(transcriptJobs.id, job.id));
+        await this.transcripts.save(completion.storeKey, completion, tx);
+        await this.notify(job, "transcript_job.completed", { status: "completed", data }, tx);
+        return { kind: "completed", usage } as const;
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== "insufficient_credits") throw error;
+      await this.transcripts.save(completion.storeKey, completion);
+      await this.fail(job, {
+        code: "insufficient_credits",
+        message: `The transcript is ready but costs ${completion.credits} credit${completion.credits === 1 ? "" : "s"}, more than the balance. Nothing was charged; after a top-up, send the same request again: it is answered from the finished transcript.`,
+      });
+      return { kind: "insufficient_credits" };
+    }
+  }
+
+  /** Fails the job if it is still processing and enqueues the callback; answers whether it moved. */
+  async fail(job: TranscriptJobRow, failure: JobFailure): Promise<boolean> {
+    const finishedAt = this.now();
+    return this.store.db.transaction(async (tx) => {
+      const [moved] = await tx
+        .update(transcriptJobs)
+        .set({ status: "failed", error: { ...failure }, finishedAt, updatedAt: finishedAt })
+        .where(and(eq(transcriptJobs.id, job.id), eq(transcriptJobs.status, "processing")))
+        .returning({ id: transcriptJobs.id });
+      if (!moved) return false;
+      const error = apiErrorOf(failure).toBody(sourceOf(job).docs_base_url);
+      await this.notify(job, "transcript_job.failed", { status: "failed", error }, tx);
+      return true;
+    });
+  }
+
+  /** The job's work description, as `create` stored it. */
+  static workOf(job: TranscriptJobRow): Record<string, unknown> {
+    return sourceOf(job).work;
+  }
+
+  private async notify(
+    job: TranscriptJobRow,
+    type: "transcript_job.completed" | "transcript_job.failed",
+    outcome: Record<string, unknown>,
+    tx: DatabaseOrTransaction,
+  ): Promise<void> {
+    if (!job.callbackUrl || !this.webhooks) return;
+    await this.webhooks.enqueue(
+      { accountId: job.accountId, url: job.callbackUrl, type, payload: { type, job_id: job.id, ...outcome } },
+      tx,
+    );
+  }
+}
+
+/** The poll's answer for a job (`GET /transcripts/jobs/{jobId}`); a failed job is `ok: false` with HTTP 200. */
+export function jobStatusBody(
+  job: TranscriptJobRow,
+  requestId: string,
+  docsBaseUrl: string,
+): ResponseBody<"getTranscriptJob", 200> {
+  const common = { request_id: requestId, job_id: job.id, data: null };
+  switch (job.status) {
+    case "completed":
+      return {
+        ...common,
+        ok: true,
+        status: "completed",
+        data: job.result as unknown as FullTranscript,
+        usage: job.usage as unknown as UsageBlock,
+      };
+    case "failed":
+      return {
+        ...common,
+        ok: false,
+        status: "failed",
+        error: apiErrorOf(job.error as unknown as JobFailure).toBody(docsBaseUrl) as JobErrorBody,
+      };
+    default:
+      return { ...common, ok: true, status: "processing", progress: job.progress };
+  }
+}
+
+function apiErrorOf(failure: JobFailure): ApiError {
+  return new ApiError(failure.code, failure.message, failure.extra === undefined ? {} : { extra: failure.extra });
+}
+
+function sourceOf(job: TranscriptJobRow): JobSourceColumn {
+  return job.source as unknown as JobSourceColumn;
+}

@@ -1,0 +1,25 @@
+import type { Database } from "../store/database.ts";
+
+/** The database or an open transaction on it: an event enqueued inside a transaction commits with it. */
+export type DatabaseOrTransaction = Database | Parameters<Parameters<Database["transaction"]>[0]>[0];
+
+/** One event for an account's webhook endpoint. */
+export interface WebhookEvent {
+  accountId: string;
+  /** The endpoint; checked against the public-address rule at delivery time. */
+  url: string;
+  /** `transcript_job.completed`, `transcript_job.failed`, later the monitors' events. */
+  type: string;
+  /** The JSON body delivered. */
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Takes events for delivery. Delivery is at least once, signed with the account's `whsec_`
+ * secret (Standard Webhooks), retried on a schedule, and logged; it never changes the thing
+ * the event is about.
+ */
+export interface WebhookOutbox {
+  /** Records the event for delivery, in `db` (a transaction, so it commits with the change it reports). Answers its `webhook-id`. */
+  enqueue(event: WebhookEvent, db?: DatabaseOrTransaction): Promise<string>;
+}

@@ -1,0 +1,72 @@
+import type { Queue } from "pg-boss";
+import type { PgBoss } from "../queue/job-queue.ts";
+import { type PlanName, planNames, plans } from "../services/plans.ts";
+
+/** The queue of speech recognition jobs; each message names one `transcript_jobs` row. */
+export const transcriptionQueueName = "transcribe-audio";
+
+/** Where pg-boss moves a message whose every attempt died (killed worker, lost heartbeat): its job is failed there. */
+export const abandonedTranscriptionQueueName = "transcribe-audio-abandoned";
+
+/** The message of a transcription: the job row does the talking. */
+export interface TranscriptionMessage {
+  jobId: string;
+}
+
+export interface TranscriptionQueueSettings {
+  /** A worker that has not reported for this long is presumed dead, and the job is retried. */
+  heartbeatSeconds: number;
+  /** Attempts after the first; a job whose attempts all died is failed as `internal_error`. */
+  retryLimit: number;
+}
+
+/** The longest an attempt may run, beyond any heartbeat: four hours of audio on a slow engine. */
+const attemptLimitSeconds = 4 * 60 * 60;
+
+/** The queues to create at start-up (see `startJobQueue`), the dead-letter queue first: the other names it. */
+export function transcriptionQueues(settings: TranscriptionQueueSettings): Queue[] {
+  return [
+    { name: abandonedTranscriptionQueueName, retryLimit: 2, retryDelay: 5 },
+    {
+      name: transcriptionQueueName,
+      heartbeatSeconds: settings.heartbeatSeconds,
+      retryLimit: settings.retryLimit,
+      retryDelay: 2,
+      expireInSeconds: attemptLimitSeconds,
+      deadLetter: abandonedTranscriptionQueueName,
+    },
+  ];
+}
+
+/** Jobs of one account that may run at once in a process of `workers`, by plan: the plan's workers (spec 8.1). */
+export function perAccountConcurrency(workers: number): { default: number; tiers: Record<PlanName, number> } {
+  const tiers = Object.fromEntries(
+    planNames.map((name) => [name, Math.min(workers, plans[name].batchWorkers)]),
+  ) as Record<PlanName, number>;
+  return { default: Math.min(...Object.values(tiers)), tiers };
+}
+
+/** Hands accepted jobs to the workers, wherever they run. */
+export interface TranscriptionQueue {
+  /** Queues the job under its account and plan, so the plan's concurrency holds across every worker. */
+  enqueue(job: { jobId: string; accountId: string; plan: PlanName }): Promise<void>;
+  /** A cheap round trip to the queue, for the deep health check. */
+  check(): Promise<void>;
+}
+
+/** The transcription queue on pg-boss. */
+export class PgBossTranscriptionQueue implements TranscriptionQueue {
+  constructor(private readonly boss: PgBoss) {}
+
+  async enqueue(job: { jobId: string; accountId: string; plan: PlanName }): Promise<void> {
+    const message: TranscriptionMessage = { jobId: job.jobId };
+    const id = await this.boss.send(transcriptionQueueName, message, { group: { id: job.accountId, tier: job.plan } });
+    if (id === null) throw new Error(`the queue refused the job ${job.jobId}`);
+  }
+
+  async check(): Promise<void> {
+    if (!(await this.boss.getQueue(transcriptionQueueName))) {
+      throw new Error(`The job queue has no queue ${transcriptionQueueName}.`);
+    }
+  }
+}

@@ -1,0 +1,156 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import {
+  type ParsedTranscript,
+  parsePublisherTranscript,
+  type TranscriptReading,
+} from "../../src/adapters/audio-sources/publisher-transcripts.ts";
+import { decodeText } from "../../src/adapters/audio-sources/text-decoding.ts";
+import { podcastFixture } from "../support/fake-podcast-host.ts";
+
+const unknownLength: TranscriptReading = { declaredFormat: null, durationSeconds: null };
+
+function parsed(fixture: string, reading: TranscriptReading = unknownLength): ParsedTranscript {
+  const result = parsePublisherTranscript(decodeText(readFileSync(podcastFixture(fixture)), null), reading);
+  if ("failure" in result) throw new Error(`${fixture}: ${result.failure}`);
+  return result;
+}
+
+function expectMonotonic(transcript: ParsedTranscript): void {
+  const starts = transcript.segments.map((segment) => segment.start);
+  expect(starts).toEqual([...starts].sort((a, b) => a - b));
+  expect(transcript.segments.every((segment) => segment.duration >= 0 && segment.text.length > 0)).toBe(true);
+}
+
+describe("parsePublisherTranscript", () => {
+  it("reads the namespace's SRT: 222 cues, speakers from 'Name:' prefixes, carried to the cues that follow", () => {
+    const transcript = parsed("podcast-namespace/example.srt");
+    expect(transcript.format).toBe("srt");
+    expect(transcript.speakers).toEqual(["Travis", "Sarah", "Gilon"]);
+    expect(transcript.segments).toHaveLength(222);
+    expect(transcript.segments[0]).toEqual({
+      start: 0.179,
+      duration: 2.22,
+      text: "When you first get started in podcasting, it's",
+      speaker: 0,
+    });
+    expect(transcript.segments[1]).toMatchObject({
+      text: "almost guaranteed that you're going to make a handful of rookie",
+      speaker: 0,
+    });
+    expect(transcript.segments.at(-1)).toEqual({
+      start: 752.671,
+      duration: 2.098,
+      text: "best thing to do is to batch your episodes.",
+      speaker: 0,
+    });
+    expect(transcript.segments.find((segment) => segment.text.startsWith("Creating good audio is"))?.speaker).toBe(1);
+    expectMonotonic(transcript);
+  });
+
+  it("reads the namespace's WebVTT: <v> voices, &amp; decoded", () => {
+    const transcript = parsed("podcast-namespace/example.vtt");
+    expect(transcript.format).toBe("vtt");
+    expect(transcript.speakers).toEqual(["Sarah", "Gillian"]);
+    expect(transcript.segments).toHaveLength(7);
+    expect(transcript.segments[0]).toEqual({
+      start: 0,
+      duration: 2.76,
+      text: "In today's episode, you'll learn whether or not you",
+      speaker: 0,
+    });
+    expect(transcript.segments[2]?.text).toBe("include in one? Welcome to Podcasting Q&A, where you learn");
+    expect(transcript.segments.at(-1)).toEqual({
+      start: 21.45,
+      duration: 3.9,
+      text: "careers podcast. My question is, do we need a podcast trailer?",
+      speaker: 1,
+    });
+    expectMonotonic(transcript);
+  });
+
+  it("reads the namespace's JSON: one segment per entry, speakers by first appearance", () => {
+    const transcript = parsed("podcast-namespace/example.json");
+    expect(transcript.format).toBe("json");
+    expect(transcript.speakers).toEqual(["Darth Vader", "Luke"]);
+    expect(transcript.segments.map((segment) => segment.text)).toEqual(["I", "am", "your", "father.", "Nooooo"]);
+    expect(transcript.segments[0]).toEqual({ start: 0.5, duration: 0.25, text: "I", speaker: 0 });
+    expect(transcript.segments.at(-1)).toEqual({ start: 2.75, duration: 0.25, text: "Nooooo", speaker: 1 });
+  });
+
+  it("reads the namespace's HTML: <cite> speakers, <time> starts, paragraphs ending where the next begins", () => {
+    const transcript = parsed("podcast-namespace/example.html", { declaredFormat: "html", durationSeconds: 755 });
+    expect(transcript.format).toBe("html");
+    expect(transcript.speakers).toEqual(["Travis", "Sarah", "Gilon"]);
+    expect(transcript.segments).toHaveLength(10);
+    expect(transcript.segments[0]).toMatchObject({ start: 0, duration: 53, speaker: 0 });
+    expect(transcript.segments[0]?.text).toMatch(/^When you first get started in podcasting, it's almost guaranteed/);
+    expect(transcript.segments[1]).toMatchObject({ start: 53, speaker: 1 });
+    // The last paragraph runs to the episode's end.
+    expect(transcript.segments.at(-1)).toMatchObject({ start: 691, duration: 64, speaker: 0 });
+    expect(transcript.segments.at(-1)?.text).toMatch(/the next best thing to do is to batch your episodes\.$/);
+    expectMonotonic(transcript);
+  });
+
+  it("reads plain text as one untimed segment spanning the declared duration", () => {
+    const result = parsePublisherTranscript("Hello there.\n\nThis is   the whole show.\n", {
+      declaredFormat: "text",
+      durationSeconds: 1800,
+    });
+    expect(result).toEqual({
+      format: "text",
+      segments: [{ start: 0, duration: 1800, text: "Hello there. This is the whole show." }],
+      speakers: null,
+    });
+  });
+
+  it("trusts the content over the declared type: VTT served as application/srt", () => {
+    const text = readFileSync(podcastFixture("podcast-namespace/example.vtt"), "utf8");
+    const result = parsePublisherTranscript(text, { declaredFormat: "srt", durationSeconds: null });
+    expect(result).toMatchObject({ format: "vtt", speakers: ["Sarah", "Gillian"] });
+  });
+
+  it("decodes UTF-16 SRT by its byte-order mark", () => {
+    const transcript = parsed("mantas-done-subtitles/utf16.srt");
+    expect(transcript.segments).toEqual([{ start: 0, duration: 1, text: "ترجمه و تنظيم زيرنويس" }]);
+  });
+
+  it("skips WebVTT STYLE and NOTE blocks and cue identifiers", () => {
+    expect(parsed("mantas-done-subtitles/vtt_with_styles.vtt").segments).toEqual([
+      { start: 0, duration: 10, text: "Hello world." },
+    ]);
+  });
+
+  it("drops empty cues", () => {
+    expect(parsed("mantas-done-subtitles/vtt_with_missing_text.vtt").segments.map((segment) => segment.text)).toEqual([
+      "one",
+      "three",
+    ]);
+  });
+
+  it("decodes WebVTT entities and reads a closed voice span", () => {
+    expect(parsed("vtt-js/together.vtt").segments[0]?.text).toBe(
+      "Some text < &> < &nb &am< \u200f&lr\u200e other stuff.",
+    );
+    expect(parsed("vtt-js/with-annotation.vtt")).toMatchObject({
+      speakers: ["Mary"],
+      segments: [{ start: 0, duration: 2, text: "No way!", speaker: 0 }],
+    });
+  });
+
+  it("fails, saying why, for JSON segments without text (the namespace's first, word-timing-only draft)", () => {
+    const text = readFileSync(podcastFixture("podcast-namespace/history-f455271/example.json"), "utf8");
+    expect(parsePublisherTranscript(text, unknownLength)).toEqual({ failure: "the json transcript holds no text" });
+  });
+
+  it("fails, saying why, for JSON that does not parse and SRT with a broken timestamp", () => {
+    expect(parsePublisherTranscript('{"segments": [', unknownLength)).toMatchObject({
+      failure: expect.stringMatching(/^the JSON transcript does not parse/),
+    });
+    expect(
+      parsePublisherTranscript("1\n00:00:01,000 --> soon\nHello\n", { declaredFormat: "srt", durationSeconds: null }),
+    ).toMatchObject({
+      failure: expect.stringMatching(/^the srt transcript does not parse/),
+    });
+  });
+});

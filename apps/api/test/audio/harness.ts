@@ -1,0 +1,200 @@
+import { expect } from "vitest";
+import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
+import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/index.ts";
+import { type ClosableAudioSources, createAudioSources } from "../../src/adapters/audio-sources/index.ts";
+import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
+import type { AppDeps, AudioDeps } from "../../src/deps.ts";
+import { createLogger } from "../../src/logger.ts";
+import { createPlatform } from "../../src/platform.ts";
+import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
+import { createAudioTranscripts } from "../../src/services/audio-transcripts.ts";
+import type { PlanName } from "../../src/services/plans.ts";
+import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
+import type { Store } from "../../src/store/database.ts";
+import { PgBossTranscriptionQueue, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
+import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
+import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
+import type { FakeYoutube } from "../support/fake-youtube.ts";
+import { type Answer, send } from "../support/http.ts";
+import { serveApp, type TestServer } from "../support/server.ts";
+import { openTestStore } from "../support/store.ts";
+
+/** The shipped model, loaded once per test file. */
+export const sharedEngine: SpeechEngine = new SherpaOnnxSpeechEngine();
+
+/** Attempts after the first in tests; as in production, the last one records a transient failure. */
+export const testRetryLimit = 1;
+
+export interface AudioServerOptions {
+  plan?: PlanName;
+  credits?: number | null;
+  /** Default 30, as in production. */
+  inlineAudioSeconds?: number;
+  maxQueuedJobs?: number;
+  /** Workers of this process; 0 starts none (jobs stay queued). Default 2. */
+  workers?: number;
+  engine?: SpeechEngine;
+  webhooks?: (store: Store) => WebhookOutbox;
+  /** Serves YouTube (pages, captions and audio streams) from this fake; without it YouTube is not configured. */
+  youtube?: FakeYoutube;
+  /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1` for `callback_url`: http and loopback receivers are accepted. Default false. */
+  allowPrivateCallbackTargets?: boolean;
+}
+
+/** A server with audio transcripts over a fresh store, a fake podcast host serving the media, and (by default) its workers. */
+export interface AudioServer extends TestServer {
+  store: Store;
+  boss: PgBoss;
+  host: FakePodcastHost;
+  sources: ClosableAudioSources;
+  audio: AudioDeps;
+  /** Starts this process's workers (again, after `stopWorkers`). */
+  startWorkers(workers?: number): Promise<void>;
+  stopWorkers(): Promise<void>;
+}
+
+export async function startAudioServer(options: AudioServerOptions = {}): Promise<AudioServer> {
+  const now = () => new Date();
+  const logger = createLogger("silent");
+  const store = await openTestStore();
+  const platform = await createPlatform(store, { now });
+  const boss = await startJobQueue(
+    store,
+    transcriptionQueues({ heartbeatSeconds: 10, retryLimit: testRetryLimit }),
+    logger,
+    { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
+  );
+  const host = await startFakePodcastHost();
+  const sources = createAudioSources({ allowPrivateTargets: true, logger });
+  const engine = options.engine ?? sharedEngine;
+  const youtube = options.youtube
+    ? createYoutubeAdapter({
+        origin: options.youtube.origin,
+        attemptTimeoutMs: 2_000,
+        budgetMs: 5_000,
+        backoffBaseMs: 10,
+      })
+    : undefined;
+  const audio: AudioDeps = {
+    sources,
+    ...(youtube ? { youtube: youtube.audio } : {}),
+    engine,
+    queue: new PgBossTranscriptionQueue(boss),
+    inlineAudioSeconds: options.inlineAudioSeconds ?? 30,
+    maxQueuedJobs: options.maxQueuedJobs ?? 1000,
+    ...(options.webhooks ? { webhooks: options.webhooks(store) } : {}),
+    ...(options.allowPrivateCallbackTargets ? { allowPrivateCallbackTargets: true } : {}),
+  };
+  const deps: AppDeps = {
+    config: { version: "0.0.0-test" },
+    logger,
+    now,
+    platform,
+    audio,
+    ...(youtube ? { youtube } : {}),
+    validateResponses: true,
+  };
+  const served = await serveApp(deps, {
+    ...(options.plan === undefined ? {} : { plan: options.plan }),
+    ...(options.credits === undefined ? {} : { credits: options.credits }),
+    name: "audio test",
+  });
+  let worker: TranscriptionWorker | undefined;
+  const startWorkers = async (workers = options.workers ?? 2) => {
+    if (workers === 0) return;
+    worker = await startTranscriptionWorker(boss, createAudioTranscripts(platform, audio, { now, logger }), {
+      workers,
+      pollSeconds: 0.5,
+      retryLimit: testRetryLimit,
+      logger,
+    });
+  };
+  const stopWorkers = async () => {
+    await worker?.stop();
+    worker = undefined;
+  };
+  await startWorkers();
+  return {
+    ...served,
+    store,
+    boss,
+    host,
+    sources,
+    audio,
+    startWorkers,
+    stopWorkers,
+    async close() {
+      await stopWorkers();
+      await boss.stop({ graceful: false, close: false });
+      await served.close();
+      await host.close();
+      await sources.close();
+      platform.slots.close();
+      await store.close();
+    },
+  };
+}
+
+/** The JSON body of an answer, for reading fields the test then asserts. */
+// biome-ignore lint/suspicious/noExplicitAny: test bodies are read loosely and asserted field by field.
+export type Loose = any;
+
+/** `POST /api/v2/transcripts/video` with the account's key. */
+export function fetchTranscript(
+  server: TestServer,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  return send(server, { method: "POST", path: "/api/v2/transcripts/video", json: body, headers });
+}
+
+/** `GET` of a poll URL (`/api/v2/transcripts/jobs/...`). */
+export function poll(server: TestServer, pollUrl: string, apiKey?: string): Promise<Answer> {
+  return send(server, {
+    method: "GET",
+    path: pollUrl,
+    ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
+  });
+}
+
+/** Polls until the job leaves `processing`; answers the last poll and every progress value seen. */
+export async function pollUntilFinished(
+  server: TestServer,
+  pollUrl: string,
+  timeoutMs = 30_000,
+): Promise<{ answer: Answer; progress: number[] }> {
+  const deadline = Date.now() + timeoutMs;
+  const progress: number[] = [];
+  for (;;) {
+    const answer = await poll(server, pollUrl);
+    expect(answer.status, answer.text).toBe(200);
+    const body = answer.body as Loose;
+    if (body.status !== "processing") return { answer, progress };
+    if (typeof body.progress === "number") progress.push(body.progress);
+    if (Date.now() > deadline) throw new Error(`job still processing after ${timeoutMs} ms: ${answer.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Asserts the 202 of api-decisions.md exactly, and answers its poll URL. */
+export function expectJobAccepted(
+  answer: Answer,
+  expected: { platform: string; balance: number | null; videoId?: string },
+): string {
+  expect(answer.status, answer.text).toBe(202);
+  const body = answer.body as Loose;
+  expect(body, answer.text).toEqual({
+    ok: true,
+    request_id: answer.headers.get("x-request-id"),
+    status: "processing",
+    job_id: expect.stringMatching(/^job_[0-9A-Z]{26}$/),
+    poll_url: `/api/v2/transcripts/jobs/${body.job_id}`,
+    data: {
+      kind: "transcript_job",
+      video_id: expected.videoId ?? expect.stringMatching(/^(file|pod)_/),
+      platform: expected.platform,
+    },
+    usage: { credits_spent: 0, balance: expected.balance, bytes: 0 },
+  });
+  return body.poll_url as string;
+}

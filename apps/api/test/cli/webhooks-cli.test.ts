@@ -1,0 +1,146 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/logger.ts";
+import type { WebhookDeliveryView } from "../../src/services/webhooks.ts";
+import { createWebhooks } from "../../src/services/webhooks.ts";
+import { openConfiguredStore } from "../../src/store/open.ts";
+import { webhookDeliveries } from "../../src/store/schema.ts";
+import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
+
+/** `verbatim webhooks list` as an operator runs it, on a data directory no service holds (see cli.test.ts). */
+const apiRoot = fileURLToPath(new URL("../..", import.meta.url));
+const tsx = createRequire(import.meta.url).resolve("tsx/cli");
+const cliEntry = join(apiRoot, "src/cli/main.ts");
+const commandTimeoutMs = 60_000;
+
+const dataDir = mkdtempSync(join(tmpdir(), "verbatim-webhooks-cli-"));
+const env: NodeJS.ProcessEnv = { ...process.env, VERBATIM_DATA_DIR: dataDir };
+delete env.DATABASE_URL;
+
+interface CommandResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function verbatim(args: string[]): Promise<CommandResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tsx, cliEntry, ...args], { cwd: apiRoot, env });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8");
+    });
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString("utf8");
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+function described(result: CommandResult): string {
+  return `exit ${result.code}\nstdout: ${result.stdout.slice(0, 3000)}\nstderr: ${result.stderr.slice(0, 3000)}`;
+}
+
+describe("verbatim webhooks list", () => {
+  let receiver: Receiver;
+  let accountId: string;
+  let deliveredId: string;
+  let failedId: string;
+
+  beforeAll(async () => {
+    receiver = await startReceiver((request) => ({ status: request.path === "/broken" ? 500 : 200 }));
+    const created = await verbatim(["accounts", "create", "--plan", "free"]);
+    expect(created.code, described(created)).toBe(0);
+    accountId = (JSON.parse(created.stdout) as { account: { id: string } }).account.id;
+
+    // Real deliveries on the data directory, the way the service makes them, while no service holds it.
+    const store = await openConfiguredStore(loadConfig(env));
+    try {
+      const webhooks = createWebhooks(store, {
+        logger: createLogger("silent"),
+        allowPrivateTargets: true,
+        pollIntervalMs: 20,
+        retryDelaysMs: [],
+      });
+      deliveredId = await webhooks.enqueue({ accountId, url: receiver.url("/ok"), type: "first", payload: { n: 1 } });
+      failedId = await webhooks.enqueue({ accountId, url: receiver.url("/broken"), type: "second", payload: { n: 2 } });
+      webhooks.start();
+      const deadline = Date.now() + 10_000;
+      while ((await store.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, "pending"))).length) {
+        if (Date.now() > deadline) throw new Error("the deliveries did not settle");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await webhooks.stop();
+    } finally {
+      await store.close();
+    }
+  }, 2 * commandTimeoutMs);
+
+  afterAll(async () => {
+    await receiver?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(
+    "prints the recent deliveries as JSON, newest first, with status, attempts and the last answer",
+    async () => {
+      const result = await verbatim(["webhooks", "list", accountId, "--json"]);
+      expect(result.code, described(result)).toBe(0);
+      const listed = JSON.parse(result.stdout) as WebhookDeliveryView[];
+      expect(listed, result.stdout).toEqual([
+        expect.objectContaining({
+          id: failedId,
+          event_type: "second",
+          url: receiver.url("/broken"),
+          status: "failed",
+          attempts: 1,
+          delivered_at: null,
+          last_attempt: expect.objectContaining({ attempt: 1, response_status: 500, error: "answered HTTP 500" }),
+        }),
+        expect.objectContaining({
+          id: deliveredId,
+          status: "delivered",
+          attempts: 1,
+          delivered_at: expect.any(String),
+          last_attempt: expect.objectContaining({ attempt: 1, response_status: 200, error: null }),
+        }),
+      ]);
+    },
+    commandTimeoutMs,
+  );
+
+  it(
+    "prints them for people, and honours --limit",
+    async () => {
+      const result = await verbatim(["webhooks", "list", accountId, "--limit", "1"]);
+      expect(result.code, described(result)).toBe(0);
+      expect(result.stdout, described(result)).toContain(`id: ${failedId}`);
+      expect(result.stdout, described(result)).toContain("status: failed");
+      expect(result.stdout, described(result)).toContain("response_status: 500");
+      expect(result.stdout, described(result)).not.toContain(deliveredId);
+    },
+    commandTimeoutMs,
+  );
+
+  it(
+    "refuses an unknown account and a bad --limit",
+    async () => {
+      const unknown = await verbatim(["webhooks", "list", "acct_nope"]);
+      expect(unknown.code, described(unknown)).toBe(1);
+      expect(unknown.stderr, described(unknown)).toContain("error: No account acct_nope.");
+      const badLimit = await verbatim(["webhooks", "list", accountId, "--limit", "0"]);
+      expect(badLimit.code, described(badLimit)).not.toBe(0);
+      expect(badLimit.stderr, described(badLimit)).toContain('"0" is not a whole number above 0');
+    },
+    2 * commandTimeoutMs,
+  );
+});

@@ -1,0 +1,68 @@
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+
+/** A TypeScript script of the API package running as a child Node process. */
+export interface NodeProcess {
+  process: ChildProcessWithoutNullStreams;
+  /** Resolves with the first line of stdout matching `pattern`, already printed or yet to come. */
+  waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>;
+  /** Resolves when the process has exited, however. */
+  exited: Promise<void>;
+  /** Signals it and waits for it to exit; harmless once it has exited. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const apiPackage = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Runs `node --import tsx <script> <args>` in the API package (where `--import tsx` resolves),
+ * with `env` added to this process's environment. The tail of stderr goes into timeout errors.
+ */
+export function spawnNodeScript(script: string, args: string[] = [], env: Record<string, string> = {}): NodeProcess {
+  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+    cwd: apiPackage,
+    env: { ...process.env, ...env },
+    stdio: "pipe",
+  });
+  const lines: string[] = [];
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString("utf8")).slice(-4000);
+  });
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    lines.push(line);
+    for (const waiter of waiters.filter((candidate) => candidate.pattern.test(line))) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve(line);
+    }
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    process: child,
+    exited,
+    waitForLine(pattern, timeoutMs) {
+      const seen = lines.find((line) => pattern.test(line));
+      if (seen !== undefined) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`${script} printed no line matching ${pattern} within ${timeoutMs} ms:\n${stderr}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          pattern,
+          resolve: (line) => {
+            clearTimeout(timer);
+            resolve(line);
+          },
+        });
+      });
+    },
+    async kill(signal = "SIGTERM") {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      await exited;
+    },
+  };
+}

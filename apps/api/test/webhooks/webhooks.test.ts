@@ -1,0 +1,452 @@
+import { asc, eq } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createPublicFetch } from "../../src/adapters/net/public-fetch.ts";
+import { createLogger } from "../../src/logger.ts";
+import { createPlatform, type Platform } from "../../src/platform.ts";
+import type { WebhookEvent } from "../../src/services/webhook-events.ts";
+import {
+  createWebhooks,
+  recentWebhookDeliveries,
+  type Webhooks,
+  type WebhooksOptions,
+} from "../../src/services/webhooks.ts";
+import { openPostgresStore, type Store } from "../../src/store/database.ts";
+import { webhookAttempts, webhookDeliveries } from "../../src/store/schema.ts";
+import { createPostgresDatabase, openTestStore } from "../support/store.ts";
+import { type ReceivedRequest, type Receiver, startReceiver } from "./receiver.ts";
+
+let store: Store;
+let platform: Platform;
+let accountId: string;
+const deliverers: Webhooks[] = [];
+const receivers: Receiver[] = [];
+
+beforeAll(async () => {
+  store = await openTestStore();
+  platform = await createPlatform(store, { now: () => new Date() });
+  accountId = (await platform.accounts.create({ plan: "pro" })).account.id;
+});
+
+afterEach(async () => {
+  await Promise.all(deliverers.splice(0).map((deliverer) => deliverer.stop()));
+  await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+  // Every test starts with nothing due, whatever the one before left pending.
+  await store.db.update(webhookDeliveries).set({ status: "failed", nextAttemptAt: null });
+});
+
+afterAll(() => store?.close());
+
+/** A started deliverer on the test store that may reach the loopback receivers. */
+function deliverer(options: Partial<WebhooksOptions> = {}): Webhooks {
+  const webhooks = createWebhooks(store, {
+    logger: createLogger("silent"),
+    allowPrivateTargets: true,
+    pollIntervalMs: 50,
+    retryDelaysMs: [],
+    ...options,
+  });
+  webhooks.start();
+  deliverers.push(webhooks);
+  return webhooks;
+}
+
+async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
+  const started = await startReceiver(...args);
+  receivers.push(started);
+  return started;
+}
+
+function event(url: string, payload: Record<string, unknown> = { type: "transcript_job.completed" }): WebhookEvent {
+  return { accountId, url, type: String(payload.type ?? "transcript_job.completed"), payload };
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 8_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function delivery(id: string) {
+  const [row] = await store.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, id));
+  if (!row) throw new Error(`no delivery ${id}`);
+  return row;
+}
+
+/** Waits until the delivery is `delivered` or `failed`, and answers it. */
+function settled(id: string) {
+  return waitFor(async () => {
+    const row = await delivery(id);
+    return row.status === "pending" ? undefined : row;
+  }, `delivery ${id} to settle`);
+}
+
+function attemptsOf(id: string) {
+  return store.db
+    .select()
+    .from(webhookAttempts)
+    .where(eq(webhookAttempts.deliveryId, id))
+    .orderBy(asc(webhookAttempts.attempt));
+}
+
+function headersOf(request: ReceivedRequest): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(request.headers).flatMap(([name, value]) => (typeof value === "string" ? [[name, value]] : [])),
+  );
+}
+
+describe("a delivery", () => {
+  it("arrives signed with the account's secret, verified by Webhook.verify, with the body as enqueued", async () => {
+    const endpoint = await receiver();
+    const webhooks = deliverer();
+    const payload = { type: "transcript_job.completed", job_id: "job_1", status: "completed", data: { text: "hi" } };
+    const id = await webhooks.enqueue(event(endpoint.url(), payload));
+
+    expect(id).toMatch(/^msg_[0-9A-Z]{26}$/);
+    expect((await settled(id)).status).toBe("delivered");
+    expect(endpoint.requests).toHaveLength(1);
+    const [request] = endpoint.requests;
+    if (!request) throw new Error("no request");
+    expect(request.headers).toMatchObject({
+      "webhook-id": id,
+      "webhook-timestamp": expect.stringMatching(/^\d{10}$/),
+      "webhook-signature": expect.stringMatching(/^v1,[A-Za-z0-9+/]+=*$/),
+      "content-type": "application/json",
+    });
+    expect(request.body).toBe(JSON.stringify(payload));
+    const secret = await platform.accounts.webhookSecret(accountId);
+    expect(new Webhook(secret).verify(request.body, headersOf(request))).toEqual(payload);
+    expect(await attemptsOf(id)).toEqual([
+      expect.objectContaining({ attempt: 1, responseStatus: 200, error: null, durationMs: expect.any(Number) }),
+    ]);
+  });
+
+  it("is retried after two 500s with the same webhook-id, spaced per the schedule, and logged", async () => {
+    const endpoint = await receiver(() => ({ status: endpoint.requests.length <= 2 ? 500 : 200 }));
+    const webhooks = deliverer({ retryDelaysMs: [300, 1_200, 5_000] });
+    const id = await webhooks.enqueue(event(endpoint.url()));
+
+    const settledRow = await settled(id);
+    expect(settledRow).toMatchObject({ status: "delivered", attempts: 3, nextAttemptAt: null });
+    expect(settledRow.deliveredAt).toBeInstanceOf(Date);
+    expect(endpoint.requests.map((request) => request.headers["webhook-id"])).toEqual([id, id, id]);
+    const [first, second, third] = endpoint.requests.map((request) => request.receivedAt);
+    const gaps = [(second ?? 0) - (first ?? 0), (third ?? 0) - (second ?? 0)];
+    expect(gaps[0]).toBeGreaterThanOrEqual(300);
+    expect(gaps[0]).toBeLessThan(1_000);
+    expect(gaps[1]).toBeGreaterThanOrEqual(1_200);
+    expect(gaps[1]).toBeLessThan(2_500);
+    expect(
+      (await attemptsOf(id)).map(({ attempt, responseStatus, error }) => ({ attempt, responseStatus, error })),
+    ).toEqual([
+      { attempt: 1, responseStatus: 500, error: "answered HTTP 500" },
+      { attempt: 2, responseStatus: 500, error: "answered HTTP 500" },
+      { attempt: 3, responseStatus: 200, error: null },
+    ]);
+  });
+
+  it("fails once the schedule is exhausted, and is not tried again", async () => {
+    const endpoint = await receiver(() => ({ status: 503 }));
+    const webhooks = deliverer({ retryDelaysMs: [50, 50] });
+    const id = await webhooks.enqueue(event(endpoint.url()));
+
+    expect(await settled(id)).toMatchObject({ status: "failed", attempts: 3, nextAttemptAt: null, deliveredAt: null });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(endpoint.requests).toHaveLength(3);
+    expect((await attemptsOf(id)).map((attempt) => attempt.responseStatus)).toEqual([503, 503, 503]);
+  });
+
+  it("counts a 3xx as a failed attempt and never follows the redirect", async () => {
+    const endpoint = await receiver((request) =>
+      request.path === "/moved" ? { status: 302, headers: { location: endpoint.url("/elsewhere") } } : { status: 200 },
+    );
+    const webhooks = deliverer({ retryDelaysMs: [50] });
+    const id = await webhooks.enqueue(event(endpoint.url("/moved")));
+
+    expect(await settled(id)).toMatchObject({ status: "failed", attempts: 2 });
+    expect(endpoint.requests.map((request) => request.path)).toEqual(["/moved", "/moved"]);
+    const [attempt] = await attemptsOf(id);
+    expect(attempt).toMatchObject({ responseStatus: 302 });
+    expect(attempt?.error).toMatch(/redirect to http:\/\/127\.0\.0\.1:\d+\/elsewhere, which is not followed/);
+  });
+
+  it("gives up an attempt the endpoint does not answer within the timeout, and logs it", async () => {
+    const endpoint = await receiver(() => "hang");
+    const webhooks = deliverer({ attemptTimeoutMs: 300 });
+    const id = await webhooks.enqueue(event(endpoint.url()));
+
+    expect(await settled(id)).toMatchObject({ status: "failed", attempts: 1 });
+    const [attempt] = await attemptsOf(id);
+    expect(attempt).toMatchObject({ responseStatus: null, error: "no answer within 300 ms (timeout)" });
+    expect(attempt?.durationMs).toBeGreaterThanOrEqual(290);
+    expect(attempt?.durationMs).toBeLessThan(2_000);
+  });
+
+  it("logs a refused connection as a failed attempt to retry", async () => {
+    const closed = await startReceiver();
+    const url = closed.url();
+    await closed.close();
+    const webhooks = deliverer({ retryDelaysMs: [50] });
+    const id = await webhooks.enqueue(event(url));
+
+    expect(await settled(id)).toMatchObject({ status: "failed", attempts: 2 });
+    expect((await attemptsOf(id)).map((attempt) => attempt.error)).toEqual([
+      expect.stringMatching(/^request failed: The connection to 127\.0\.0\.1:\d+ failed \(ECONNREFUSED\)/),
+      expect.stringMatching(/^request failed: The connection to 127\.0\.0\.1:\d+ failed \(ECONNREFUSED\)/),
+    ]);
+  });
+});
+
+describe("the operator's list", () => {
+  it("shows an account's deliveries newest first, each with its last attempt", async () => {
+    const endpoint = await receiver(() => ({ status: endpoint.requests.length === 1 ? 500 : 200 }));
+    const webhooks = deliverer({ retryDelaysMs: [50] });
+    const owner = (await platform.accounts.create({ plan: "free" })).account.id;
+    const older = await webhooks.enqueue({ accountId: owner, url: endpoint.url(), type: "older", payload: {} });
+    await settled(older);
+    const newer = await webhooks.enqueue({ accountId: owner, url: endpoint.url(), type: "newer", payload: {} });
+    await settled(newer);
+
+    const listed = await recentWebhookDeliveries(store, owner, 10);
+    expect(listed).toEqual([
+      expect.objectContaining({ id: newer, event_type: "newer", status: "delivered", attempts: 1 }),
+      expect.objectContaining({ id: older, event_type: "older", status: "delivered", attempts: 2 }),
+    ]);
+    expect(listed[1]?.last_attempt).toMatchObject({ attempt: 2, response_status: 200, error: null });
+    expect(await recentWebhookDeliveries(store, owner, 1)).toHaveLength(1);
+    await expect(recentWebhookDeliveries(store, "acct_nope", 1)).rejects.toThrow("No account acct_nope.");
+  });
+});
+
+describe("enqueueing in a transaction", () => {
+  it("never delivers an event whose transaction rolls back, and delivers one that commits", async () => {
+    const endpoint = await receiver();
+    const webhooks = deliverer();
+    let rolledBackId = "";
+    await expect(
+      store.db.transaction(async (tx) => {
+        rolledBackId = await webhooks.enqueue(event(endpoint.url(), { type: "rolled.back" }), tx);
+        throw new Error("the job's transaction fails");
+      }),
+    ).rejects.toThrow("the job's transaction fails");
+    const committedId = await store.db.transaction((tx) =>
+      webhooks.enqueue(event(endpoint.url(), { type: "committed" }), tx),
+    );
+
+    expect((await settled(committedId)).status).toBe("delivered");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(endpoint.requests.map((request) => JSON.parse(request.body))).toEqual([{ type: "committed" }]);
+    expect(await store.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, rolledBackId))).toEqual([]);
+  });
+});
+
+describe("the address rule", () => {
+  it("refuses an http target without VERBATIM_ALLOW_PRIVATE_TARGETS: failed at once, logged, never connected", async () => {
+    const endpoint = await receiver();
+    const webhooks = deliverer({ allowPrivateTargets: false, retryDelaysMs: [50, 50] });
+    const id = await webhooks.enqueue(event(endpoint.url()));
+
+    expect(await settled(id)).toMatchObject({ status: "failed", attempts: 1 });
+    expect(await attemptsOf(id)).toEqual([
+      expect.objectContaining({
+        responseStatus: null,
+        error: expect.stringMatching(/only https addresses are admitted/),
+      }),
+    ]);
+    expect(endpoint.connections()).toBe(0);
+  });
+
+  it("refuses a private address without VERBATIM_ALLOW_PRIVATE_TARGETS: failed at once, logged, never connected", async () => {
+    const endpoint = await receiver();
+    const webhooks = deliverer({ allowPrivateTargets: false, retryDelaysMs: [50, 50] });
+    const id = await webhooks.enqueue(event(`https://127.0.0.1:${endpoint.port}/hook`));
+
+    expect(await settled(id)).toMatchObject({ status: "failed", attempts: 1 });
+    const [attempt] = await attemptsOf(id);
+    expect(attempt).toMatchObject({ responseStatus: null });
+    expect(attempt?.error).toMatch(/^refused: .*127\.0\.0\.1.* a loopback address; only public addresses/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(endpoint.connections()).toBe(0);
+    expect(await attemptsOf(id)).toHaveLength(1);
+  });
+
+  it("delivers to an http loopback target with VERBATIM_ALLOW_PRIVATE_TARGETS", async () => {
+    const endpoint = await receiver();
+    const webhooks = deliverer({ allowPrivateTargets: true });
+    const id = await webhooks.enqueue(event(endpoint.url()));
+
+    expect(await settled(id)).toMatchObject({ status: "delivered", attempts: 1 });
+    expect(endpoint.requests).toHaveLength(1);
+  });
+});
+
+describe("the account's secret", () => {
+  it("is read at each attempt, so a rotation signs the next attempt with the new secret", async () => {
+    const oldSecret = await platform.accounts.webhookSecret(accountId);
+    let newSecret = "";
+    const endpoint = await receiver(async () => {
+      if (endpoint.requests.length > 1) return { status: 200 };
+      newSecret = await platform.accounts.rotateWebhookSecret(accountId);
+      return { status: 500 };
+    });
+    const webhooks = deliverer({ retryDelaysMs: [50] });
+    const id = await webhooks.enqueue(event(endpoint.url()));
+
+    expect((await settled(id)).status).toBe("delivered");
+    const [first, second] = endpoint.requests;
+    if (!first || !second) throw new Error("expected two requests");
+    expect(new Webhook(oldSecret).verify(first.body, headersOf(first))).toBeTruthy();
+    expect(new Webhook(newSecret).verify(second.body, headersOf(second))).toBeTruthy();
+    expect(() => new Webhook(oldSecret).verify(second.body, headersOf(second))).toThrow();
+  });
+});
+
+describe("concurrency", () => {
+  it("keeps delivering to other endpoints while one endpoint is slow", async () => {
+    const endpoint = await receiver((request) =>
+      request.path === "/slow"
+        ? new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 1_500))
+        : { status: 200 },
+    );
+    const webhooks = deliverer({ concurrency: 4, concurrencyPerUrl: 2 });
+    const slowIds = [];
+    for (let index = 0; index < 6; index += 1) slowIds.push(await webhooks.enqueue(event(endpoint.url("/slow"))));
+    await waitFor(async () => (endpoint.requests.length >= 2 ? true : undefined), "the slow endpoint's first requests");
+    const fastId = await webhooks.enqueue(event(endpoint.url("/fast")));
+
+    expect((await settled(fastId)).status).toBe("delivered");
+    const stillPending = await Promise.all(slowIds.map(async (id) => (await delivery(id)).status === "pending"));
+    expect(stillPending.filter(Boolean).length).toBeGreaterThanOrEqual(4);
+    expect(endpoint.requests.filter((request) => request.path === "/slow").length).toBeLessThanOrEqual(2);
+  });
+
+  it("waits on stop for the attempts in flight and records them", async () => {
+    const endpoint = await receiver(() => new Promise((resolve) => setTimeout(() => resolve({ status: 204 }), 300)));
+    const webhooks = deliverer();
+    const id = await webhooks.enqueue(event(endpoint.url()));
+    await waitFor(async () => (endpoint.requests.length > 0 ? true : undefined), "the request");
+
+    await webhooks.stop();
+    expect(await delivery(id)).toMatchObject({ status: "delivered", attempts: 1 });
+  });
+
+  it("hands a delivery whose claim lapsed (its process died mid-attempt) to another deliverer", async () => {
+    const endpoint = await receiver();
+    let abandonFirstAttempt = (_error: Error) => {};
+    const stuck = deliverer({
+      attemptTimeoutMs: 1_000,
+      fetch: () =>
+        new Promise((_resolve, reject) => {
+          abandonFirstAttempt = reject;
+        }),
+    });
+    const id = await stuck.enqueue(event(endpoint.url()));
+    await waitFor(async () => ((await delivery(id)).attempts === 1 ? true : undefined), "the first claim");
+
+    // A second process whose clock is past the claim: the attempt timeout plus the claim's margin.
+    const later = deliverer({ now: () => new Date(Date.now() + 1_000 + 31_000) });
+    expect(await settled(id)).toMatchObject({ status: "delivered", attempts: 2 });
+    abandonFirstAttempt(new Error("the first process answers too late"));
+    await stuck.stop();
+
+    expect(await delivery(id)).toMatchObject({ status: "delivered", attempts: 2 });
+    expect(endpoint.requests).toHaveLength(1);
+    expect((await attemptsOf(id)).map(({ attempt, responseStatus }) => ({ attempt, responseStatus }))).toEqual([
+      { attempt: 1, responseStatus: null },
+      { attempt: 2, responseStatus: 200 },
+    ]);
+    await later.stop();
+  });
+
+  it("sends each attempt once when two deliverers poll the same store", async () => {
+    const endpoint = await receiver((request) => {
+      const seen = endpoint.requests.filter((other) => other.headers["webhook-id"] === request.headers["webhook-id"]);
+      return { status: seen.length === 1 ? 500 : 200 };
+    });
+    const options = { pollIntervalMs: 10, retryDelaysMs: [30], concurrencyPerUrl: 8 };
+    const first = deliverer(options);
+    deliverer(options);
+    const ids: string[] = [];
+    for (let index = 0; index < 20; index += 1) ids.push(await first.enqueue(event(endpoint.url())));
+
+    for (const id of ids) expect((await settled(id)).status).toBe("delivered");
+    await expectEachAttemptSentOnce(endpoint, ids, (id) => attemptsOf(id));
+  });
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("two processes on one PostgreSQL (DATABASE_URL)", () => {
+  it("never send one attempt twice: each deliverer has its own connection pool", async () => {
+    const database = await createPostgresDatabase(process.env.DATABASE_URL ?? "");
+    const stores = [await openPostgresStore(database.url), await openPostgresStore(database.url)];
+    const publicFetch = createPublicFetch({ allowPrivateTargets: true });
+    const [storeA, storeB] = stores;
+    if (!storeA || !storeB) throw new Error("two stores expected");
+    try {
+      const otherPlatform = await createPlatform(storeA, { now: () => new Date() });
+      const owner = (await otherPlatform.accounts.create({ plan: "pro" })).account.id;
+      const endpoint = await receiver((request) => {
+        const seen = endpoint.requests.filter((other) => other.headers["webhook-id"] === request.headers["webhook-id"]);
+        return { status: seen.length === 1 ? 500 : 200 };
+      });
+      // Each deliverer names itself in a header, to show that both took part.
+      const processes = stores.map((each, index) =>
+        createWebhooks(each, {
+          logger: createLogger("silent"),
+          fetch: (url, init) =>
+            publicFetch(url, { ...init, headers: { ...init.headers, "x-deliverer": String(index) } }),
+          allowPrivateTargets: true,
+          pollIntervalMs: 10,
+          retryDelaysMs: [30],
+          concurrencyPerUrl: 8,
+        }),
+      );
+      for (const webhooks of processes) {
+        webhooks.start();
+        deliverers.push(webhooks);
+      }
+      const ids: string[] = [];
+      for (let index = 0; index < 40; index += 1) {
+        const webhooks = processes[index % 2];
+        if (!webhooks) throw new Error("no deliverer");
+        ids.push(await webhooks.enqueue({ accountId: owner, url: endpoint.url(), type: "t", payload: { index } }));
+      }
+
+      const attemptsIn = (id: string) =>
+        storeA.db
+          .select()
+          .from(webhookAttempts)
+          .where(eq(webhookAttempts.deliveryId, id))
+          .orderBy(asc(webhookAttempts.attempt));
+      await waitFor(async () => {
+        const rows = await storeA.db.select().from(webhookDeliveries);
+        return rows.length === 40 && rows.every((row) => row.status === "delivered") ? true : undefined;
+      }, "every delivery to be delivered");
+      await expectEachAttemptSentOnce(endpoint, ids, attemptsIn);
+      expect(new Set(endpoint.requests.map((request) => request.headers["x-deliverer"]))).toEqual(new Set(["0", "1"]));
+    } finally {
+      await Promise.all(deliverers.splice(0).map((deliverer) => deliverer.stop()));
+      await publicFetch.close();
+      await Promise.all(stores.map((each) => each.close()));
+      await database.drop();
+    }
+  });
+});
+
+/** Every delivery arrived exactly twice (a 500, then a 200), and the log holds attempts 1 and 2 once each. */
+async function expectEachAttemptSentOnce(
+  endpoint: Receiver,
+  ids: string[],
+  attempts: (id: string) => Promise<{ attempt: number }[]>,
+): Promise<void> {
+  const received = new Map<string, number>();
+  for (const request of endpoint.requests) {
+    const id = String(request.headers["webhook-id"]);
+    received.set(id, (received.get(id) ?? 0) + 1);
+  }
+  expect(Object.fromEntries(received)).toEqual(Object.fromEntries(ids.map((id) => [id, 2])));
+  for (const id of ids) expect((await attempts(id)).map((attempt) => attempt.attempt)).toEqual([1, 2]);
+}
