@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
 import type { DatabaseOrTransaction } from "./webhook-events.ts";
@@ -55,28 +55,62 @@ export class Credits {
    * (`db`), the charge commits or rolls back with it: a job's completion charges exactly once.
    */
   async charge(request: ChargeRequest, db: DatabaseOrTransaction = this.store.db): Promise<number | null> {
-    if (!Number.isInteger(request.credits) || request.credits < 0) {
-      throw new TypeError(`a charge is a whole number of credits, not ${request.credits}`);
-    }
+    requireWholeCredits(request.credits);
     if (request.credits === 0) return this.balance(request.accountId, db);
     const [row] = rowsOf<{ balance_after: number | null }>(
-      await db.execute(sql`
-      with debited as (
-        update accounts set credits = credits - ${request.credits}
-         where id = ${request.accountId} and (credits is null or credits >= ${request.credits})
-        returning id, credits
-      )
-      insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id, created_at)
-      select id, ${-request.credits}, credits, 'charge', ${request.operation}, ${request.requestId},
-             ${this.now().toISOString()}::timestamptz from debited
-      returning balance_after::float8 as balance_after`),
+      await db.execute(sql`with ${this.debit(request, sql`true`)} select balance_after from charged`),
     );
-    if (!row) {
-      const balance = await this.balance(request.accountId, db);
-      this.requireAtLeast(balance, request.credits);
-      throw new Error(`charge of ${request.accountId} failed with a sufficient balance`);
-    }
+    if (!row) return this.refuse(request, db);
     return row.balance_after === null ? null : Number(row.balance_after);
+  }
+
+  /**
+   * Reads what `found` selects and charges for it in one statement: a store hit costs one round
+   * trip, not a read and then a charge. Nothing is charged when `found` selects no row
+   * (`null`); refuses with 402, charging nothing, when the balance cannot cover the charge.
+   */
+  async chargeForFound<Row extends object>(
+    request: ChargeRequest,
+    found: SQL,
+  ): Promise<{ row: Row; balance: number | null } | null> {
+    requireWholeCredits(request.credits);
+    if (request.credits === 0) throw new TypeError("a charge for a found row is at least 1 credit");
+    const [row] = rowsOf<Row & { charged_balance: number | null; charges: number }>(
+      await this.store.db.execute(sql`
+        with found as (${found}), ${this.debit(request, sql`exists (select 1 from found)`)}
+        select found.*, (select balance_after from charged) as charged_balance,
+               (select count(*) from charged)::int as charges
+          from found`),
+    );
+    if (!row) return null;
+    const { charged_balance, charges, ...rest } = row;
+    if (charges === 0) return this.refuse(request, this.store.db);
+    return { row: rest as unknown as Row, balance: charged_balance === null ? null : Number(charged_balance) };
+  }
+
+  /**
+   * The statement's `debited` and `charged` steps: debit the account if it can pay and `onlyIf`
+   * holds, and append the charge to the ledger with the balance after it.
+   */
+  private debit(request: ChargeRequest, onlyIf: SQL): SQL {
+    return sql`debited as (
+        update accounts set credits = credits - ${request.credits}
+         where id = ${request.accountId} and (credits is null or credits >= ${request.credits}) and ${onlyIf}
+        returning id, credits
+      ),
+      charged as (
+        insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id, created_at)
+        select id, ${-request.credits}, credits, 'charge', ${request.operation}, ${request.requestId},
+               ${this.now().toISOString()}::timestamptz from debited
+        returning balance_after::float8 as balance_after
+      )`;
+  }
+
+  /** The 402 of a charge the balance could not cover. */
+  private async refuse(request: ChargeRequest, db: DatabaseOrTransaction): Promise<never> {
+    const balance = await this.balance(request.accountId, db);
+    this.requireAtLeast(balance, request.credits);
+    throw new Error(`charge of ${request.accountId} failed with a sufficient balance`);
   }
 
   /** Adds credits to a limited account and records the grant. Answers the new balance. */
@@ -94,6 +128,11 @@ export class Credits {
     if (!row) throw new ApiError("not_found", `No account ${accountId} with a limited balance.`);
     return Number(row.balance_after);
   }
+}
+
+function requireWholeCredits(credits: number): void {
+  if (!Number.isInteger(credits) || credits < 0)
+    throw new TypeError(`a charge is a whole number of credits, not ${credits}`);
 }
 
 /** The rows of `execute`, which answers a driver result whose type Drizzle leaves open. */

@@ -1,9 +1,10 @@
-import { and, eq } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import type { CaptionSource, VideoCaptions } from "../adapters/youtube/index.ts";
 import { UpstreamError, VideoUnavailableError } from "../adapters/youtube/index.ts";
 import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
 import { youtubeCaptionChoices, youtubeTranscripts } from "../store/schema.ts";
+import type { ChargeRequest, Credits } from "./credits.ts";
 
 /** Where the words of a transcript may come from (the request's `mode`). */
 export type TranscriptMode = "auto" | "captions" | "audio";
@@ -31,55 +32,67 @@ export function isCaptionless(failure: ApiError): boolean {
   return failure.code === "no_captions" || failure.code === "captions_disabled";
 }
 
+/** A transcript and the balance after its charge (`null` for unlimited accounts). */
+export interface ChargedTranscript {
+  transcript: YoutubeTranscript;
+  balance: number | null;
+}
+
+/** A stored transcript as `storedChoice` selects it. */
+interface StoredTranscriptRow {
+  video_id: string;
+  title: string | null;
+  channel: string | null;
+  duration_seconds: number | null;
+  thumbnail_url: string | null;
+  language: string | null;
+  caption_kind: YoutubeTranscript["captionKind"];
+  segments: YoutubeTranscript["segments"];
+}
+
 /**
- * YouTube caption transcripts: served from the store when this video was fetched before in the
- * requested language, otherwise fetched through the caption source and stored. Maps every
- * adapter failure to its API error.
+ * YouTube caption transcripts, charged: served from the store when this video was fetched before
+ * in the requested language (the read and the charge in one statement), otherwise fetched
+ * through the caption source, stored, then charged. Maps every adapter failure to its API error;
+ * a failure charges nothing.
  */
 export class VideoTranscripts {
   constructor(
     private readonly store: Store,
     private readonly captions: CaptionSource,
+    private readonly credits: Credits,
     private readonly now: () => Date,
   ) {}
 
-  async captionsOf(videoId: string, language: string | undefined): Promise<YoutubeTranscript> {
+  async captionsOf(videoId: string, language: string | undefined, charge: ChargeRequest): Promise<ChargedTranscript> {
     try {
-      return await this.fromCaptions(videoId, language);
+      return await this.fromCaptions(videoId, language, charge);
     } catch (error) {
       throw toApiError(error);
     }
   }
 
-  private async fromCaptions(videoId: string, language: string | undefined): Promise<YoutubeTranscript> {
+  private async fromCaptions(
+    videoId: string,
+    language: string | undefined,
+    charge: ChargeRequest,
+  ): Promise<ChargedTranscript> {
     const requestedLanguage = language?.toLowerCase() ?? "";
-    const stored = await this.storedChoice(videoId, requestedLanguage);
-    if (stored) return stored;
+    const stored = await this.credits.chargeForFound<StoredTranscriptRow>(
+      charge,
+      this.storedChoice(videoId, requestedLanguage),
+    );
+    if (stored) return { transcript: fromStoredRow(stored.row), balance: stored.balance };
     const captions = await this.captions.fetchCaptions(videoId, language);
-    return this.remember(videoId, requestedLanguage, captions);
+    const transcript = await this.remember(videoId, requestedLanguage, captions);
+    return { transcript, balance: await this.credits.charge(charge) };
   }
 
-  private async storedChoice(videoId: string, requestedLanguage: string): Promise<YoutubeTranscript | null> {
-    const [row] = await this.store.db
-      .select({ transcript: youtubeTranscripts })
-      .from(youtubeCaptionChoices)
-      .innerJoin(youtubeTranscripts, eq(youtubeTranscripts.id, youtubeCaptionChoices.transcriptId))
-      .where(
-        and(eq(youtubeCaptionChoices.videoId, videoId), eq(youtubeCaptionChoices.requestedLanguage, requestedLanguage)),
-      );
-    if (!row) return null;
-    const stored = row.transcript;
-    return {
-      videoId: stored.videoId,
-      title: stored.title,
-      channel: stored.channel,
-      durationSeconds: stored.durationSeconds,
-      thumbnailUrl: stored.thumbnailUrl,
-      language: stored.language,
-      source: "captions",
-      captionKind: stored.captionKind as YoutubeTranscript["captionKind"],
-      segments: stored.segments,
-    };
+  private storedChoice(videoId: string, requestedLanguage: string): SQL {
+    return sql`select t.video_id, t.title, t.channel, t.duration_seconds, t.thumbnail_url, t.language, t.caption_kind,
+                      t.segments
+                 from ${youtubeCaptionChoices} c join ${youtubeTranscripts} t on t.id = c.transcript_id
+                where c.video_id = ${videoId} and c.requested_language = ${requestedLanguage}`;
   }
 
   private async remember(
@@ -129,6 +142,20 @@ export class VideoTranscripts {
     });
     return transcript;
   }
+}
+
+function fromStoredRow(row: StoredTranscriptRow): YoutubeTranscript {
+  return {
+    videoId: row.video_id,
+    title: row.title,
+    channel: row.channel,
+    durationSeconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
+    thumbnailUrl: row.thumbnail_url,
+    language: row.language,
+    source: "captions",
+    captionKind: row.caption_kind,
+    segments: row.segments,
+  };
 }
 
 /** The API error for a failure of the YouTube adapter; an `ApiError` passes unchanged, anything else is rethrown. */

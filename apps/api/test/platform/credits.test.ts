@@ -112,6 +112,50 @@ describe("an insufficient balance is a 402 and charges nothing", () => {
   });
 });
 
+describe("a read charged in the same statement (a store hit)", () => {
+  const found = (value: string | null) =>
+    value === null
+      ? sql`select 'never'::text as answer where false`
+      : sql`select ${value}::text as answer, 2::int as size`;
+
+  it("answers the row and the balance after charging for it, with one ledger row", async () => {
+    const { account } = await fixture.account("free", 5);
+    const result = await fixture.platform.credits.chargeForFound<{ answer: string; size: number }>(
+      charge(account.id, 1, "req_hit"),
+      found("stored"),
+    );
+    expect(result).toEqual({ row: { answer: "stored", size: 2 }, balance: 4 });
+    const ledger = await ledgerOf(fixture.store, account.id);
+    expect(ledger.at(-1)).toMatchObject({ delta: -1, balance_after: 4, kind: "charge", request_id: "req_hit" });
+  });
+
+  it("charges nothing when the read finds no row", async () => {
+    const { account } = await fixture.account("free", 5);
+    const before = await ledgerOf(fixture.store, account.id);
+    expect(await fixture.platform.credits.chargeForFound(charge(account.id, 1), found(null))).toBeNull();
+    expect(await fixture.platform.credits.balance(account.id)).toBe(5);
+    expect(await ledgerOf(fixture.store, account.id)).toEqual(before);
+  });
+
+  it("refuses with 402 and charges nothing when the balance cannot pay for the row found", async () => {
+    const { account } = await fixture.account("free", 1);
+    await expectApiError(
+      fixture.platform.credits.chargeForFound(charge(account.id, 2), found("stored")),
+      "insufficient_credits",
+      402,
+    );
+    expect(await fixture.platform.credits.balance(account.id)).toBe(1);
+  });
+
+  it("charges unlimited accounts without a balance", async () => {
+    const { account } = await fixture.account("scale", null);
+    expect(await fixture.platform.credits.chargeForFound(charge(account.id, 1), found("stored"))).toEqual({
+      row: { answer: "stored", size: 2 },
+      balance: null,
+    });
+  });
+});
+
 describe("a grant adds credits and is recorded", () => {
   it("adds 5 credits with a grant row, after which a refused charge goes through", async () => {
     const { account } = await fixture.account("free", 0);

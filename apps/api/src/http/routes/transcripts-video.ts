@@ -10,9 +10,10 @@ import {
   type AudioTranscripts,
   createAudioTranscripts,
 } from "../../services/audio-transcripts.ts";
-import { usageBlock } from "../../services/credits.ts";
+import { type ChargeRequest, usageBlock } from "../../services/credits.ts";
 import { pricing } from "../../services/pricing.ts";
 import {
+  type ChargedTranscript,
   isCaptionless,
   type TranscriptMode,
   toApiError,
@@ -34,7 +35,9 @@ type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
  * answers inline for short media, otherwise as a job (202) charged on completion.
  */
 export function fetchVideoTranscript(deps: AppDeps): LiveRoute {
-  const youtube = deps.youtube ? new VideoTranscripts(deps.platform.store, deps.youtube.captions, deps.now) : undefined;
+  const youtube = deps.youtube
+    ? new VideoTranscripts(deps.platform.store, deps.youtube.captions, deps.platform.credits, deps.now)
+    : undefined;
   const audio = deps.audio
     ? createAudioTranscripts(deps.platform, deps.audio, { now: deps.now, logger: deps.logger })
     : undefined;
@@ -82,27 +85,27 @@ export function fetchVideoTranscript(deps: AppDeps): LiveRoute {
           break;
       }
       if (!youtube) throw new ApiError("unsupported_platform", "YouTube is not configured on this server.");
+      const captionsCharge = {
+        accountId: auth.accountId,
+        credits: pricing.captions(),
+        operation: "POST /transcripts/video",
+        requestId: requestIdOf(res),
+      };
       const outcome = await youtubeOutcome(
         youtube,
         audio?.transcribesYoutube ? audio : undefined,
         { ...audioRequest(), video: body.video },
         reference.videoId,
         body.language,
+        captionsCharge,
       );
       if (outcome.kind !== "captions") {
         sendAudioOutcome(res, outcome, withTimestamps, auth.credits);
         return;
       }
-      const { transcript } = outcome;
+      const { transcript, balance } = outcome;
       // `usage.bytes` counts the words returned either way: the joined text.
       const text = transcript.segments.map((segment) => segment.text).join(" ");
-      const credits = pricing.captions();
-      const balance = await deps.platform.credits.charge({
-        accountId: auth.accountId,
-        credits,
-        operation: "POST /transcripts/video",
-        requestId: requestIdOf(res),
-      });
       send(res, "fetchVideoTranscript", 200, {
         ok: true,
         request_id: requestIdOf(res),
@@ -110,7 +113,7 @@ export function fetchVideoTranscript(deps: AppDeps): LiveRoute {
           ...transcriptFields(transcript),
           ...(withTimestamps ? { segments: transcript.segments } : { text }),
         },
-        usage: usageBlock(credits, balance, Buffer.byteLength(text)),
+        usage: usageBlock(captionsCharge.credits, balance, Buffer.byteLength(text)),
       });
     },
   };
@@ -127,10 +130,11 @@ async function youtubeOutcome(
   request: AudioRequest,
   videoId: string,
   language: string | undefined,
-): Promise<{ kind: "captions"; transcript: YoutubeTranscript } | AudioOutcome> {
+  captionsCharge: ChargeRequest,
+): Promise<({ kind: "captions" } & ChargedTranscript) | AudioOutcome> {
   if (request.mode !== "audio") {
     try {
-      return { kind: "captions", transcript: await youtube.captionsOf(videoId, language) };
+      return { kind: "captions", ...(await youtube.captionsOf(videoId, language, captionsCharge)) };
     } catch (error) {
       const failure = toApiError(error);
       if (request.mode === "captions" || !speech || !isCaptionless(failure)) throw failure;
