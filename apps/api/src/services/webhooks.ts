@@ -1,9 +1,9 @@
 import { performance } from "node:perf_hooks";
 import { and, asc, desc, eq, inArray, lte, notInArray, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { monotonicFactory } from "ulid";
 import { createPublicFetch } from "../adapters/net/public-fetch.ts";
 import { ApiError } from "../errors.ts";
+import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import type { Store } from "../store/database.ts";
 import { accounts, webhookAttempts, webhookDeliveries } from "../store/schema.ts";
@@ -79,8 +79,6 @@ const claimMarginMs = 30_000;
 /** How many due deliveries a poll looks at to fill its free slots across URLs. */
 const candidateWindow = 100;
 
-const nextUlid = monotonicFactory();
-
 /**
  * The one webhook deliverer (Standard Webhooks): events are stored in the caller's transaction,
  * then a poller claims due deliveries (`FOR UPDATE SKIP LOCKED`, so processes sharing a database
@@ -129,7 +127,7 @@ export class Webhooks implements WebhookOutbox {
   }
 
   async enqueue(event: WebhookEvent, db: DatabaseOrTransaction = this.store.db): Promise<string> {
-    const id = `msg_${nextUlid()}`;
+    const id = newId("evt");
     const now = this.now();
     await db.insert(webhookDeliveries).values({
       id,

@@ -253,7 +253,7 @@ export const audioTranscripts = pgTable("audio_transcripts", {
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
-    /** `msg_<ulid>`, sent as `webhook-id`. */
+    /** The event id, `evt_<ulid>` (api-decisions.md), sent as `webhook-id`. */
     id: text("id").primaryKey(),
     accountId: text("account_id")
       .notNull()

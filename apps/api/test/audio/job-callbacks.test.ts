@@ -136,7 +136,7 @@ describe("job callbacks (inline off): POST 202 with callback_url, then one signe
       "webhook-timestamp": String(request.headers["webhook-timestamp"]),
       "webhook-signature": String(request.headers["webhook-signature"]),
     };
-    expect(headers["webhook-id"]).toMatch(/^msg_[0-9A-Z]{26}$/);
+    expect(headers["webhook-id"]).toMatch(/^evt_[0-9A-Z]{26}$/);
     expect(headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     expect(Math.abs(Number(headers["webhook-timestamp"]) - request.receivedAt / 1000)).toBeLessThan(60);
     expect(request.headers["content-type"]).toBe("application/json");

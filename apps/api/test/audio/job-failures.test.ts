@@ -108,6 +108,21 @@ describe("failed jobs: HTTP 200 with ok false, the error's code and number, noth
       expect(server.host.requests.length).toBe(requestsBefore);
     });
 
+    it("answers input errors before the 402: a balance of 0 still hears what is wrong with the request", async () => {
+      const { key } = await server.platform.accounts.create({ plan: "free", credits: 0, name: "empty, bad input" });
+      const asEmptyAccount = { ...server, key: { ...server.key, key: key.key } };
+      for (const video of ["not a video at all", "https://www.youtube.com/feed/trending"]) {
+        const answer = await fetchTranscript(asEmptyAccount, { video });
+        expectErrorEnvelope(answer, 422, "invalid_input");
+        expect((answer.body as Loose).error.number).toBe(3005);
+      }
+      const answer = await fetchTranscript(asEmptyAccount, {
+        video: server.host.url("/media/silence.wav?callback"),
+        callback_url: "http://hooks.example.com/done",
+      });
+      expectErrorEnvelope(answer, 400, "invalid_request");
+    });
+
     it("fails a job whose transcript costs more than the balance at completion, charging nothing, and keeps the transcript", async () => {
       // 77 s of speech: 2 started minutes, against a balance of 1.
       const long = await media.make("jfk-77s.wav", ["-stream_loop", "6", "-i", audioFixture("whisper-cpp/jfk.wav")]);

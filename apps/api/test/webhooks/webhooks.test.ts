@@ -106,7 +106,7 @@ describe("a delivery", () => {
     const payload = { type: "transcript_job.completed", job_id: "job_1", status: "completed", data: { text: "hi" } };
     const id = await webhooks.enqueue(event(endpoint.url(), payload));
 
-    expect(id).toMatch(/^msg_[0-9A-Z]{26}$/);
+    expect(id).toMatch(/^evt_[0-9A-Z]{26}$/);
     expect((await settled(id)).status).toBe("delivered");
     expect(endpoint.requests).toHaveLength(1);
     const [request] = endpoint.requests;

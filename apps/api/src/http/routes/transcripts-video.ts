@@ -49,11 +49,18 @@ export function fetchVideoTranscript(deps: AppDeps): LiveRoute {
       const mode = modeOf(body, wasSent(res, "mode"));
       const auth = authOf(res);
       const withTimestamps = body.timestamps === undefined || body.timestamps === true || body.timestamps === "segment";
-      deps.platform.credits.requireAtLeast(auth.credits, pricing.minimum());
       const reference = parseVideoReference(body.video);
+      if (reference.kind === "youtube-without-video") {
+        throw new ApiError("invalid_input", `"${body.video}" is a YouTube address but names no video.`);
+      }
+      if (reference.kind === "malformed") {
+        throw new ApiError("invalid_input", `"${body.video}" is neither a YouTube video id nor a URL.`);
+      }
       if (body.callback_url !== undefined && deps.audio) {
         requireDeliverableCallback(body.callback_url, deps.audio.allowPrivateCallbackTargets ?? false);
       }
+      // Input errors come first: a 402 is for a request that would otherwise run.
+      deps.platform.credits.requireAtLeast(auth.credits, pricing.minimum());
       const audioRequest = () => ({
         ...(body.episode === undefined ? {} : { episode: body.episode }),
         mode,
@@ -66,10 +73,6 @@ export function fetchVideoTranscript(deps: AppDeps): LiveRoute {
         docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
       });
       switch (reference.kind) {
-        case "youtube-without-video":
-          throw new ApiError("invalid_input", `"${body.video}" is a YouTube address but names no video.`);
-        case "malformed":
-          throw new ApiError("invalid_input", `"${body.video}" is neither a YouTube video id nor a URL.`);
         case "other-url": {
           if (!audio || !deps.audio) {
             throw new ApiError(
