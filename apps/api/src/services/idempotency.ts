@@ -100,7 +100,7 @@ export class Idempotency {
       await this.store.query(sql`
         update idempotency_records
            set state = 'completed', response_status = ${response.status},
-               response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${JSON.stringify(response.body)}::jsonb
+               response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${JSON.stringify(response.body)}::json
          where account_id = ${accountId} and key = ${key} and fingerprint = ${fingerprint}`);
       return;
     }

@@ -129,7 +129,8 @@ export const idempotencyRecords = pgTable(
     state: text("state").notNull(),
     responseStatus: integer("response_status"),
     responseHeaders: jsonb("response_headers").$type<Record<string, string>>(),
-    responseBody: jsonb("response_body"),
+    /** `json`, not `jsonb`: a replay answers the very bytes of the first response, keys in their order. */
+    responseBody: json("response_body"),
     /** An in-flight record older than this was abandoned by a dead process. */
     lockedUntil: timestamp("locked_until", { withTimezone: true }).notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
