@@ -43,6 +43,12 @@ export function createApp(deps: AppDeps): Express {
 
 function v2Router(deps: AppDeps): Router {
   const router = Router();
+  // The key is checked before the body is read (spec 5): a request without a valid key hears 401, whatever it sent.
+  for (const operation of v2Operations) {
+    if (!publicOperations.has(operation.operationId)) {
+      router[operation.method](operation.expressPath, authenticate(deps, allowanceOf(operation.operationId)));
+    }
+  }
   router.use(express.json({ limit: maxBodyBytes }));
   // The validator fills in defaults; routes that must tell "sent" from "defaulted" read this.
   router.use(recordSentBodyFields());
@@ -72,11 +78,7 @@ function v2Router(deps: AppDeps): Router {
       });
     const guards = publicOperations.has(operation.operationId)
       ? []
-      : [
-          authenticate(deps, allowanceOf(operation.operationId)),
-          ...(operation.idempotent ? [idempotent(deps)] : []),
-          ...(route?.guards ?? []),
-        ];
+      : [...(operation.idempotent ? [idempotent(deps)] : []), ...(route?.guards ?? [])];
     router[operation.method](operation.expressPath, ...guards, handler);
   }
   return router;

@@ -145,6 +145,32 @@ describe("401 unauthorized", () => {
     expect(JSON.parse(errors[0] ?? "{}")).toMatchObject({ code: "unauthorized", number: 1101 });
   });
 
+  it("refuses before reading the request: a bad body or parameter without a valid key is 401, not 400", async () => {
+    const raw = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/api/v2${path}`, init);
+    const json = { "Content-Type": "application/json" };
+    const answers = [
+      await raw("/transcripts/video", { method: "POST", headers: json, body: "{}" }),
+      await raw("/transcripts/video", { method: "POST", headers: json, body: "{not json" }),
+      await raw("/transcripts/video", { method: "POST", headers: { "Content-Type": "text/plain" }, body: "video" }),
+      await raw("/transcripts/video", {
+        method: "POST",
+        headers: { ...json, Authorization: "Bearer not-a-key" },
+        body: JSON.stringify({ video: "dQw4w9WgXcQ", unknown: 1 }),
+      }),
+      await raw(`/transcripts/jobs/job_${"x".repeat(80)}`),
+    ];
+    for (const response of answers) {
+      const text = await response.text();
+      expectErrorEnvelope(
+        { status: response.status, headers: response.headers, text, body: JSON.parse(text) },
+        401,
+        "unauthorized",
+      );
+    }
+    const unknownPath = await raw("/no-such-operation");
+    expect(unknownPath.status).toBe(404);
+  });
+
   it("refuses the old key of a rotation without grace and accepts the new one", async () => {
     const old = await server.platform.accounts.createKey(server.account.id);
     const { issued } = await server.platform.accounts.rotateKey(old.id, 0);
