@@ -1,5 +1,6 @@
 import type { SpeechEngine } from "./adapters/asr/index.ts";
 import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
+import type { ResolveAll } from "./adapters/net/address-rule.ts";
 import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
 import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { Logger } from "./logger.ts";
@@ -54,4 +55,6 @@ export interface AudioDeps {
   webhooks?: WebhookOutbox;
   /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: a `callback_url` may be http or name a private address. */
   allowPrivateCallbackTargets?: boolean;
+  /** Resolves a `callback_url`'s host at request time; default `dns.lookup`. Tests substitute it. */
+  resolveAll?: ResolveAll;
 }

@@ -2,6 +2,7 @@ import { expect } from "vitest";
 import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/index.ts";
 import { type ClosableAudioSources, createAudioSources } from "../../src/adapters/audio-sources/index.ts";
+import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { AppDeps, AudioDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -39,6 +40,8 @@ export interface AudioServerOptions {
   youtube?: FakeYoutube;
   /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1` for `callback_url`: http and loopback receivers are accepted. Default false. */
   allowPrivateCallbackTargets?: boolean;
+  /** Resolves `callback_url` hosts at request time; default `dns.lookup`. */
+  resolveAll?: ResolveAll;
 }
 
 /** A server with audio transcripts over a fresh store, a fake podcast host serving the media, and (by default) its workers. */
@@ -84,6 +87,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     maxQueuedJobs: options.maxQueuedJobs ?? 1000,
     ...(options.webhooks ? { webhooks: options.webhooks(store) } : {}),
     ...(options.allowPrivateCallbackTargets ? { allowPrivateCallbackTargets: true } : {}),
+    ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}),
   };
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },

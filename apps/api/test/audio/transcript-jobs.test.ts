@@ -29,6 +29,11 @@ describe("speech recognition as a job (inline off): POST 202, then GET /transcri
     server = await startAudioServer({
       inlineAudioSeconds: 0,
       webhooks: (store) => createWebhooks(store, { logger: createLogger("silent"), allowPrivateTargets: true }),
+      // A name that points inward, as a DNS record of anyone's domain can.
+      resolveAll: async (hostname) => {
+        if (hostname === "inward.example.test") return [{ address: "127.0.0.1", family: 4 }];
+        throw Object.assign(new Error(`${hostname} is not known`), { code: "ENOTFOUND" });
+      },
     });
     for (const fixture of fixtures)
       server.host.serveFile(`/media/${fixture.name}`, audioFixture(fixture.path), fixture.type);
@@ -159,6 +164,11 @@ describe("speech recognition as a job (inline off): POST 202, then GET /transcri
       ["https://10.1.2.3/hook", "must not name a private address"],
       ["https://[::1]/hook", "must not name a loopback address"],
       ["https://localhost/hook", "must not name this machine (localhost)"],
+      ["https://localhost./hook", "must not name this machine (localhost)"],
+      [
+        "https://inward.example.test/hook",
+        "must not name a loopback address (inward.example.test resolves to 127.0.0.1)",
+      ],
     ])("%s", async (callbackUrl, message) => {
       const requestsBefore = server.host.requests.length;
       const answer = await fetchTranscript(server, {

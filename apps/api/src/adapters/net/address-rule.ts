@@ -1,3 +1,4 @@
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 
@@ -79,7 +80,48 @@ function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
  * refuses; null for any other name, which is judged by the addresses it resolves to.
  */
 export function literalHostRefusal(hostname: string, rule: AddressRule = publicAddressRule): string | null {
-  const host = hostname.replace(/^\[|\]$/g, "");
+  // "localhost." is the same name as "localhost"; the trailing dot only says it is fully qualified.
+  const host = hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (host === "localhost" || host.endsWith(".localhost")) return "this machine (localhost)";
   return isIP(host) === 0 ? null : rule(host);
+}
+
+/** Resolves a host name to all its addresses, as `dns.lookup` with `all: true` does. */
+export type ResolveAll = (hostname: string) => Promise<LookupAddress[]>;
+
+const resolveWithDns: ResolveAll = (hostname) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(hostname, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
+
+/**
+ * Why a host is refused: as `literalHostRefusal`, and for a name, the first address it resolves
+ * to that the rule refuses. A name that does not resolve (yet) is not refused here: whoever
+ * connects to it later checks it again.
+ */
+export async function hostRefusal(
+  hostname: string,
+  options: { rule?: AddressRule; resolveAll?: ResolveAll; timeoutMs?: number } = {},
+): Promise<string | null> {
+  const rule = options.rule ?? publicAddressRule;
+  const literal = literalHostRefusal(hostname, rule);
+  if (literal || isIP(hostname.replace(/^\[|\]$/g, "")) !== 0) return literal;
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  let timer: NodeJS.Timeout | undefined;
+  const addresses = await Promise.race([
+    (options.resolveAll ?? resolveWithDns)(hostname),
+    new Promise<LookupAddress[]>((resolve) => {
+      timer = setTimeout(() => resolve([]), timeoutMs);
+    }),
+  ])
+    .catch((): LookupAddress[] => [])
+    .finally(() => clearTimeout(timer));
+  for (const { address } of addresses) {
+    const refusal = rule(address);
+    if (refusal) return `${refusal} (${hostname} resolves to ${address})`;
+  }
+  return null;
 }

@@ -1,8 +1,8 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
-import { literalHostRefusal } from "../../adapters/net/address-rule.ts";
+import { hostRefusal } from "../../adapters/net/address-rule.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
-import type { AppDeps } from "../../deps.ts";
+import type { AppDeps, AudioDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import {
   type AudioOutcome,
@@ -57,7 +57,7 @@ export function fetchVideoTranscript(deps: AppDeps): LiveRoute {
         throw new ApiError("invalid_input", `"${body.video}" is neither a YouTube video id nor a URL.`);
       }
       if (body.callback_url !== undefined && deps.audio) {
-        requireDeliverableCallback(body.callback_url, deps.audio.allowPrivateCallbackTargets ?? false);
+        await requireDeliverableCallback(body.callback_url, deps.audio);
       }
       // Input errors come first: a 402 is for a request that would otherwise run.
       deps.platform.credits.requireAtLeast(auth.credits, pricing.minimum());
@@ -176,12 +176,16 @@ function sendAudioOutcome(res: Response, outcome: AudioOutcome, withTimestamps: 
 
 /**
  * Refuses a `callback_url` the webhook deliverer would never reach: not https, or naming a
- * private, loopback or link-local host by address or as `localhost`. Names are resolved, and
- * checked again, at delivery time, so a name that later points inward is refused there.
+ * private, loopback or link-local host by address, as `localhost`, or by a name resolving to
+ * one. Names are checked again at delivery time, so a name that later points inward is refused
+ * there.
  */
-function requireDeliverableCallback(callbackUrl: string, allowPrivateTargets: boolean): void {
+async function requireDeliverableCallback(callbackUrl: string, audio: AudioDeps): Promise<void> {
+  const allowPrivateTargets = audio.allowPrivateCallbackTargets ?? false;
   const url = new URL(callbackUrl);
-  const refusedHost = allowPrivateTargets ? null : literalHostRefusal(url.hostname);
+  const refusedHost = allowPrivateTargets
+    ? null
+    : await hostRefusal(url.hostname, audio.resolveAll ? { resolveAll: audio.resolveAll } : {});
   const problem =
     url.protocol !== "https:" && !(allowPrivateTargets && url.protocol === "http:")
       ? "must be an https URL"
