@@ -1,3 +1,8 @@
+import {
+  type ForeignReference,
+  parseChannelReference,
+  parsePlaylistReference,
+} from "../adapters/youtube/list-reference.ts";
 import type { ListRow, ListTarget, UpstreamListPage, VideoListSource } from "../adapters/youtube/video-lists.ts";
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
 import { ApiError } from "../errors.ts";
@@ -10,6 +15,9 @@ import { toApiError } from "./video-transcripts.ts";
  * kept answering empty pages.
  */
 export const maxUpstreamPagesPerRequest = 10;
+
+/** Where YouTube videos and other sites' addresses (feeds, podcast pages, media files) are transcribed. */
+const videoEndpoint = "/api/v2/transcripts/video";
 
 /** A list request as the client sent it. */
 export interface ListPageRequest {
@@ -49,10 +57,15 @@ export class VideoLists {
     private readonly cursors: ListCursors,
   ) {}
 
-  /** Checks `since_video_id` and the cursor: 400 `invalid_request` or `invalid_cursor` before any upstream work. */
+  /**
+   * Checks `since_video_id` and the cursor (400 `invalid_request` or `invalid_cursor`), then the
+   * list reference (422 `endpoint_platform_mismatch` or `invalid_input`), all before any upstream
+   * work: the request's shape is judged before what its input names.
+   */
   async prepare(request: ListPageRequest): Promise<PageQuery> {
     const marker = markerOf(request.target, request.sinceVideoId);
     const position = await this.cursors.read(request.cursor, request.target);
+    checkListReference(request.target);
     return { target: request.target, limit: request.limit, position, marker };
   }
 
@@ -100,6 +113,44 @@ export class VideoLists {
     } catch (error) {
       throw toApiError(error);
     }
+  }
+}
+
+/** Refuses a channel or playlist input that names no such list; a search query is free text. */
+function checkListReference(target: ListTarget): void {
+  switch (target.kind) {
+    case "channel": {
+      const reference = parseChannelReference(target.channel);
+      if (reference.kind === "id" || reference.kind === "vanity") return;
+      throw refusalOf(reference, target.channel, "channel", "an @handle, a channel URL or a UC... channel id");
+    }
+    case "playlist": {
+      const reference = parsePlaylistReference(target.playlist);
+      if (reference.kind === "id") return;
+      throw refusalOf(reference, target.playlist, "playlist", "a playlist id or a URL with a list parameter");
+    }
+    case "search":
+      return;
+  }
+}
+
+function refusalOf(reference: ForeignReference, input: string, list: string, expected: string): ApiError {
+  const retryWithVideo = { extra: { retry_with: { endpoint: videoEndpoint } } };
+  switch (reference.kind) {
+    case "video":
+      return new ApiError(
+        "endpoint_platform_mismatch",
+        `"${input}" is a YouTube video, not a ${list}; the video endpoint transcribes it.`,
+        retryWithVideo,
+      );
+    case "other-site":
+      return new ApiError(
+        "endpoint_platform_mismatch",
+        `"${input}" is not a YouTube address; ${list} lists serve YouTube only, the video endpoint serves other sites.`,
+        retryWithVideo,
+      );
+    case "malformed":
+      return new ApiError("invalid_input", `"${input}" names no YouTube ${list}: send ${expected}.`);
   }
 }
 

@@ -83,14 +83,14 @@ describe("200: a page of a list", () => {
 
   it("answers playlists and searches with their own source", async () => {
     source = new MemoryListSource([3]);
-    const playlist = await server.client.POST("/transcripts/playlist", { body: { playlist: "PLmemory" } });
+    const playlist = await server.client.POST("/transcripts/playlist", { body: { playlist: "PLmemorylist" } });
     expect(playlist.response.status, JSON.stringify(playlist.error)).toBe(200);
     expect(playlist.data?.data).toMatchObject({ source: "playlist", next_cursor: null });
     const search = await server.client.POST("/transcripts/search", { body: { query: "zoo" } });
     expect(search.response.status, JSON.stringify(search.error)).toBe(200);
     expect(search.data?.data).toMatchObject({ source: "search", next_cursor: null });
     expect(source.calls.map((call) => call.target)).toEqual([
-      { kind: "playlist", playlist: "PLmemory" },
+      { kind: "playlist", playlist: "PLmemorylist" },
       { kind: "search", query: "zoo", type: "video" },
     ]);
   });
@@ -158,7 +158,7 @@ describe("200: an Idempotency-Key replays the page", () => {
     const { accountId, client } = await clientOfNewAccount({ credits: 10 });
     const request = () =>
       client.POST("/transcripts/playlist", {
-        body: { playlist: "PLmemory", limit: 3 },
+        body: { playlist: "PLmemorylist", limit: 3 },
         params: { header: { "Idempotency-Key": "playlist-page-once" } },
       });
     const first = await request();
@@ -206,9 +206,9 @@ describe("400 invalid_cursor", () => {
 
   it("refuses a channel cursor sent to the playlist endpoint with 1002", async () => {
     source = new MemoryListSource([30]);
-    const first = await listChannel({ channel: "PLmemory", limit: 2 });
+    const first = await listChannel({ channel: "PLmemorylist", limit: 2 });
     const { error, response } = await server.client.POST("/transcripts/playlist", {
-      body: { playlist: "PLmemory", limit: 2, cursor: first.data?.data.next_cursor ?? "" },
+      body: { playlist: "PLmemorylist", limit: 2, cursor: first.data?.data.next_cursor ?? "" },
     });
     expect(response.status, JSON.stringify(error)).toBe(400);
     expect(error?.error).toMatchObject({ code: "invalid_cursor", number: 1002 });
@@ -326,7 +326,7 @@ describe("429: every extraction slot is busy", () => {
     ];
     const deadline = Date.now() + 5_000;
     while (source.calls.length < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    const { error, response } = await client.POST("/transcripts/playlist", { body: { playlist: "PLmemory" } });
+    const { error, response } = await client.POST("/transcripts/playlist", { body: { playlist: "PLmemorylist" } });
     expect(response.status, JSON.stringify(error)).toBe(429);
     expect(error?.error).toMatchObject({ code: "rate_limited", number: 2101 });
     expect(response.headers.get("retry-after")).toBe("2");

@@ -244,7 +244,7 @@ describe("since_video_id (spec 4.8)", () => {
     ["the videos tab", channel],
     ["the shorts tab", { ...channel, tab: "shorts" }],
     ["the live tab", { ...channel, tab: "live" }],
-    ["a playlist", { kind: "playlist", playlist: "PLmemory" }],
+    ["a playlist", { kind: "playlist", playlist: "PLmemorylist" }],
     ["a video search", { kind: "search", query: "zoo", type: "video" }],
   ];
   for (const [what, target] of allowed) {

@@ -520,13 +520,15 @@ describe("failures", () => {
     expect(error).toMatchObject({ name: "VideoUnavailableError", reason: "age_restricted" });
   });
 
-  it("input that names no channel or playlist is unavailable without a call to YouTube", async () => {
+  it("input that names no channel or playlist is a caller's bug, not a missing list, and calls no YouTube", async () => {
     for (const target of [
       channel("https://example.com/@someone"),
       channel("https://www.youtube.com/watch?v=dQw4w9WgXcQ"),
       { kind: "playlist", playlist: "https://www.youtube.com/watch?v=dQw4w9WgXcQ" } as const,
     ]) {
-      expect(await failure(youtube.lists.firstPage(target))).toMatchObject({ reason: "unavailable" });
+      const error = await failure(youtube.lists.firstPage(target));
+      expect(error).not.toBeInstanceOf(VideoUnavailableError);
+      expect(error).toMatchObject({ message: expect.stringMatching(/should have refused it/) });
     }
     expect(fake.requests).toEqual([]);
   });

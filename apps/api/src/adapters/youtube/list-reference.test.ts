@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseChannelReference, parsePlaylistId } from "./list-reference.ts";
+import { parseChannelReference, parsePlaylistReference } from "./list-reference.ts";
 
 const channelId = "UCTwECeGqMZee77BjdoYtI2Q";
 
@@ -26,18 +26,48 @@ describe("parseChannelReference", () => {
   });
 
   it.each([
-    "",
-    "www.youtube.com",
-    "https://example.com/@creativecommons",
     "https://www.youtube.com/watch?v=dQw4w9WgXcQ",
-    "https://www.youtube.com/channel/not-an-id",
+    "https://www.youtube.com/watch?v=dQw4w9WgXcQ&list=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr",
+    "youtu.be/dQw4w9WgXcQ",
+    "https://m.youtube.com/shorts/dQw4w9WgXcQ",
+    "https://www.youtube.com/live/dQw4w9WgXcQ?feature=share",
+    "https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ",
+  ])("takes %s for a video", (input) => {
+    expect(parseChannelReference(input)).toEqual({ kind: "video" });
+  });
+
+  it.each([
+    "https://example.com/@creativecommons",
+    "https://feeds.example.org/podcast.rss",
+    "http://example.com/episode.mp3",
+    "https://vimeo.com/76979871",
+  ])("takes %s for another site", (input) => {
+    expect(parseChannelReference(input)).toEqual({ kind: "other-site" });
+  });
+
+  it.each([
+    "",
+    "!!",
     "two words",
-  ])("refuses %j", (input) => {
+    "www.youtube.com",
+    "https://www.youtube.com/feed/trending",
+    "https://www.youtube.com/channel/not-an-id",
+    "https://www.youtube.com/watch?v=short",
+    "Mr.Beast",
+    "ftp://example.com/x",
+  ])("refuses %j as malformed", (input) => {
     expect(parseChannelReference(input)).toEqual({ kind: "malformed" });
+  });
+
+  it("reads a bare video id as a handle without its @, which YouTube resolves or not", () => {
+    expect(parseChannelReference("dQw4w9WgXcQ")).toEqual({
+      kind: "vanity",
+      url: "https://www.youtube.com/@dQw4w9WgXcQ",
+    });
   });
 });
 
-describe("parsePlaylistId", () => {
+describe("parsePlaylistReference", () => {
   it.each([
     ["PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr", "PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr"],
     ["UULFbfnHqxXs_K3kvaH-WlNlig", "UULFbfnHqxXs_K3kvaH-WlNlig"],
@@ -49,17 +79,37 @@ describe("parsePlaylistId", () => {
       "https://youtube.com/watch?v=dQw4w9WgXcQ&list=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr&index=3",
       "PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr",
     ],
+    ["https://youtu.be/dQw4w9WgXcQ?list=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr", "PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr"],
     ["music.youtube.com/playlist?list=OLAK5uy_kZ0xXx8Yb1Qv3n", "OLAK5uy_kZ0xXx8Yb1Qv3n"],
-  ])("reads %s as %s", (input, id) => {
-    expect(parsePlaylistId(input)).toBe(id);
+  ])("reads %s as %s", (input, playlistId) => {
+    expect(parsePlaylistReference(input)).toEqual({ kind: "id", playlistId });
+  });
+
+  it.each([
+    "https://www.youtube.com/watch?v=dQw4w9WgXcQ",
+    "https://youtu.be/dQw4w9WgXcQ",
+    "https://www.youtube.com/shorts/dQw4w9WgXcQ",
+    "https://www.youtube.com/watch?v=dQw4w9WgXcQ&list=pl-lowercase",
+  ])("takes %s for a video", (input) => {
+    expect(parsePlaylistReference(input)).toEqual({ kind: "video" });
+  });
+
+  it.each([
+    "https://example.com/playlist?list=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr",
+    "https://feeds.example.org/podcast.rss",
+  ])("takes %s for another site", (input) => {
+    expect(parsePlaylistReference(input)).toEqual({ kind: "other-site" });
   });
 
   it.each([
     "",
-    "https://www.youtube.com/watch?v=dQw4w9WgXcQ",
-    "https://example.com/playlist?list=PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr",
+    "!!",
+    "has spaces",
     "pl-lowercase",
-  ])("refuses %j", (input) => {
-    expect(parsePlaylistId(input)).toBeNull();
+    "dQw4w9WgXcQ",
+    "https://www.youtube.com/playlist?list=pl-lowercase",
+    "https://www.youtube.com/@creativecommons",
+  ])("refuses %j as malformed", (input) => {
+    expect(parsePlaylistReference(input)).toEqual({ kind: "malformed" });
   });
 });

@@ -1,6 +1,6 @@
 import type { Innertube, IParsedResponse } from "youtubei.js";
 import { YTNodes } from "youtubei.js";
-import { parseChannelReference, parsePlaylistId } from "./list-reference.ts";
+import { parseChannelReference, parsePlaylistReference } from "./list-reference.ts";
 import { type ListPageContext, readListPage } from "./list-rows.ts";
 import { UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
 import type { ListTarget, UpstreamListPage, VideoListSource } from "./video-lists.ts";
@@ -100,8 +100,9 @@ export class YoutubeiVideoListSource implements VideoListSource {
   }
 
   private async playlistFirstPage(input: string): Promise<UpstreamListPage> {
-    const playlistId = parsePlaylistId(input);
-    if (!playlistId) throw new VideoUnavailableError("unavailable", `"${input}" names no YouTube playlist.`);
+    const reference = parsePlaylistReference(input);
+    if (reference.kind !== "id") throw unrefusedInput(`"${input}" names no YouTube playlist`);
+    const { playlistId } = reference;
     const yt = await this.innertube();
     const page = await execute(yt, "/browse", { browseId: `VL${playlistId}` });
     throwOnAlert(page, `Playlist ${playlistId}`);
@@ -139,10 +140,8 @@ export class YoutubeiVideoListSource implements VideoListSource {
 /** The `UC...` id of a channel input; handles and vanity addresses go through `navigation/resolve_url`. */
 async function resolveChannelId(yt: Innertube, input: string): Promise<string> {
   const reference = parseChannelReference(input);
-  if (reference.kind === "malformed") {
-    throw new VideoUnavailableError("unavailable", `"${input}" names no YouTube channel.`);
-  }
   if (reference.kind === "id") return reference.channelId;
+  if (reference.kind !== "vanity") throw unrefusedInput(`"${input}" names no YouTube channel`);
   const endpoint = await mapFailures("/navigation/resolve_url", () => yt.resolveURL(reference.url), {
     notFound: `YouTube knows no channel at ${reference.url}.`,
   });
@@ -151,6 +150,14 @@ async function resolveChannelId(yt: Innertube, input: string): Promise<string> {
     throw new VideoUnavailableError("unavailable", `${reference.url} is not a YouTube channel.`);
   }
   return browseId;
+}
+
+/**
+ * The list service answers input that names no list with 422 before any upstream work; input
+ * that gets here anyway is a bug of the caller, not a list YouTube lacks.
+ */
+function unrefusedInput(problem: string): Error {
+  return new Error(`${problem}; the list service should have refused it.`);
 }
 
 /** A channel tab or channel search page; a removed, terminated or age-gated channel fails here. */

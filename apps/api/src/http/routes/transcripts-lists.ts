@@ -80,6 +80,7 @@ function listRoute(
         ...(body.since_video_id === undefined ? {} : { sinceVideoId: body.since_video_id }),
       });
       const auth = authOf(res);
+      // Input errors come first: a 402 is for a request that would otherwise run.
       deps.platform.credits.requireAtLeast(auth.credits, pricing.minimum());
       const page = await lists.read(query);
       const credits = pricing.listPage(page.rows.length, query.marker !== null);
