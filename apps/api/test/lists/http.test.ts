@@ -1,12 +1,10 @@
 import type { VerbatimClient } from "@verbatim/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CaptionSource } from "../../src/adapters/youtube/index.ts";
 import { UpstreamError } from "../../src/adapters/youtube/index.ts";
-import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
 import { cursorLifetimeMs, ListCursors } from "../../src/services/list-cursors.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { idsOf, MemoryListSource } from "./memory-list-source.ts";
+import { idsOf, MemoryListSource, startListServer } from "./memory-list-source.ts";
 
 // The list routes over a `VideoListSource` held in memory: charging, refusals and guards, with
 // YouTube's paging left to the recorded walks in walks.test.ts.
@@ -15,19 +13,8 @@ let server: TestServer;
 /** The source the server reads lists from; each test sets its own. */
 let source = new MemoryListSource([30, 30, 13]);
 
-const delegatingSource: VideoListSource = {
-  firstPage: (target) => source.firstPage(target),
-  nextPage: (target, continuation) => source.nextPage(target, continuation),
-};
-const captionsUnused: CaptionSource = {
-  fetchCaptions: () => Promise.reject(new Error("the list tests fetch no captions")),
-};
-
 beforeAll(async () => {
-  server = await startServer({
-    credits: 1000,
-    deps: { youtube: { captions: captionsUnused, lists: delegatingSource } },
-  });
+  server = await startListServer(() => source);
 }, serverStartTimeoutMs);
 afterAll(() => server?.close());
 

@@ -1,4 +1,6 @@
+import type { CaptionSource } from "../../src/adapters/youtube/index.ts";
 import type { ListRow, ListTarget, UpstreamListPage, VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
+import { startServer, type TestServer } from "../support/server.ts";
 
 /** A list row for a video id, shaped like the adapter's. */
 export function videoRow(videoId: string): ListRow {
@@ -89,4 +91,19 @@ function pagesOfSizes(sizes: readonly number[]): ListRow[][] {
     const first = sizes.slice(0, index).reduce((sum, before) => sum + before, 0);
     return ids.slice(first, first + size).map(videoRow);
   });
+}
+
+/**
+ * A test server whose YouTube lists come from `currentSource()`, asked at every call so a test
+ * can put in a new source between requests.
+ */
+export function startListServer(currentSource: () => MemoryListSource): Promise<TestServer> {
+  const lists: VideoListSource = {
+    firstPage: (target) => currentSource().firstPage(target),
+    nextPage: (target, continuation) => currentSource().nextPage(target, continuation),
+  };
+  const captions: CaptionSource = {
+    fetchCaptions: () => Promise.reject(new Error("the list tests fetch no captions")),
+  };
+  return startServer({ credits: 1000, deps: { youtube: { captions, lists } } });
 }

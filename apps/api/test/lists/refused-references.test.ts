@@ -1,11 +1,9 @@
 import type { VerbatimClient } from "@verbatim/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { CaptionSource } from "../../src/adapters/youtube/index.ts";
 import { VideoUnavailableError } from "../../src/adapters/youtube/index.ts";
-import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
-import { startServer, type TestServer } from "../support/server.ts";
+import type { TestServer } from "../support/server.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { MemoryListSource } from "./memory-list-source.ts";
+import { MemoryListSource, startListServer } from "./memory-list-source.ts";
 
 // Channel and playlist inputs that name no such list: refused with 422 before the credit check
 // and any upstream call, and charged nothing.
@@ -13,19 +11,8 @@ import { MemoryListSource } from "./memory-list-source.ts";
 let server: TestServer;
 let source = new MemoryListSource([30]);
 
-const delegatingSource: VideoListSource = {
-  firstPage: (target) => source.firstPage(target),
-  nextPage: (target, continuation) => source.nextPage(target, continuation),
-};
-const captionsUnused: CaptionSource = {
-  fetchCaptions: () => Promise.reject(new Error("the list tests fetch no captions")),
-};
-
 beforeAll(async () => {
-  server = await startServer({
-    credits: 1000,
-    deps: { youtube: { captions: captionsUnused, lists: delegatingSource } },
-  });
+  server = await startListServer(() => source);
 }, serverStartTimeoutMs);
 afterAll(() => server?.close());
 
