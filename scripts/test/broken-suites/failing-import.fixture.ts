@@ -1,0 +1,4 @@
+import { it } from "vitest";
+import "./no-such-module.ts";
+
+it("is never collected", () => {});
