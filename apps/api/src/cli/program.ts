@@ -15,6 +15,22 @@ export function parseInvocation(
   output: { out: (text: string) => void; err: (text: string) => void },
 ): Invocation | undefined {
   let invocation: Invocation | undefined;
+  const program = operatorProgram((chosen) => {
+    invocation = chosen;
+  }, output);
+  program.parse(argv, { from: "user" });
+  return invocation;
+}
+
+/**
+ * Every command of `verbatim`; an action hands what it decided to `invoke`. Each command takes
+ * `--json`. Errors and help go to `output`, and throw instead of exiting the process.
+ */
+export function operatorProgram(
+  invoke: (invocation: Invocation) => void,
+  output: { out: (text: string) => void; err: (text: string) => void } = { out: () => {}, err: () => {} },
+): Command {
+  // Subcommands copy these settings when they are added, so they come first.
   const program = new Command("verbatim")
     .description("Operate a Verbatim service: accounts, credits, API keys and webhooks.")
     .exitOverride()
@@ -24,7 +40,7 @@ export function parseInvocation(
   const run =
     (command: AdminCommand) =>
     (_: unknown, options: { json?: boolean } = {}) => {
-      invocation = { command, json: Boolean(options.json) };
+      invoke({ command, json: Boolean(options.json) });
     };
   const json = () => new Option("--json", "print JSON");
   const accounts = program.command("accounts").description("manage accounts");
@@ -34,8 +50,10 @@ export function parseInvocation(
     .requiredOption("--plan <plan>", `one of ${planNames.join(", ")}`, planArgument)
     .option("--credits <n>", "opening balance (default: the plan's monthly credits)", wholeNumber)
     .option("--name <name>", "a name to recognise the account by")
+    .addOption(json())
     .action((options: { plan: PlanName; credits?: number; name?: string }) => {
-      invocation = {
+      // The first key is shown only here, so the account is always printed whole, as JSON.
+      invoke({
         command: {
           name: "accounts.create",
           plan: options.plan,
@@ -43,7 +61,7 @@ export function parseInvocation(
           ...(options.name === undefined ? {} : { accountName: options.name }),
         },
         json: true,
-      };
+      });
     });
   accounts
     .command("list")
@@ -141,8 +159,7 @@ export function parseInvocation(
       run({ name: "webhooks.list", accountId, limit: options.limit })(undefined, options),
     );
 
-  program.parse(argv, { from: "user" });
-  return invocation;
+  return program;
 }
 
 function planArgument(value: string): PlanName {
