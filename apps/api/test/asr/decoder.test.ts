@@ -102,6 +102,44 @@ describe("decodeAudio", () => {
     }
   });
 
+  // The bundled ffmpeg picks a demuxer by content: a playlist served as media would read any local file it names.
+  it.each([
+    ["an HLS playlist", (wav: string) => `#EXTM3U\n#EXT-X-TARGETDURATION:11\n#EXTINF:11,\n${wav}\n#EXT-X-ENDLIST\n`],
+    ["an HLS playlist with a file: URL", (wav: string) => `#EXTM3U\n#EXTINF:11,\nfile:${wav}\n#EXT-X-ENDLIST\n`],
+    ["an ffconcat list", (wav: string) => `ffconcat version 1.0\nfile '${wav}'\n`],
+    ["a concat list with a duration", (wav: string) => `ffconcat version 1.0\nfile ${wav}\nduration 11\n`],
+  ])("refuses %s naming a local file, reading nothing of it", async (_, listing) => {
+    const privateRecording = audioFixture("whisper-cpp/jfk.wav");
+    const path = await media.write("listing.mp3", Buffer.from(listing(privateRecording)));
+    for (const input of [path, createReadStream(path)]) {
+      const error = await rejection(countSamples(decodeAudio(input).samples));
+      expect(error).toMatchObject({ code: "invalid_input" });
+    }
+    await expect(probeDuration(path)).rejects.toMatchObject({ code: "invalid_input" });
+  });
+
+  it("still decodes every container it allows, from a file and from a pipe", async () => {
+    const tone = ["-f", "lavfi", "-i", "sine=frequency=440:duration=1"];
+    const made = [
+      await media.make("tone.mp3", tone),
+      await media.make("tone.m4a", [...tone, "-c:a", "aac"]),
+      await media.make("tone.ogg", [...tone, "-c:a", "libvorbis"]),
+      await media.make("tone.opus", [...tone, "-c:a", "libopus"]),
+      await media.make("tone.mka", tone),
+      await media.make("tone.webm", [...tone, "-c:a", "libopus"]),
+      await media.make("tone.flac", tone),
+      await media.make("tone.wav", tone),
+      // The index at the end, as cameras write it: only a file, which can be sought, reads it.
+      await media.make("tone.mov", [...tone, "-c:a", "aac"]),
+    ];
+    for (const path of made) {
+      const { count } = await countSamples(decodeAudio(path).samples);
+      expect(count, path).toBeGreaterThan(SAMPLE_RATE * 0.9);
+    }
+    const { count } = await countSamples(decodeAudio(createReadStream(made[0] as string)).samples);
+    expect(count).toBeGreaterThan(SAMPLE_RATE * 0.9);
+  });
+
   it("kills ffmpeg and rejects with the reason when aborted", async () => {
     const controller = new AbortController();
     const audio = decodeAudio(audioFixture("openai-whisper/jfk.flac"), { signal: controller.signal });

@@ -6,7 +6,7 @@ import { ApiError } from "../../errors.ts";
 /** The sample rate every speech engine is fed. */
 export const SAMPLE_RATE = 16_000;
 
-/** Media to decode: a file path, an http(s) URL ffmpeg opens itself, or a byte stream piped to its stdin. */
+/** Media to decode: a local file's path, or a byte stream piped to ffmpeg's stdin. */
 export type MediaInput = string | Readable;
 
 /** 16 kHz mono float samples as ffmpeg produces them, with the media's duration once ffmpeg has read its header. */
@@ -26,6 +26,34 @@ const require = createRequire(import.meta.url);
 
 /** ffmpeg output options: audio only, mono, 16 kHz, loudness-normalised, raw little-endian float32 on stdout. */
 const SPEECH_SAMPLES_OUTPUT = ["-vn", "-ac", "1", "-ar", String(SAMPLE_RATE), "-af", "dynaudnorm", "-f", "f32le", "-"];
+
+/**
+ * The demuxers media may be read with: plain audio and video containers. Playlists and lists of
+ * other files (hls, dash, concat), image sequences and subtitle formats are left out, because they
+ * make ffmpeg open what the downloaded bytes name, such as a local file, and ffmpeg picks a demuxer
+ * by content, whatever the media's name or type said.
+ */
+export const ALLOWED_DEMUXERS = [
+  "aac",
+  "aiff",
+  "amr",
+  "ape",
+  "asf",
+  "au",
+  "avi",
+  "caf",
+  "flac",
+  "flv",
+  "matroska",
+  "mov",
+  "mp3",
+  "mpeg",
+  "mpegts",
+  "ogg",
+  "w64",
+  "wav",
+  "wv",
+] as const;
 
 let ffmpegPath: string | undefined;
 
@@ -74,7 +102,7 @@ export function decodeAudio(input: MediaInput, options: DecodeOptions = {}): Dec
   return { samples: samples(), duration: diagnostics.duration };
 }
 
-/** The duration ffmpeg reads from a file's or URL's header, without decoding it; rejects like `decodeAudio`. */
+/** The duration ffmpeg reads from a file's header, without decoding it; rejects like `decodeAudio`. */
 export async function probeDuration(input: string, options: DecodeOptions = {}): Promise<number | null> {
   // `-t 0` makes ffmpeg open the input and its audio stream, then stop before decoding anything.
   const child = spawnFfmpeg(input, ["-vn", "-t", "0", "-f", "null", "-"]);
@@ -92,8 +120,11 @@ export async function probeDuration(input: string, options: DecodeOptions = {}):
 }
 
 function spawnFfmpeg(input: MediaInput, outputArgs: string[]): ChildProcessByStdio<Writable, Readable, Readable> {
-  const source = typeof input === "string" ? input : "pipe:0";
-  const child = spawn(resolveFfmpegPath(), ["-hide_banner", "-nostdin", "-i", source, ...outputArgs], {
+  // A file stays a file, because MP4s that keep their index at the end need seeking; but the one
+  // protocol allowed is the input's own, so nothing the media names can be opened.
+  const [protocol, source] = typeof input === "string" ? ["file", `file:${input}`] : ["pipe", "pipe:0"];
+  const inputArgs = ["-protocol_whitelist", protocol, "-format_whitelist", ALLOWED_DEMUXERS.join(","), "-i", source];
+  const child = spawn(resolveFfmpegPath(), ["-hide_banner", "-nostdin", ...inputArgs, ...outputArgs], {
     stdio: ["pipe", "pipe", "pipe"],
   });
   if (typeof input === "string") {
@@ -146,6 +177,13 @@ class FfmpegDiagnostics {
   /** The error a failed run stands for: an input problem as an ApiError, anything else as a plain Error. */
   failure(code: number | null): Error {
     const said = this.tail.trim().split("\n").slice(-3).join(" | ");
+    if (this.tail.includes("not on whitelist")) {
+      return new ApiError(
+        "invalid_input",
+        "The media is a playlist, a list of other files or a subtitle file; only audio and video files are transcribed.",
+        { cause: new Error(said) },
+      );
+    }
     if (/does not contain any stream|matches no streams/.test(this.tail)) {
       return new ApiError("no_audio_stream", "The media has no audio stream.", { cause: new Error(said) });
     }
