@@ -42,6 +42,8 @@ export interface AudioServerOptions {
   allowPrivateCallbackTargets?: boolean;
   /** Resolves `callback_url` hosts at request time; default `dns.lookup`. */
   resolveAll?: ResolveAll;
+  /** How long parsing one fetched document may take; default the adapter's. */
+  parseDeadlineMs?: number;
 }
 
 /** A server with audio transcripts over a fresh store, a fake podcast host serving the media, and (by default) its workers. */
@@ -68,7 +70,11 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
   const host = await startFakePodcastHost();
-  const sources = createAudioSources({ allowPrivateTargets: true, logger });
+  const sources = createAudioSources({
+    allowPrivateTargets: true,
+    logger,
+    ...(options.parseDeadlineMs === undefined ? {} : { parseDeadlineMs: options.parseDeadlineMs }),
+  });
   const engine = options.engine ?? sharedEngine;
   const youtube = options.youtube
     ? createYoutubeAdapter({

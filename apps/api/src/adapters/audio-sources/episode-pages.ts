@@ -108,7 +108,10 @@ function titleNames(pageTitle: string, episodeTitle: string): boolean {
   if (pageTitle === episodeTitle) return true;
   // Short titles ("Episode 5") are too ambiguous to be found inside a longer one.
   if (episodeTitle.length < 8) return false;
-  const separator = "[\\s|·•:–—-]+";
-  const escaped = episodeTitle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${escaped}${separator}|${separator}${escaped}$`).test(pageTitle);
+  // String tests, not a pattern built from the title: a page title of many separators made that quadratic.
+  const isSeparator = (character: string) => /^[\s|·•:–—-]$/.test(character);
+  return (
+    (pageTitle.startsWith(episodeTitle) && isSeparator(pageTitle.charAt(episodeTitle.length))) ||
+    (pageTitle.endsWith(episodeTitle) && isSeparator(pageTitle.charAt(pageTitle.length - episodeTitle.length - 1)))
+  );
 }

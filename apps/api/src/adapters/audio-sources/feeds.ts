@@ -37,13 +37,38 @@ export interface ParsedFeed {
 
 /** Which feed format a document is, by its root element; null when it is no feed. */
 export function feedFormatOf(text: string): "rss" | "atom" | null {
-  // Skip the XML declaration, processing instructions, comments and a doctype before the root.
-  const root = /^(?:\s|<\?[\s\S]*?\?>|<!--[\s\S]*?-->|<!DOCTYPE[^>]*>)*<([\w:-]+)/i.exec(
-    text.replace(/^\uFEFF/, ""),
-  )?.[1];
+  const root = rootElementName(text);
   if (root === "rss") return "rss";
   if (root === "feed") return "atom";
   return null;
+}
+
+/** What may stand before an XML document's root element, and where each ends. */
+const prologParts = [
+  { opens: "<?", closes: "?>" },
+  { opens: "<!--", closes: "-->" },
+  { opens: "<!doctype", closes: ">" },
+] as const;
+
+/**
+ * The name of the root element, after the XML declaration, processing instructions, comments and
+ * a doctype. A scan that looks at each character once: fetched documents are hostile, and a
+ * backtracking pattern here once took 36 s over 151 bytes.
+ */
+function rootElementName(text: string): string | null {
+  let at = text.startsWith("\uFEFF") ? 1 : 0;
+  for (;;) {
+    while (at < text.length && /\s/.test(text.charAt(at))) at++;
+    const part = prologParts.find(({ opens }) => text.slice(at, at + opens.length).toLowerCase() === opens);
+    if (!part) break;
+    const end = text.indexOf(part.closes, at + part.opens.length);
+    if (end < 0) return null;
+    at = end + part.closes.length;
+  }
+  if (text.charAt(at) !== "<") return null;
+  let end = at + 1;
+  while (end < text.length && /[\w:-]/.test(text.charAt(end))) end++;
+  return end > at + 1 ? text.slice(at + 1, end) : null;
 }
 
 /** Parses an RSS (with podcast-partytime: iTunes and Podcasting 2.0 namespaces) or Atom feed; null when it does not parse. */

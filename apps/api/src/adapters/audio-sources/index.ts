@@ -2,6 +2,7 @@ import type { LookupFunction } from "node:net";
 import type { Logger } from "../../logger.ts";
 import type { AddressRule } from "../net/address-rule.ts";
 import { createPublicFetch } from "../net/public-fetch.ts";
+import { IsolatedParser } from "../parsing/isolated-parser.ts";
 import type { AudioSources } from "./audio-source.ts";
 import { WebAudioSources } from "./web-audio-sources.ts";
 
@@ -40,6 +41,8 @@ export interface AudioSourcesConfig extends DownloadLimits {
   userAgent?: string;
   /** Resolves host names (default `dns.lookup`): for tests. */
   lookup?: LookupFunction;
+  /** How long parsing one fetched feed, page or transcript may take (default 10 s); beyond it, `invalid_input`. */
+  parseDeadlineMs?: number;
   /** Replaces the public-address rule: for tests only, to let a loopback port stand in for a public host. */
   addressRule?: AddressRule;
 }
@@ -56,6 +59,7 @@ export function createAudioSources(config: AudioSourcesConfig): ClosableAudioSou
     ...(config.lookup === undefined ? {} : { lookup: config.lookup }),
     ...(config.addressRule === undefined ? {} : { addressRule: config.addressRule }),
   });
+  const parser = new IsolatedParser(config.parseDeadlineMs === undefined ? {} : { deadlineMs: config.parseDeadlineMs });
   const sources = new WebAudioSources(
     fetch,
     {
@@ -67,6 +71,11 @@ export function createAudioSources(config: AudioSourcesConfig): ClosableAudioSou
       maxFeedCandidates: 3,
     },
     config.logger,
+    parser,
   );
-  return Object.assign(sources, { close: () => fetch.close() });
+  return Object.assign(sources, {
+    close: async () => {
+      await Promise.all([fetch.close(), parser.close()]);
+    },
+  });
 }

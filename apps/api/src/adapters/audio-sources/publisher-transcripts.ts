@@ -1,5 +1,6 @@
 import * as cheerio from "cheerio";
 import { parseSync } from "subtitle";
+import { withoutTags } from "../parsing/markup.ts";
 import type { PublisherTranscript, TimedSegment } from "./audio-source.ts";
 
 type TranscriptFormat = PublisherTranscript["format"];
@@ -109,7 +110,8 @@ function cuesOf(text: string, format: "srt" | "vtt", speakers: SpeakerList): Tim
     let speaker: number | undefined;
     let body: string;
     if (format === "vtt") {
-      const voice = /<v(?:\.[^\s>]+)?\s+([^>]+)>/.exec(cueText)?.[1]?.trim();
+      // Each attempt stops at the next "<", so a cue of many "<" costs linear time.
+      const voice = /<v(?:\.[^\s<>]+)?\s+([^<>]+)>/.exec(cueText)?.[1]?.trim();
       speaker = voice ? speakers.indexOf(decodeEntities(voice)) : undefined;
       body = plainCueText(cueText);
     } else {
@@ -137,7 +139,7 @@ function withoutCueIdentifier(block: string): string {
 
 /** Cue text without markup (`<v …>`, `<i>`, inline timestamps), entity-decoded, on one line. */
 function plainCueText(cueText: string): string {
-  return collapse(decodeEntities(cueText.replace(/<[^>]*>/g, "")));
+  return collapse(decodeEntities(withoutTags(cueText)));
 }
 
 interface JsonTranscript {

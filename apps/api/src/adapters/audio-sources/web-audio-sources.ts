@@ -2,16 +2,16 @@ import { createHash } from "node:crypto";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import { type PublicFetch, readBodyWithin, saveBodyWithin } from "../net/public-fetch.ts";
+import type { IsolatedParser } from "../parsing/isolated-parser.ts";
 import { parseVideoReference } from "../youtube/video-reference.ts";
 import type { AudioSources, DownloadedMedia, PublisherTranscript, ResolvedAudioSource } from "./audio-source.ts";
-import { type EpisodePage, matchEpisodeOnPage, readEpisodePage } from "./episode-pages.ts";
+import { type EpisodePage, matchEpisodeOnPage } from "./episode-pages.ts";
 import {
   type FeedEpisode,
   feedFormatOf,
   findEpisode,
   newestEpisode,
   type ParsedFeed,
-  parseFeedText,
   transcriptFormatOf,
 } from "./feeds.ts";
 import {
@@ -21,7 +21,6 @@ import {
   mimeTypeOf,
   unsupportedSiteOf,
 } from "./media-addresses.ts";
-import { parsePublisherTranscript } from "./publisher-transcripts.ts";
 import { decodeText } from "./text-decoding.ts";
 
 /** The limits `WebAudioSources` works within; every field is set (the factory fills defaults). */
@@ -69,6 +68,7 @@ export class WebAudioSources implements AudioSources {
     private readonly fetch: PublicFetch,
     private readonly limits: WebAudioSourcesLimits,
     private readonly logger: Logger,
+    private readonly parser: IsolatedParser,
   ) {}
 
   async resolve(input: string, options: { episode?: string; signal?: AbortSignal } = {}): Promise<ResolvedAudioSource> {
@@ -78,7 +78,7 @@ export class WebAudioSources implements AudioSources {
     const document = await this.fetchDocument(address, options.signal);
     if (document.kind === "media") return mediaSource(address, document.bytes);
     if (feedFormatOf(document.text) !== null) {
-      const feed = parseFeedText(document.text, document.url);
+      const feed = await this.parser.parse(`The feed at ${address.href}`, "feed", document.text, document.url.href);
       if (!feed) {
         throw feedNotFound(`${address.href} is a feed that does not parse.`, "feed_unreadable", [address.href]);
       }
@@ -110,10 +110,12 @@ export class WebAudioSources implements AudioSources {
         const bytes = await readBodyWithin(response, url, this.limits.transcriptMaxBytes, () =>
           tooLargeDocument(url, this.limits.transcriptMaxBytes, "transcript"),
         );
-        const parsed = parsePublisherTranscript(decodeText(bytes, response.headers.get("content-type")), {
-          declaredFormat: transcriptFormatOf(link.type, link.url),
-          durationSeconds: source.declaredDurationSeconds,
-        });
+        const parsed = await this.parser.parse(
+          `The transcript at ${link.url}`,
+          "publisherTranscript",
+          decodeText(bytes, response.headers.get("content-type")),
+          { declaredFormat: transcriptFormatOf(link.type, link.url), durationSeconds: source.declaredDurationSeconds },
+        );
         if ("failure" in parsed) {
           this.logger.warn({ url: link.url, reason: parsed.failure }, "publisher transcript does not parse");
           continue;
@@ -172,7 +174,12 @@ export class WebAudioSources implements AudioSources {
     document: Extract<FetchedDocument, { kind: "text" }>,
     options: { episode?: string; signal?: AbortSignal },
   ): Promise<ResolvedAudioSource> {
-    const page = readEpisodePage(document.text, document.url);
+    const page = await this.parser.parse(
+      `The page at ${pageUrl.href}`,
+      "episodePage",
+      document.text,
+      document.url.href,
+    );
     if (page.feedUrls.length === 0) {
       if (!page.looksLikePodcast) {
         throw new ApiError("unsupported_platform", `${pageUrl.href} is a web page that is no podcast episode.`);
@@ -217,7 +224,13 @@ export class WebAudioSources implements AudioSources {
       return "feed_unreadable";
     }
     if (document.kind !== "text" || feedFormatOf(document.text) === null) return "not_a_feed";
-    const feed = parseFeedText(document.text, document.url);
+    let feed: ParsedFeed | null;
+    try {
+      feed = await this.parser.parse(`The feed at ${feedUrl.href}`, "feed", document.text, document.url.href);
+    } catch (error) {
+      this.logger.info({ feedUrl: feedUrl.href, err: error }, "feed linked from a page could not be parsed");
+      return "feed_unreadable";
+    }
     if (!feed) return "feed_unreadable";
     if (options.episode !== undefined) return episodeOrFailure(feed, findEpisode(feed, options.episode));
     const match = matchEpisodeOnPage(feed, page);

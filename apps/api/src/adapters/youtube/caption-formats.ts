@@ -1,3 +1,5 @@
+import { attributesOf, elementsNamed, withoutTags } from "../parsing/markup.ts";
+
 /** One timed piece of a caption track, in seconds. */
 export interface CaptionSegment {
   start: number;
@@ -58,32 +60,24 @@ function parseJson3(body: string): CaptionSegment[] {
 }
 
 function parseSrv3(body: string): CaptionSegment[] {
-  return [...body.matchAll(/<p\b([^>]*)>([\s\S]*?)<\/p>/g)].flatMap((match) => {
-    const attributes = attributesOf(match[1] ?? "");
+  return [...elementsNamed(body, "p")].flatMap((element) => {
+    const attributes = attributesOf(element.attributes);
     const start = Number(attributes.t);
-    const text = cleanText(decodeEntities(stripTags(match[2] ?? "")));
+    const text = cleanText(decodeEntities(withoutTags(element.content ?? "")));
     if (!text || !Number.isFinite(start)) return [];
     return [{ start: start / 1000, duration: Number(attributes.d ?? 0) / 1000, text }];
   });
 }
 
 function parseLegacyXml(body: string): CaptionSegment[] {
-  return [...body.matchAll(/<text\b([^>]*?)(?:\/>|>([\s\S]*?)<\/text>)/g)].flatMap((match) => {
-    const attributes = attributesOf(match[1] ?? "");
+  return [...elementsNamed(body, "text", { selfClosing: true })].flatMap((element) => {
+    const attributes = attributesOf(element.attributes);
     const start = Number(attributes.start);
     // The XML escapes the markup YouTube keeps in the text (`&lt;i>`), so decode, strip, then decode what the markup held.
-    const text = cleanText(decodeEntities(stripTags(decodeEntities(match[2] ?? ""))));
+    const text = cleanText(decodeEntities(withoutTags(decodeEntities(element.content ?? ""))));
     if (!text || !Number.isFinite(start)) return [];
     return [{ start, duration: Number(attributes.dur ?? 0), text }];
   });
-}
-
-function attributesOf(source: string): Record<string, string> {
-  return Object.fromEntries([...source.matchAll(/([\w:-]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
-}
-
-function stripTags(text: string): string {
-  return text.replace(/<[^>]*>/g, "");
 }
 
 const namedEntities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
