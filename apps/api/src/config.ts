@@ -121,15 +121,27 @@ function numberFrom(
   return number;
 }
 
+/** The window over which a download's throughput is judged against its floor. */
+const downloadFloorWindowSeconds = 30;
+
 /** The media download limits; unset values keep the adapter's defaults. */
 export function downloadLimitsFrom(env: NodeJS.ProcessEnv): DownloadLimits {
   const maxBytes = env.VERBATIM_DOWNLOAD_MAX_BYTES
     ? numberFrom("VERBATIM_DOWNLOAD_MAX_BYTES", env.VERBATIM_DOWNLOAD_MAX_BYTES, 0, { min: 1, integer: true })
     : undefined;
   const timeoutMs = millisecondsFrom("VERBATIM_DOWNLOAD_TIMEOUT_MS", env.VERBATIM_DOWNLOAD_TIMEOUT_MS);
+  const minBytesPerSecond = env.VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND
+    ? numberFrom("VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND", env.VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND, 0, {
+        min: 1,
+        integer: true,
+      })
+    : undefined;
   return {
     ...(maxBytes === undefined ? {} : { downloadMaxBytes: maxBytes }),
     ...(timeoutMs === undefined ? {} : { downloadTimeoutMs: timeoutMs }),
+    ...(minBytesPerSecond === undefined
+      ? {}
+      : { downloadFloor: { bytesPerSecond: minBytesPerSecond, windowSeconds: downloadFloorWindowSeconds } }),
   };
 }
 

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import type { Schema } from "@verbatim/contract";
 import type { SpeechEngine, SpeechTranscript } from "../adapters/asr/index.ts";
 import { transcribeMedia } from "../adapters/asr/index.ts";
-import type { AudioSources, PublisherTranscript, ResolvedAudioSource } from "../adapters/audio-sources/audio-source.ts";
+import {
+  type AudioSources,
+  DownloadCapReached,
+  type DownloadOptions,
+  type PublisherTranscript,
+  type ResolvedAudioSource,
+} from "../adapters/audio-sources/audio-source.ts";
 import { probeDuration } from "../adapters/media/decoder.ts";
 import { isDrmProtected } from "../adapters/media/protection.ts";
 import type { RoutedStream, YoutubeAudio, YoutubeAudioSource } from "../adapters/youtube/index.ts";
@@ -16,7 +22,7 @@ import type { Platform } from "../platform.ts";
 import type { TranscriptionQueue } from "../workers/transcription-queue.ts";
 import { AudioTranscriptStore, type FullTranscript } from "./audio-transcript-store.ts";
 import type { Credits } from "./credits.ts";
-import type { PlanName } from "./plans.ts";
+import { type PlanName, plans } from "./plans.ts";
 import { pricing } from "./pricing.ts";
 import { type JobFailure, type TranscriptJobRow, TranscriptJobs } from "./transcript-jobs.ts";
 import { type TranscriptMode, toApiError, youtubeWatchUrl } from "./video-transcripts.ts";
@@ -193,19 +199,51 @@ export class AudioTranscripts {
 
     const inline = this.options.inlineAudioSeconds;
     const mayBeShort = declared === null ? !surelyLongerThan(source.declaredBytes, inline) : declared < inline;
+    let measuredSeconds: number | null = null;
     if (inline > 0 && mayBeShort) {
-      const transcribed = await this.withDownload(source, undefined, async (path) => {
-        const duration = await inspect(path);
-        if (duration === null || duration >= inline) return null;
-        return recognise(this.options.engine, path, {});
-      });
-      if (transcribed) {
+      const inlineAttempt = await this.transcribeInline(source, inline);
+      if (inlineAttempt.kind === "transcribed") {
+        const { transcribed } = inlineAttempt;
         const transcript = fullTranscript(source.fields, this.options.engine, transcribed);
         await this.options.transcripts.save(source.storeKey, { transcript, durationSeconds: transcribed.duration });
         return this.deliverSpeech(request, transcript, transcribed.duration);
       }
+      measuredSeconds = inlineAttempt.durationSeconds;
     }
-    return this.startJob(request, source);
+    return this.startJob(request, source, measuredSeconds ?? declared);
+  }
+
+  /**
+   * Transcribes media within the request when it is short. Neither the container's declared
+   * length nor its size is trusted: the download stops at what the inline limit could hold at the
+   * richest audio rate, and decoding stops at the limit, so long media costs the request little
+   * before it becomes a job.
+   */
+  private async transcribeInline(
+    source: SpeechSource,
+    inlineSeconds: number,
+  ): Promise<
+    { kind: "transcribed"; transcribed: SpeechTranscript } | { kind: "long"; durationSeconds: number | null }
+  > {
+    try {
+      return await this.withDownload(
+        source,
+        { maxBytes: inlineSeconds * richestAudioBytesPerSecond },
+        async (
+          path,
+        ): Promise<
+          { kind: "transcribed"; transcribed: SpeechTranscript } | { kind: "long"; durationSeconds: number | null }
+        > => {
+          const duration = await inspect(path);
+          if (duration === null || duration >= inlineSeconds) return { kind: "long", durationSeconds: duration };
+          const transcribed = await recognise(this.options.engine, path, { stopAfterSeconds: inlineSeconds });
+          return transcribed === null ? { kind: "long", durationSeconds: null } : { kind: "transcribed", transcribed };
+        },
+      );
+    } catch (error) {
+      if (error instanceof DownloadCapReached) return { kind: "long", durationSeconds: null };
+      throw error;
+    }
   }
 
   /**
@@ -223,14 +261,14 @@ export class AudioTranscripts {
     if (job.status !== "processing") return;
     const work = TranscriptJobs.workOf(job) as unknown as JobWork;
     try {
-      const transcribed = await this.withDownload(work, attempt.signal, async (path) => {
+      const transcribed = await this.withDownload(work, { signal: attempt.signal }, async (path) => {
         const duration = await inspect(path, attempt.signal);
         return recognise(this.options.engine, path, {
           signal: attempt.signal,
           onProgress: this.progressReporter(jobId, duration),
         });
       });
-      if (!transcribed) throw new Error("recognition returned nothing");
+      if (!transcribed) throw new Error("recognition stopped before the end");
       const transcript = fullTranscript(work.fields, this.options.engine, transcribed);
       const outcome = await jobs.complete(job, {
         transcript,
@@ -313,7 +351,12 @@ export class AudioTranscripts {
     });
   }
 
-  private async startJob(request: AudioRequest, source: SpeechSource): Promise<AudioOutcome> {
+  /** Queues a job, admitted for the account with the price its known length (declared or measured) gives. */
+  private async startJob(
+    request: AudioRequest,
+    source: SpeechSource,
+    knownSeconds: number | null,
+  ): Promise<AudioOutcome> {
     const { jobs, queue, maxQueuedJobs } = this.options;
     const unfinished = await jobs.unfinishedCount();
     if (unfinished >= maxQueuedJobs) {
@@ -326,32 +369,45 @@ export class AudioTranscripts {
     const jobId = newId("job");
     // The message goes first: a row without a message would stay `processing` forever, while a
     // message whose row never came (this process died in between) is dropped by the worker.
-    await queue.enqueue({ jobId, accountId: request.accountId, plan: request.plan });
+    const queued = await queue.enqueue({ jobId, accountId: request.accountId, plan: request.plan });
     const work: JobWork = { media: source.media, store_key: source.storeKey, fields: source.fields };
-    await jobs.create({
-      id: jobId,
-      accountId: request.accountId,
-      videoId: source.videoId,
-      platform: source.platform,
-      request: request.body,
-      work: work as unknown as Record<string, unknown>,
-      docsBaseUrl: request.docsBaseUrl,
-      callbackUrl: request.callbackUrl,
-      requestId: request.requestId,
-    });
+    const estimatedCredits = knownSeconds === null ? pricing.minimum() : pricing.speechRecognition(knownSeconds);
+    try {
+      await jobs.admit(
+        {
+          id: jobId,
+          accountId: request.accountId,
+          videoId: source.videoId,
+          platform: source.platform,
+          request: request.body,
+          work: work as unknown as Record<string, unknown>,
+          docsBaseUrl: request.docsBaseUrl,
+          callbackUrl: request.callbackUrl,
+          requestId: request.requestId,
+          estimatedCredits,
+        },
+        { maxUnfinishedJobs: plans[request.plan].maxUnfinishedJobs },
+      );
+    } catch (error) {
+      // A worker would drop the message after waiting for its row; taking it back spares that wait.
+      await queued.withdraw().catch((err: unknown) => {
+        this.options.logger.warn({ err, job_id: jobId }, "the message of a refused job could not be withdrawn");
+      });
+      throw error;
+    }
     return { kind: "job", jobId, videoId: source.videoId, platform: source.platform };
   }
 
   /** Downloads the media into a fresh temporary directory, runs `use` on the file, and removes it whatever happens. */
   private async withDownload<T>(
     source: Pick<SpeechSource, "media" | "resolvedStream">,
-    signal: AbortSignal | undefined,
+    options: DownloadOptions,
     use: (path: string) => Promise<T>,
   ): Promise<T> {
     const dir = await mkdtemp(join(this.options.workDir ?? tmpdir(), "verbatim-media-"));
     try {
       const path = join(dir, "media");
-      await this.download(source, path, signal);
+      await this.download(source, path, options);
       return await use(path);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -361,18 +417,18 @@ export class AudioTranscripts {
   private async download(
     { media, resolvedStream }: Pick<SpeechSource, "media" | "resolvedStream">,
     path: string,
-    signal: AbortSignal | undefined,
+    options: DownloadOptions,
   ): Promise<void> {
-    const options = signal === undefined ? {} : { signal };
     if (media.kind === "url") {
       await this.options.sources.download(media.url, path, options);
       return;
     }
     const stream = resolvedStream ?? (await this.resolveYoutubeAudio(media.videoId)).stream;
+    const streamOptions = options.signal === undefined ? {} : { signal: options.signal };
     await this.youtubeSource()
-      .download(stream, path, options)
+      .download(stream, path, streamOptions)
       .catch((error: unknown) => {
-        throw signal?.aborted ? error : toApiError(error);
+        throw options.signal?.aborted ? error : toApiError(error);
       });
   }
 
@@ -480,24 +536,36 @@ async function inspect(path: string, signal?: AbortSignal): Promise<number | nul
   return duration;
 }
 
-/** Recognises a file; audio that turns out longer than four hours as it decodes stops there. */
+/**
+ * Recognises a file; audio that turns out longer than four hours as it decodes stops there. With
+ * `stopAfterSeconds`, decoding stops once past it and the answer is null: the media is longer
+ * than its container said.
+ */
 async function recognise(
   engine: SpeechEngine,
   path: string,
-  options: { signal?: AbortSignal; onProgress?: ((seconds: number) => void) | undefined },
-): Promise<SpeechTranscript> {
-  const tooLong = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, tooLong.signal]) : tooLong.signal;
-  const transcript = await transcribeMedia(engine, path, {
-    signal,
-    onProgress: (seconds) => {
-      if (seconds > maxAudioSeconds) tooLong.abort(audioTooLong(seconds));
-      options.onProgress?.(seconds);
-    },
-  }).catch((error: unknown) => {
-    if (tooLong.signal.aborted && !options.signal?.aborted) throw tooLong.signal.reason;
+  options: { signal?: AbortSignal; onProgress?: ((seconds: number) => void) | undefined; stopAfterSeconds?: number },
+): Promise<SpeechTranscript | null> {
+  const limit = Math.min(maxAudioSeconds, options.stopAfterSeconds ?? maxAudioSeconds);
+  const overLimit = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, overLimit.signal]) : overLimit.signal;
+  const pastInlineLimit = new Error("past the inline limit");
+  let transcript: SpeechTranscript;
+  try {
+    transcript = await transcribeMedia(engine, path, {
+      signal,
+      onProgress: (seconds) => {
+        if (seconds > limit) overLimit.abort(seconds > maxAudioSeconds ? audioTooLong(seconds) : pastInlineLimit);
+        options.onProgress?.(seconds);
+      },
+    });
+  } catch (error) {
+    if (overLimit.signal.aborted && !options.signal?.aborted) {
+      if (overLimit.signal.reason === pastInlineLimit) return null;
+      throw overLimit.signal.reason;
+    }
     throw error;
-  });
+  }
   if (transcript.segments.every((segment) => segment.text.trim() === "")) {
     throw new ApiError("no_speech", "The audio holds no detectable speech. Nothing was charged.");
   }
@@ -526,13 +594,15 @@ function roundedSegment(segment: { start: number; duration: number; text: string
   };
 }
 
+/** 24-bit 96 kHz stereo PCM, the richest audio rate in use, in bytes per second. */
+const richestAudioBytesPerSecond = 576_000;
+
 /**
  * Whether media of this size lasts longer than `seconds` at any audio bitrate in use: 24-bit
  * 96 kHz stereo PCM, the richest, is 576 kB/s. Such media (long audio, or a video whose picture
  * makes it large) goes to a job without a download within the request to measure it.
  */
 function surelyLongerThan(bytes: number | null, seconds: number): boolean {
-  const richestAudioBytesPerSecond = 576_000;
   return bytes !== null && bytes > seconds * richestAudioBytesPerSecond;
 }
 

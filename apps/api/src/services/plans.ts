@@ -11,6 +11,11 @@ export interface Plan {
   maxBatchItems: number;
   /** Credits granted each month. */
   monthlyCredits: number;
+  /**
+   * Speech recognition jobs of the account queued or running at once, beyond which new ones get
+   * 429: one account's backlog cannot fill the queue every account shares.
+   */
+  maxUnfinishedJobs: number;
 }
 
 export const planNames = ["free", "basic", "pro", "mega", "scale"] as const;
@@ -25,6 +30,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     batchWorkers: 2,
     maxBatchItems: 50,
     monthlyCredits: 100,
+    maxUnfinishedJobs: 5,
   },
   basic: {
     name: "basic",
@@ -33,6 +39,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     batchWorkers: 2,
     maxBatchItems: 50,
     monthlyCredits: 1_000,
+    maxUnfinishedJobs: 25,
   },
   pro: {
     name: "pro",
@@ -41,6 +48,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     batchWorkers: 3,
     maxBatchItems: 50,
     monthlyCredits: 10_000,
+    maxUnfinishedJobs: 50,
   },
   mega: {
     name: "mega",
@@ -49,6 +57,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     batchWorkers: 4,
     maxBatchItems: 500,
     monthlyCredits: 50_000,
+    maxUnfinishedJobs: 500,
   },
   scale: {
     name: "scale",
@@ -57,6 +66,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     batchWorkers: 4,
     maxBatchItems: 500,
     monthlyCredits: 300_000,
+    maxUnfinishedJobs: 500,
   },
 };
 

@@ -2,7 +2,7 @@ import type { ErrorCode, ResponseBody } from "@verbatim/contract";
 import { and, eq, sql } from "drizzle-orm";
 import { ApiError, type ErrorExtra } from "../errors.ts";
 import type { Store } from "../store/database.ts";
-import { transcriptJobs } from "../store/schema.ts";
+import { accounts, transcriptJobs } from "../store/schema.ts";
 import type { AudioTranscriptStore, FullTranscript } from "./audio-transcript-store.ts";
 import { type Credits, type UsageBlock, usageBlock } from "./credits.ts";
 import type { DatabaseOrTransaction, WebhookOutbox } from "./webhook-events.ts";
@@ -29,7 +29,18 @@ export interface NewTranscriptJob {
   docsBaseUrl: string;
   callbackUrl: string | null;
   requestId: string;
+  /** What the job is expected to cost, held against the balance until it finishes; default 1. */
+  estimatedCredits?: number;
 }
+
+/** What an account may have unfinished at once. */
+export interface JobAdmissionLimits {
+  /** Jobs queued or running, by the account's plan. */
+  maxUnfinishedJobs: number;
+}
+
+/** Seconds an account at its job cap is told to wait: about one short job. */
+const accountBacklogRetryAfterSeconds = 30;
 
 /** What finishing a job successfully takes: the transcript, its price, and where to keep it for reuse. */
 export interface JobCompletion {
@@ -73,10 +84,51 @@ export class TranscriptJobs {
     private readonly webhooks?: WebhookOutbox,
   ) {}
 
-  async create(job: NewTranscriptJob): Promise<void> {
+  /**
+   * Admits a job for its account and records it, or refuses it: 429 `rate_limited` when the
+   * account has `maxUnfinishedJobs` queued or running, 402 `insufficient_credits` when the
+   * balance does not cover the expected cost of its unfinished jobs and this one. The account's
+   * row is locked while it counts, so concurrent requests are admitted one at a time.
+   */
+  async admit(job: NewTranscriptJob, limits: JobAdmissionLimits): Promise<void> {
+    const estimated = job.estimatedCredits ?? 1;
+    await this.store.db.transaction(async (tx) => {
+      const [account] = await tx
+        .select({ credits: accounts.credits })
+        .from(accounts)
+        .where(eq(accounts.id, job.accountId))
+        .for("update");
+      const [backlog] = await tx
+        .select({
+          jobs: sql<number>`count(*)::int`,
+          reserved: sql<number>`coalesce(sum(${transcriptJobs.estimatedCredits}), 0)::int`,
+        })
+        .from(transcriptJobs)
+        .where(and(eq(transcriptJobs.accountId, job.accountId), eq(transcriptJobs.status, "processing")));
+      const unfinished = backlog?.jobs ?? 0;
+      const reserved = backlog?.reserved ?? 0;
+      if (unfinished >= limits.maxUnfinishedJobs) {
+        throw new ApiError(
+          "rate_limited",
+          `The account has ${unfinished} transcription jobs queued or running, the most its plan allows at once. Nothing was charged; retry when one has finished.`,
+          { retryAfterSeconds: accountBacklogRetryAfterSeconds },
+        );
+      }
+      const balance = account?.credits ?? null;
+      if (balance !== null && balance - reserved < estimated) {
+        throw new ApiError(
+          "insufficient_credits",
+          `This transcription is expected to cost ${estimated} credit${estimated === 1 ? "" : "s"}; the balance is ${balance}, of which ${reserved} ${reserved === 1 ? "is" : "are"} held for ${unfinished} unfinished job${unfinished === 1 ? "" : "s"}. Nothing was charged.`,
+        );
+      }
+      await this.create(job, tx);
+    });
+  }
+
+  async create(job: NewTranscriptJob, db: DatabaseOrTransaction = this.store.db): Promise<void> {
     const source: JobSourceColumn = { work: job.work, docs_base_url: job.docsBaseUrl };
     const createdAt = this.now();
-    await this.store.db.insert(transcriptJobs).values({
+    await db.insert(transcriptJobs).values({
       id: job.id,
       accountId: job.accountId,
       status: "processing",
@@ -86,6 +138,7 @@ export class TranscriptJobs {
       source: source as unknown as Record<string, unknown>,
       callbackUrl: job.callbackUrl,
       requestId: job.requestId,
+      estimatedCredits: job.estimatedCredits ?? 1,
       createdAt,
       updatedAt: createdAt,
     });

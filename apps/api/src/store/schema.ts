@@ -211,6 +211,8 @@ export const transcriptJobs = pgTable(
     source: jsonb("source").$type<Record<string, unknown>>(),
     /** 0 to 1 while processing. */
     progress: doublePrecision("progress").notNull().default(0),
+    /** What the job is expected to cost (by the media's known length, else the minimum): held against the balance while it runs. */
+    estimatedCredits: integer("estimated_credits").notNull().default(1),
     /** The transcript `data` of a completed job. */
     result: jsonb("result").$type<Record<string, unknown>>(),
     /** `{code, message}` of a failed job. */

@@ -38,18 +38,32 @@ export function transcriptionQueues(settings: TranscriptionQueueSettings): Queue
   ];
 }
 
-/** Jobs of one account that may run at once in a process of `workers`, by plan: the plan's workers (spec 8.1). */
+/**
+ * Jobs of one account that may run at once in a process of `workers`, by plan: the plan's
+ * workers (spec 8.1), and never every worker of the process, so one account's backlog (or its
+ * stalled downloads) always leaves a worker to the jobs of other accounts.
+ */
 export function perAccountConcurrency(workers: number): { default: number; tiers: Record<PlanName, number> } {
+  const shareOfOneAccount = Math.max(1, workers - 1);
   const tiers = Object.fromEntries(
-    planNames.map((name) => [name, Math.min(workers, plans[name].batchWorkers)]),
+    planNames.map((name) => [name, Math.min(shareOfOneAccount, plans[name].batchWorkers)]),
   ) as Record<PlanName, number>;
   return { default: Math.min(...Object.values(tiers)), tiers };
 }
 
+/** A queued message, until its job is admitted. */
+export interface QueuedTranscription {
+  /** Removes the message before a worker takes it. */
+  withdraw(): Promise<void>;
+}
+
 /** Hands accepted jobs to the workers, wherever they run. */
 export interface TranscriptionQueue {
-  /** Queues the job under its account and plan, so the plan's concurrency holds across every worker. */
-  enqueue(job: { jobId: string; accountId: string; plan: PlanName }): Promise<void>;
+  /**
+   * Queues the job under its account and plan, so the plan's concurrency holds across every
+   * worker. Answers how to take the message back when the job is not admitted after all.
+   */
+  enqueue(job: { jobId: string; accountId: string; plan: PlanName }): Promise<QueuedTranscription>;
   /** A cheap round trip to the queue, for the deep health check. */
   check(): Promise<void>;
 }
@@ -58,10 +72,15 @@ export interface TranscriptionQueue {
 export class PgBossTranscriptionQueue implements TranscriptionQueue {
   constructor(private readonly boss: PgBoss) {}
 
-  async enqueue(job: { jobId: string; accountId: string; plan: PlanName }): Promise<void> {
+  async enqueue(job: { jobId: string; accountId: string; plan: PlanName }): Promise<QueuedTranscription> {
     const message: TranscriptionMessage = { jobId: job.jobId };
     const id = await this.boss.send(transcriptionQueueName, message, { group: { id: job.accountId, tier: job.plan } });
     if (id === null) throw new Error(`the queue refused the job ${job.jobId}`);
+    return {
+      withdraw: async () => {
+        await this.boss.deleteJob(transcriptionQueueName, id);
+      },
+    };
   }
 
   async check(): Promise<void> {

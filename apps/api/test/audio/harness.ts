@@ -3,6 +3,7 @@ import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/index.ts";
 import { type ClosableAudioSources, createAudioSources } from "../../src/adapters/audio-sources/index.ts";
 import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
+import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { AppDeps, AudioDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -44,6 +45,8 @@ export interface AudioServerOptions {
   resolveAll?: ResolveAll;
   /** How long parsing one fetched document may take; default the adapter's. */
   parseDeadlineMs?: number;
+  /** The slowest a media download may run; default the adapter's. */
+  downloadFloor?: ThroughputFloorSettings;
 }
 
 /** A server with audio transcripts over a fresh store, a fake podcast host serving the media, and (by default) its workers. */
@@ -74,6 +77,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     allowPrivateTargets: true,
     logger,
     ...(options.parseDeadlineMs === undefined ? {} : { parseDeadlineMs: options.parseDeadlineMs }),
+    ...(options.downloadFloor === undefined ? {} : { downloadFloor: options.downloadFloor }),
   });
   const engine = options.engine ?? sharedEngine;
   const youtube = options.youtube

@@ -1,3 +1,4 @@
+import { ApiError } from "../../errors.ts";
 /** One timed piece of an audio transcript; `speaker` indexes the transcript's `speakers`. */
 export interface TimedSegment {
   start: number;
@@ -63,6 +64,20 @@ export interface ResolvedAudioSource {
   publisherTranscripts: PublisherTranscriptLink[];
 }
 
+/** Options of one media download. */
+export interface DownloadOptions {
+  signal?: AbortSignal;
+  /** Stops once more than this was written, with `DownloadCapReached`: for a caller that wants only short media. */
+  maxBytes?: number;
+}
+
+/** A download stopped at the caller's own `maxBytes`: the media is longer than the caller wanted, not broken. */
+export class DownloadCapReached extends ApiError {
+  constructor(readonly maxBytes: number) {
+    super("audio_ineligible", `The media is larger than the ${maxBytes} bytes this download was allowed.`);
+  }
+}
+
 /** What a download wrote. */
 export interface DownloadedMedia {
   bytes: number;
@@ -84,5 +99,5 @@ export interface AudioSources {
     options?: { signal?: AbortSignal },
   ): Promise<PublisherTranscript | null>;
   /** Streams a media file to `destinationPath`, within the size and time limits. */
-  download(mediaUrl: string, destinationPath: string, options?: { signal?: AbortSignal }): Promise<DownloadedMedia>;
+  download(mediaUrl: string, destinationPath: string, options?: DownloadOptions): Promise<DownloadedMedia>;
 }

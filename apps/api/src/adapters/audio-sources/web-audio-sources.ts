@@ -2,9 +2,17 @@ import { createHash } from "node:crypto";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import { type PublicFetch, readBodyWithin, saveBodyWithin } from "../net/public-fetch.ts";
+import type { ThroughputFloorSettings } from "../net/throughput-floor.ts";
 import type { IsolatedParser } from "../parsing/isolated-parser.ts";
 import { parseVideoReference } from "../youtube/video-reference.ts";
-import type { AudioSources, DownloadedMedia, PublisherTranscript, ResolvedAudioSource } from "./audio-source.ts";
+import {
+  type AudioSources,
+  DownloadCapReached,
+  type DownloadedMedia,
+  type DownloadOptions,
+  type PublisherTranscript,
+  type ResolvedAudioSource,
+} from "./audio-source.ts";
 import { type EpisodePage, matchEpisodeOnPage } from "./episode-pages.ts";
 import {
   type FeedEpisode,
@@ -35,6 +43,8 @@ export interface WebAudioSourcesLimits {
   downloadMaxBytes: number;
   /** Milliseconds one media download may take. */
   downloadTimeoutMs: number;
+  /** The slowest a media download may run before it fails with `timeout`. */
+  downloadFloor: ThroughputFloorSettings;
   /** Feeds a page links to that are tried, at most. */
   maxFeedCandidates: number;
 }
@@ -135,26 +145,31 @@ export class WebAudioSources implements AudioSources {
     return null;
   }
 
-  async download(
-    mediaUrl: string,
-    destinationPath: string,
-    options: { signal?: AbortSignal } = {},
-  ): Promise<DownloadedMedia> {
+  async download(mediaUrl: string, destinationPath: string, options: DownloadOptions = {}): Promise<DownloadedMedia> {
     const url = new URL(mediaUrl);
     const deadline = AbortSignal.timeout(this.limits.downloadTimeoutMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     try {
-      const response = await this.fetch(url, { headers: { accept: "audio/*, video/*, */*;q=0.5" }, signal });
+      // identity: a compressed body would be inflated on arrival, far beyond what the wire carried.
+      const response = await this.fetch(url, {
+        headers: { accept: "audio/*, video/*, */*;q=0.5", "accept-encoding": "identity" },
+        signal,
+      });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         throw new ApiError("upstream_error", `${url.host} answered HTTP ${response.status} for the media ${url.href}.`);
       }
-      const bytes = await saveBodyWithin(response, url, destinationPath, this.limits.downloadMaxBytes, () => {
+      const cap =
+        options.maxBytes !== undefined && options.maxBytes < this.limits.downloadMaxBytes ? options.maxBytes : null;
+      const tooLarge = () => {
+        if (cap !== null) return new DownloadCapReached(cap);
         return new ApiError(
           "audio_ineligible",
           `The media at ${url.href} is larger than ${megabytes(this.limits.downloadMaxBytes)}, the most downloaded (VERBATIM_DOWNLOAD_MAX_BYTES).`,
         );
-      });
+      };
+      const limit = cap ?? this.limits.downloadMaxBytes;
+      const bytes = await saveBodyWithin(response, url, destinationPath, limit, tooLarge, this.limits.downloadFloor);
       return { bytes, contentType: response.headers.get("content-type") };
     } catch (error) {
       if (error instanceof ApiError && error.code === "timeout" && deadline.aborted) {

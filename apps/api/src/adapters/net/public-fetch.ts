@@ -2,13 +2,14 @@ import dns, { type LookupAddress } from "node:dns";
 import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import net, { type LookupFunction } from "node:net";
-import { Readable } from "node:stream";
+import { Readable, type Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { Agent, buildConnector, fetch as undiciFetch } from "undici";
 import { ApiError } from "../../errors.ts";
 import { type AddressRule, publicAddressRule } from "./address-rule.ts";
 import { ByteLimit } from "./byte-limit.ts";
+import { ThroughputFloor, type ThroughputFloorSettings } from "./throughput-floor.ts";
 
 /** How user-supplied addresses are fetched. */
 export interface PublicFetchOptions {
@@ -153,18 +154,31 @@ export async function readBodyWithin(
   return Buffer.concat(chunks);
 }
 
-/** Streams a body to a file within `maxBytes`, never holding it in memory; a partial file is removed on failure. */
+/**
+ * Streams a body to a file within `maxBytes` counted as written (after any content decoding),
+ * never holding it in memory, and above `floor` when given; a partial file is removed on failure.
+ */
 export async function saveBodyWithin(
   response: Response,
   url: URL,
   destinationPath: string,
   maxBytes: number,
   tooLarge: () => ApiError,
+  floor?: ThroughputFloorSettings,
 ): Promise<number> {
   refuseDeclaredSize(response, maxBytes, tooLarge);
   const sizeLimit = new ByteLimit(maxBytes, tooLarge);
+  const stages: Transform[] = [sizeLimit];
+  if (floor) {
+    const tooSlow = () =>
+      new ApiError(
+        "timeout",
+        `${url.host} sent the media at ${url.href} slower than ${floor.bytesPerSecond} bytes per second over ${floor.windowSeconds} s (VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND).`,
+      );
+    stages.push(new ThroughputFloor(floor, tooSlow));
+  }
   try {
-    await pipeline(bodyStream(response), sizeLimit, createWriteStream(destinationPath));
+    await pipeline([bodyStream(response), ...stages, createWriteStream(destinationPath)]);
     return sizeLimit.bytes;
   } catch (error) {
     await rm(destinationPath, { force: true });

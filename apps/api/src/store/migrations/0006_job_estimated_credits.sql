@@ -1,0 +1,1 @@
+ALTER TABLE "transcript_jobs" ADD COLUMN "estimated_credits" integer DEFAULT 1 NOT NULL;
