@@ -44,12 +44,17 @@ export function createApp(deps: AppDeps): Express {
 function v2Router(deps: AppDeps): Router {
   const router = Router();
   // The key is checked before the body is read (spec 5): a request without a valid key hears 401, whatever it sent.
+  // Only operations that take a body parse one, so nothing is parsed for an unknown path, a GET, or a stranger.
+  const parseJson = express.json({ limit: maxBodyBytes });
   for (const operation of v2Operations) {
-    if (!publicOperations.has(operation.operationId)) {
-      router[operation.method](operation.expressPath, authenticate(deps, allowanceOf(operation.operationId)));
+    const guards = publicOperations.has(operation.operationId)
+      ? []
+      : [authenticate(deps, allowanceOf(operation.operationId))];
+    const takesBody = operation.method === "post" || operation.method === "patch" || operation.method === "put";
+    if (guards.length > 0 || takesBody) {
+      router[operation.method](operation.expressPath, ...guards, ...(takesBody ? [parseJson] : []));
     }
   }
-  router.use(express.json({ limit: maxBodyBytes }));
   // The validator fills in defaults; routes that must tell "sent" from "defaulted" read this.
   router.use(recordSentBodyFields());
   router.use(

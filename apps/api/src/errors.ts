@@ -8,7 +8,7 @@ export interface ValidationIssue {
 
 /** The extra a specific error carries, as the error table requires. */
 export type ErrorExtra =
-  | { issues: ValidationIssue[] }
+  | { issues: ValidationIssue[]; truncated?: true }
   | { retry_with: Record<string, unknown> }
   | { details: Record<string, unknown> };
 

@@ -1139,8 +1139,10 @@ export interface components {
              * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
              */
             docs: string;
-            /** @description Every problem found, one per field and rule. */
+            /** @description The problems found, one per field and rule: the first 50 when there were more. */
             issues: components["schemas"]["ValidationIssue"][];
+            /** @description `true` when more problems were found than `issues` lists. */
+            truncated?: boolean;
         };
         /** @description The body of a 202: speech recognition continues as a job. */
         JobAccepted: {

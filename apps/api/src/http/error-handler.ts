@@ -66,7 +66,7 @@ function fromHttpLibrary(req: Request, err: unknown): ApiError | undefined {
   }
   switch (failure.status) {
     case 400:
-      return invalid("The request failed validation.", issuesOf(failure));
+      return invalidWithIssues("The request failed validation.", issuesOf(failure));
     case 415:
       return invalid("The body must be JSON, sent with Content-Type: application/json.", [
         { path: "/headers/content-type", message: "must be application/json" },
@@ -76,7 +76,7 @@ function fromHttpLibrary(req: Request, err: unknown): ApiError | undefined {
       return new ApiError("not_found", `No route for ${req.method} ${req.originalUrl.split("?")[0]}.`);
   }
   if (failure.status !== undefined && failure.status >= 400 && failure.status < 500) {
-    return invalid(failure.message ?? "The request is invalid.", issuesOf(failure));
+    return invalidWithIssues(failure.message ?? "The request is invalid.", issuesOf(failure));
   }
   return undefined;
 }
@@ -86,6 +86,20 @@ function invalid(message: string, issues: ValidationIssue[], status?: number): A
     extra: { issues },
     ...(status === undefined ? {} : { status }),
   });
+}
+
+/** The most issues an answer lists: a body of many bad fields must not make an answer many times its size. */
+export const maxIssuesListed = 50;
+
+function invalidWithIssues(message: string, issues: ValidationIssue[]): ApiError {
+  if (issues.length <= maxIssuesListed) return invalid(message, issues);
+  return new ApiError(
+    "invalid_request",
+    `${message} The first ${maxIssuesListed} of ${issues.length} problems are listed.`,
+    {
+      extra: { issues: issues.slice(0, maxIssuesListed), truncated: true },
+    },
+  );
 }
 
 /** One issue per distinct path and message: 3.1 nullable and union schemas report the same problem several times. */

@@ -5,7 +5,7 @@ import { parsePublisherTranscript } from "../../src/adapters/audio-sources/publi
 import { IsolatedParser } from "../../src/adapters/parsing/isolated-parser.ts";
 import { attributesOf, elementsNamed, withoutTags } from "../../src/adapters/parsing/markup.ts";
 import { parseCaptionBody } from "../../src/adapters/youtube/caption-formats.ts";
-import { type AudioServer, fetchTranscript, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
 
 const MiB = 1024 * 1024;
@@ -157,7 +157,7 @@ describe("POST /transcripts/video with a hostile document: the service keeps ans
     }
     const answer = await transcript;
     expectErrorEnvelope(answer, 422, "invalid_input");
-    expect(answer.body.error.message).toContain("to parse");
+    expect((answer.body as Loose).error.message).toContain("to parse");
     expect(performance.now() - started).toBeLessThan(30_000);
     expect(healthTimes.length).toBeGreaterThan(2);
     // Parsed on the event loop, this page held every request for over a minute.

@@ -182,7 +182,11 @@ function sendAudioOutcome(res: Response, outcome: AudioOutcome, withTimestamps: 
  */
 async function requireDeliverableCallback(callbackUrl: string, audio: AudioDeps): Promise<void> {
   const allowPrivateTargets = audio.allowPrivateCallbackTargets ?? false;
-  const url = new URL(callbackUrl);
+  // The schema's `uri` format admits addresses the WHATWG parser, which delivery uses, rejects.
+  const url = URL.parse(callbackUrl);
+  if (!url) throw callbackRefused("must be a URL a WHATWG parser accepts (host and port included)");
+  // Credentials in the address would be sent to the receiver and written to the delivery log.
+  if (url.username || url.password) throw callbackRefused("must not carry a user name or password");
   const refusedHost = allowPrivateTargets
     ? null
     : await hostRefusal(url.hostname, audio.resolveAll ? { resolveAll: audio.resolveAll } : {});
@@ -190,11 +194,13 @@ async function requireDeliverableCallback(callbackUrl: string, audio: AudioDeps)
     url.protocol !== "https:" && !(allowPrivateTargets && url.protocol === "http:")
       ? "must be an https URL"
       : refusedHost && `must not name ${refusedHost}`;
-  if (problem) {
-    throw new ApiError("invalid_request", `callback_url ${problem}.`, {
-      extra: { issues: [{ path: "/body/callback_url", message: problem }] },
-    });
-  }
+  if (problem) throw callbackRefused(problem);
+}
+
+function callbackRefused(problem: string): ApiError {
+  return new ApiError("invalid_request", `callback_url ${problem}.`, {
+    extra: { issues: [{ path: "/body/callback_url", message: problem }] },
+  });
 }
 
 /** `mode`, or its deprecated alias `ai_fallback`; both together are ambiguous. */
