@@ -5,6 +5,7 @@ import { errorHandler } from "../src/http/error-handler.ts";
 import { idempotent } from "../src/http/idempotency.ts";
 import { requestIdOf } from "../src/http/locals.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
+import { Idempotency } from "../src/services/idempotency.ts";
 import { type LoopbackServer, listenOnLoopback } from "./support/listen.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 
@@ -125,5 +126,56 @@ describe("keys are scoped to the account", () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get("idempotent-replayed")).toBeNull();
+  });
+});
+
+describe("a request that runs longer than the key's lock: its key stays locked until it answers", () => {
+  let shortLockServer: LoopbackServer;
+
+  beforeAll(async () => {
+    const { deps } = platformServer;
+    // A one-second lock, renewed every third of a second while the request runs.
+    const idempotency = new Idempotency(platformServer.platform.store, { now: () => new Date(), inFlightSeconds: 1 });
+    const shortLockDeps = { ...deps, platform: { ...deps.platform, idempotency } };
+    const app = express();
+    app.use(assignRequestId());
+    app.use(express.json());
+    app.post("/slow", authenticate(shortLockDeps, "request"), idempotent(shortLockDeps), async (req, res) => {
+      runs++;
+      await new Promise((resolve) => setTimeout(resolve, (req.body as { delayMs: number }).delayMs));
+      const balance = await deps.platform.credits.charge({
+        accountId: authOf(res).accountId,
+        credits: 1,
+        operation: "POST /slow",
+        requestId: requestIdOf(res),
+      });
+      res.status(200).json({ ok: true, request_id: requestIdOf(res), balance });
+    });
+    app.use(errorHandler(shortLockDeps));
+    shortLockServer = await listenOnLoopback(app);
+  });
+  afterAll(() => shortLockServer.close());
+
+  const slow = (key: string) =>
+    fetch(`${shortLockServer.baseUrl}/slow`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${platformServer.key.key}`,
+        "Content-Type": "application/json",
+        "Idempotency-Key": key,
+      },
+      body: JSON.stringify({ delayMs: 3_000 }),
+    });
+
+  it("answers 409 to a same-key retry after the lock's own period, and charges once", async () => {
+    const before = await balance();
+    const first = slow("long-running-1");
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const retry = await slow("long-running-1");
+    const retryBody = (await retry.json()) as { error?: { code: string } };
+    expect(retry.status, JSON.stringify(retryBody)).toBe(409);
+    expect(retryBody.error).toMatchObject({ code: "idempotency_conflict" });
+    expect((await first).status).toBe(200);
+    expect(await balance()).toBe((before ?? 0) - 1);
   });
 });

@@ -21,10 +21,21 @@ export function idempotent(deps: AppDeps): RequestHandler {
       return;
     }
 
+    const { idempotency } = deps.platform;
+    // The lock lasts as long as the request does, however long its download or transcription runs.
+    const renewal = setInterval(() => {
+      idempotency
+        .renew(accountId, key, fingerprint)
+        .catch((err: unknown) =>
+          deps.logger.warn({ err, request_id: res.locals.requestId }, "idempotency lock renewal"),
+        );
+    }, idempotency.renewalIntervalMs);
+    renewal.unref();
     const send = res.json.bind(res);
     let settled = false;
     res.json = (body: unknown) => {
       settled = true;
+      clearInterval(renewal);
       const response: StoredResponse = {
         status: res.statusCode,
         headers: { "X-Request-Id": String(res.getHeader("X-Request-Id")) },
@@ -37,6 +48,7 @@ export function idempotent(deps: AppDeps): RequestHandler {
       return res;
     };
     res.once("close", () => {
+      clearInterval(renewal);
       if (!settled) void deps.platform.idempotency.release(accountId, key, fingerprint).catch(() => undefined);
     });
     next();

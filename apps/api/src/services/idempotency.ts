@@ -18,7 +18,10 @@ export interface IdempotencyOptions {
   now: () => Date;
   /** How long a stored response is replayed (spec 4.9: 24 hours). */
   retentionSeconds?: number;
-  /** How long a first request may run before its key is taken as abandoned by a dead process. */
+  /**
+   * How long the key of a first request stays locked without a renewal: a running request renews
+   * it (`renew`) every third of this, so only a request whose process died loses its key.
+   */
   inFlightSeconds?: number;
 }
 
@@ -92,6 +95,19 @@ export class Idempotency {
         body: existing.response_body,
       },
     };
+  }
+
+  /** How often a running request renews its key's lock. */
+  get renewalIntervalMs(): number {
+    return (this.inFlightSeconds * 1000) / 3;
+  }
+
+  /** Extends the lock of a key whose first request is still running. */
+  async renew(accountId: string, key: string, fingerprint: string): Promise<void> {
+    const lockedUntil = new Date(this.options.now().getTime() + this.inFlightSeconds * 1000).toISOString();
+    await this.store.query(sql`
+      update idempotency_records set locked_until = ${lockedUntil}::timestamptz
+       where account_id = ${accountId} and key = ${key} and fingerprint = ${fingerprint} and state = 'in_flight'`);
   }
 
   /** Stores the first request's response: replayed if 2xx, otherwise the key is given back. */
