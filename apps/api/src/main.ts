@@ -20,8 +20,14 @@ const config = startOrExit(() => loadConfig(process.env));
 const logger = createLogger(config.logLevel);
 const now = () => new Date();
 
-const store: Store = await openConfiguredStore(config, (err) =>
-  logger.warn({ err }, "database connection closed"),
+const store: Store = await openConfiguredStore(
+  config,
+  (err) => logger.warn({ err }, "database connection closed"),
+  (previousMode) =>
+    logger.warn(
+      { data_dir: config.dataDir, previous_mode: previousMode.toString(8), mode: "700" },
+      "the data directory was open to other users; it is now private",
+    ),
 ).catch((error: unknown) => {
   if (error instanceof DataDirectoryBusyError) exitWith(`${error.message}. Stop it first, or set VERBATIM_DATA_DIR.`);
   throw error;

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
 import type { Config } from "../config.ts";
@@ -15,9 +15,10 @@ export class DataDirectoryBusyError extends Error {}
 export async function openConfiguredStore(
   config: Pick<Config, "dataDir" | "databaseUrl">,
   onConnectionError?: (error: Error) => void,
+  onDataDirectoryTightened?: (previousMode: number) => void,
 ): Promise<Store> {
   if (config.databaseUrl) return openPostgresStore(config.databaseUrl, onConnectionError ? { onConnectionError } : {});
-  mkdirSync(config.dataDir, { recursive: true });
+  makePrivateDirectory(config.dataDir, onDataDirectoryTightened);
   let unlock: () => Promise<void>;
   try {
     unlock = await lockfile.lock(config.dataDir, { lockfilePath: join(config.dataDir, "verbatim.lock") });
@@ -27,6 +28,7 @@ export async function openConfiguredStore(
   }
   try {
     const store = await openEmbeddedStore(join(config.dataDir, "pglite"));
+    closeToOthers(config.dataDir);
     return {
       ...store,
       async close() {
@@ -37,6 +39,35 @@ export async function openConfiguredStore(
   } catch (error) {
     await unlock();
     throw error;
+  }
+}
+
+/**
+ * Makes the data directory the service's alone: it holds the database (API key hashes, webhook
+ * secrets, transcripts) and the operator socket. It is created 0700, an existing one open to
+ * others is closed (`onTightened` hears its old mode), and the umask becomes 077 so every file
+ * PGlite writes from now on is 0600 (it asks for 0666).
+ */
+export function makePrivateDirectory(dir: string, onTightened?: (previousMode: number) => void): void {
+  process.umask(0o077);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const mode = statSync(dir).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    chmodSync(dir, 0o700);
+    onTightened?.(mode);
+  }
+}
+
+/**
+ * Takes group and other access off everything below `dir`. PGlite unpacks its initial database
+ * with mode 0666 whatever the umask, and data directories of earlier versions were made open.
+ */
+function closeToOthers(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isSymbolicLink()) continue;
+    const path = join(entry.parentPath, entry.name);
+    const mode = statSync(path).mode & 0o777;
+    if ((mode & 0o077) !== 0) chmodSync(path, mode & 0o700);
   }
 }
 
