@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { and, asc, desc, eq, inArray, lte, notInArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createPublicFetch } from "../adapters/net/public-fetch.ts";
 import { ApiError } from "../errors.ts";
@@ -40,8 +40,14 @@ export interface WebhooksOptions {
   attemptTimeoutMs?: number;
   /** Attempts in flight in this process. Default 16. */
   concurrency?: number;
-  /** Attempts in flight to one URL, so a slow endpoint cannot take every slot. Default 2. */
-  concurrencyPerUrl?: number;
+  /** Attempts in flight to one host (name and port, whatever the path), so a slow receiver cannot take every slot. Default 2. */
+  concurrencyPerHost?: number;
+  /** Attempts in flight for one account, so one account's failing receivers cannot take every slot. Default 4. */
+  concurrencyPerAccount?: number;
+  /** Consecutive timeouts or connection failures after which a host's deliveries wait. Default 5. */
+  breakerThreshold?: number;
+  /** How long a host that kept failing is left alone before one attempt tries it again. Default 60 s. */
+  breakerCooldownMs?: number;
 }
 
 /** One delivery of the operator's list, with its last attempt. */
@@ -72,11 +78,25 @@ interface AttemptOutcome {
   /** False when no later attempt can succeed (a refused target). */
   retryable: boolean;
   durationMs: number;
+  /** No answer came at all (a timeout or a failed connection): what the circuit breaker counts. */
+  unreachable: boolean;
+}
+
+/** Where an attempt in flight goes, for the per-host and per-account limits. */
+interface InFlightAttempt {
+  host: string;
+  accountId: string;
+}
+
+/** A host that stopped answering: its deliveries wait until `openUntil`, then one attempt probes it. */
+interface HostCircuit {
+  consecutiveFailures: number;
+  openUntil: number;
 }
 
 /** Beyond the attempt timeout, how long a claim holds a delivery: a process that died mid-attempt frees it then. */
 const claimMarginMs = 30_000;
-/** How many due deliveries a poll looks at to fill its free slots across URLs. */
+/** How many due deliveries a poll looks at to fill its free slots across accounts and hosts. */
 const candidateWindow = 100;
 
 /**
@@ -91,11 +111,16 @@ export class Webhooks implements WebhookOutbox {
   private readonly pollIntervalMs: number;
   private readonly attemptTimeoutMs: number;
   private readonly concurrency: number;
-  private readonly concurrencyPerUrl: number;
+  private readonly concurrencyPerHost: number;
+  private readonly concurrencyPerAccount: number;
+  private readonly breakerThreshold: number;
+  private readonly breakerCooldownMs: number;
+  /** Hosts with failures in a row, in this process. */
+  private readonly circuits = new Map<string, HostCircuit>();
   private readonly fetch: WebhookFetch;
   /** The connection pool of the default fetch, which this deliverer owns. */
   private readonly closeFetch: () => Promise<void>;
-  private readonly inFlight = new Map<Promise<void>, string>();
+  private readonly inFlight = new Map<Promise<void>, InFlightAttempt>();
   private running = false;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
@@ -111,7 +136,10 @@ export class Webhooks implements WebhookOutbox {
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? 10_000;
     this.concurrency = options.concurrency ?? 16;
-    this.concurrencyPerUrl = options.concurrencyPerUrl ?? 2;
+    this.concurrencyPerHost = options.concurrencyPerHost ?? 2;
+    this.concurrencyPerAccount = options.concurrencyPerAccount ?? 4;
+    this.breakerThreshold = options.breakerThreshold ?? 5;
+    this.breakerCooldownMs = options.breakerCooldownMs ?? 60_000;
     if (options.fetch) {
       this.fetch = options.fetch;
       this.closeFetch = async () => {};
@@ -205,27 +233,31 @@ export class Webhooks implements WebhookOutbox {
           this.inFlight.delete(attempt);
           this.wake();
         });
-      this.inFlight.set(attempt, delivery.url);
+      this.inFlight.set(attempt, { host: hostOf(delivery.url), accountId: delivery.accountId });
     }
   }
 
   /**
-   * Claims up to `free` due deliveries, at most `concurrencyPerUrl` per URL in flight, by moving
-   * their next attempt past the attempt timeout and counting the attempt. Candidates are read
-   * without locks; the claim locks and checks them again, skipping what another process holds.
+   * Claims up to `free` due deliveries within the limits per host and per account, skipping hosts
+   * whose circuit is open, by moving their next attempt past the attempt timeout and counting the
+   * attempt. Candidates take turns by account (each account's oldest first, then each one's
+   * second...), so one account's backlog cannot hide another's delivery. They are read without
+   * locks; the claim locks and checks them again, skipping what another process holds.
    */
   private async claimDue(free: number): Promise<Claimed[]> {
     const now = this.now();
-    const busyUrls = this.urlsAtCapacity();
-    const due = and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, now));
-    const candidates = await this.store.db
-      .select({ id: webhookDeliveries.id, url: webhookDeliveries.url })
-      .from(webhookDeliveries)
-      .where(busyUrls.length > 0 ? and(due, notInArray(webhookDeliveries.url, busyUrls)) : due)
-      .orderBy(asc(webhookDeliveries.nextAttemptAt))
-      .limit(candidateWindow);
-    const picked = this.pickWithinUrlLimits(candidates, free);
+    const candidates = await this.store.query<{ id: string; url: string; account_id: string }>(sql`
+      select id, url, account_id from (
+        select id, url, account_id, next_attempt_at,
+               row_number() over (partition by account_id order by next_attempt_at, id) as turn
+          from webhook_deliveries
+         where status = 'pending' and next_attempt_at <= ${now.toISOString()}::timestamptz
+      ) due
+      order by turn, next_attempt_at, id
+      limit ${candidateWindow}`);
+    const picked = this.pickWithinLimits(candidates, free, now.getTime());
     if (picked.length === 0) return [];
+    const due = and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, now));
     const lockable = this.store.db
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
@@ -247,33 +279,61 @@ export class Webhooks implements WebhookOutbox {
       });
   }
 
-  private urlsAtCapacity(): string[] {
-    const counts = this.inFlightPerUrl();
-    return [...counts].filter(([, count]) => count >= this.concurrencyPerUrl).map(([url]) => url);
-  }
-
-  private pickWithinUrlLimits(candidates: { id: string; url: string }[], free: number): string[] {
-    const counts = this.inFlightPerUrl();
+  private pickWithinLimits(
+    candidates: { id: string; url: string; account_id: string }[],
+    free: number,
+    nowMs: number,
+  ): string[] {
+    const perHost = new Map<string, number>();
+    const perAccount = new Map<string, number>();
+    for (const { host, accountId } of this.inFlight.values()) {
+      perHost.set(host, (perHost.get(host) ?? 0) + 1);
+      perAccount.set(accountId, (perAccount.get(accountId) ?? 0) + 1);
+    }
     const picked: string[] = [];
     for (const candidate of candidates) {
       if (picked.length >= free) break;
-      const count = counts.get(candidate.url) ?? 0;
-      if (count >= this.concurrencyPerUrl) continue;
-      counts.set(candidate.url, count + 1);
+      const host = hostOf(candidate.url);
+      const hostCount = perHost.get(host) ?? 0;
+      const accountCount = perAccount.get(candidate.account_id) ?? 0;
+      if (hostCount >= this.hostAllowance(host, nowMs) || accountCount >= this.concurrencyPerAccount) continue;
+      perHost.set(host, hostCount + 1);
+      perAccount.set(candidate.account_id, accountCount + 1);
       picked.push(candidate.id);
     }
     return picked;
   }
 
-  private inFlightPerUrl(): Map<string, number> {
-    const counts = new Map<string, number>();
-    for (const url of this.inFlight.values()) counts.set(url, (counts.get(url) ?? 0) + 1);
-    return counts;
+  /** Attempts a host may have in flight: none while its circuit is open, one to probe it once the cool-down passed. */
+  private hostAllowance(host: string, nowMs: number): number {
+    const circuit = this.circuits.get(host);
+    if (!circuit || circuit.consecutiveFailures < this.breakerThreshold) return this.concurrencyPerHost;
+    return nowMs < circuit.openUntil ? 0 : 1;
+  }
+
+  /** Counts an attempt's outcome for its host's circuit: a host that answers, whatever it says, is reachable. */
+  private recordReachability(url: string, unreachable: boolean): void {
+    const host = hostOf(url);
+    if (!unreachable) {
+      this.circuits.delete(host);
+      return;
+    }
+    const circuit = this.circuits.get(host) ?? { consecutiveFailures: 0, openUntil: 0 };
+    circuit.consecutiveFailures += 1;
+    if (circuit.consecutiveFailures >= this.breakerThreshold) {
+      circuit.openUntil = this.now().getTime() + this.breakerCooldownMs;
+      this.options.logger.warn(
+        { host, consecutive_failures: circuit.consecutiveFailures, cooldown_ms: this.breakerCooldownMs },
+        "webhook host keeps failing; its deliveries wait",
+      );
+    }
+    this.circuits.set(host, circuit);
   }
 
   private async attempt(delivery: Claimed): Promise<void> {
     const attemptedAt = this.now();
     const outcome = await this.send(delivery);
+    this.recordReachability(delivery.url, outcome.unreachable);
     const finishedAt = this.now();
     const retryDelayMs = this.retryDelaysMs[delivery.attempts - 1];
     const next = outcome.delivered
@@ -344,13 +404,20 @@ export class Webhooks implements WebhookOutbox {
       await response.body?.cancel().catch(() => undefined);
       const status = response.status;
       if (status >= 200 && status < 300) {
-        return { delivered: true, responseStatus: status, error: null, retryable: true, durationMs };
+        return {
+          delivered: true,
+          responseStatus: status,
+          error: null,
+          retryable: true,
+          durationMs,
+          unreachable: false,
+        };
       }
       const error =
         status >= 300 && status < 400
           ? `answered HTTP ${status}, a redirect${redirectTarget(response)}, which is not followed`
           : `answered HTTP ${status}`;
-      return { delivered: false, responseStatus: status, error, retryable: true, durationMs };
+      return { delivered: false, responseStatus: status, error, retryable: true, durationMs, unreachable: false };
     } catch (cause) {
       const durationMs = elapsed();
       // A refused scheme or address: no retry can make the target acceptable.
@@ -361,13 +428,14 @@ export class Webhooks implements WebhookOutbox {
           error: `refused: ${cause.message}`,
           retryable: false,
           durationMs,
+          unreachable: false,
         };
       }
       const timedOut = signal.aborted || (cause instanceof ApiError && cause.code === "timeout");
       const error = timedOut
         ? `no answer within ${this.attemptTimeoutMs} ms (timeout)`
         : `request failed: ${describeFailure(cause)}`;
-      return { delivered: false, responseStatus: null, error, retryable: true, durationMs };
+      return { delivered: false, responseStatus: null, error, retryable: true, durationMs, unreachable: true };
     }
   }
 
@@ -447,4 +515,9 @@ function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause;
   return cause instanceof Error ? cause.message : error.message;
+}
+
+/** The host and port a delivery goes to: limits and circuits are per receiver, whatever the path or query. */
+function hostOf(url: string): string {
+  return URL.parse(url)?.host ?? url;
 }

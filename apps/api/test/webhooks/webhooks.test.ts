@@ -306,22 +306,22 @@ describe("the account's secret", () => {
 });
 
 describe("concurrency", () => {
-  it("keeps delivering to other endpoints while one endpoint is slow", async () => {
-    const endpoint = await receiver((request) =>
-      request.path === "/slow"
-        ? new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 1_500))
-        : { status: 200 },
-    );
-    const webhooks = deliverer({ concurrency: 4, concurrencyPerUrl: 2 });
+  it("keeps delivering to other hosts while one host is slow, whatever paths the slow one's URLs have", async () => {
+    const slowHost = await receiver(() => new Promise((resolve) => setTimeout(() => resolve({ status: 200 }), 1_500)));
+    const fastHost = await receiver();
+    const webhooks = deliverer({ concurrency: 4, concurrencyPerHost: 2, concurrencyPerAccount: 4 });
     const slowIds = [];
-    for (let index = 0; index < 6; index += 1) slowIds.push(await webhooks.enqueue(event(endpoint.url("/slow"))));
-    await waitFor(async () => (endpoint.requests.length >= 2 ? true : undefined), "the slow endpoint's first requests");
-    const fastId = await webhooks.enqueue(event(endpoint.url("/fast")));
+    for (let index = 0; index < 6; index += 1) {
+      slowIds.push(await webhooks.enqueue(event(slowHost.url(`/hook-${index}?attempt=${index}`))));
+    }
+    await waitFor(async () => (slowHost.requests.length >= 2 ? true : undefined), "the slow host's first requests");
+    const fastId = await webhooks.enqueue(event(fastHost.url("/fast")));
 
     expect((await settled(fastId)).status).toBe("delivered");
     const stillPending = await Promise.all(slowIds.map(async (id) => (await delivery(id)).status === "pending"));
     expect(stillPending.filter(Boolean).length).toBeGreaterThanOrEqual(4);
-    expect(endpoint.requests.filter((request) => request.path === "/slow").length).toBeLessThanOrEqual(2);
+    // Six different URLs, one host: the host's limit held them to two at a time.
+    expect(slowHost.requests.length).toBeLessThanOrEqual(2);
   });
 
   it("waits on stop for the attempts in flight and records them", async () => {
@@ -367,7 +367,7 @@ describe("concurrency", () => {
       const seen = endpoint.requests.filter((other) => other.headers["webhook-id"] === request.headers["webhook-id"]);
       return { status: seen.length === 1 ? 500 : 200 };
     });
-    const options = { pollIntervalMs: 10, retryDelaysMs: [30], concurrencyPerUrl: 8 };
+    const options = { pollIntervalMs: 10, retryDelaysMs: [30], concurrencyPerHost: 8, concurrencyPerAccount: 8 };
     const first = deliverer(options);
     deliverer(options);
     const ids: string[] = [];
@@ -401,7 +401,8 @@ describe.skipIf(!process.env.DATABASE_URL)("two processes on one PostgreSQL (DAT
           allowPrivateTargets: true,
           pollIntervalMs: 10,
           retryDelaysMs: [30],
-          concurrencyPerUrl: 8,
+          concurrencyPerHost: 8,
+          concurrencyPerAccount: 8,
         }),
       );
       for (const webhooks of processes) {
@@ -450,3 +451,51 @@ async function expectEachAttemptSentOnce(
   expect(Object.fromEntries(received)).toEqual(Object.fromEntries(ids.map((id) => [id, 2])));
   for (const id of ids) expect((await attempts(id)).map((attempt) => attempt.attempt)).toEqual([1, 2]);
 }
+
+describe("one account's unreachable receivers do not starve the others", () => {
+  it("delivers another account's event at once while sixty deliveries wait on a receiver that never answers", async () => {
+    const silent = await receiver(() => "hang");
+    const healthy = await receiver();
+    const attemptTimeoutMs = 3_000;
+    const webhooks = deliverer({ attemptTimeoutMs });
+    // Sixty URLs of one host, as sixty jobs' callback_urls would be.
+    for (let index = 0; index < 60; index += 1) await webhooks.enqueue(event(silent.url(`/hooks/${index}`)));
+    await waitFor(async () => (silent.requests.length > 0 ? true : undefined), "the first silent attempts");
+
+    const other = (await platform.accounts.create({ plan: "pro" })).account.id;
+    const enqueuedAt = Date.now();
+    const id = await webhooks.enqueue({ accountId: other, url: healthy.url("/hook"), type: "t", payload: { n: 1 } });
+    expect((await settled(id)).status).toBe("delivered");
+    // With every slot held by the silent receiver, it waited a whole attempt timeout, or several.
+    expect(Date.now() - enqueuedAt).toBeLessThan(attemptTimeoutMs);
+    // The host's limit, not the 16 slots, bounds what waits on the silent receiver.
+    expect(silent.requests.length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe("the circuit breaker of a host that keeps timing out", () => {
+  it("leaves the host alone for its cool-down after three timeouts in a row, then probes it and delivers the rest", async () => {
+    let answering = false;
+    const flaky = await receiver(() => (answering ? { status: 200 } : "hang"));
+    const cooldownMs = 1_500;
+    const webhooks = deliverer({
+      attemptTimeoutMs: 300,
+      retryDelaysMs: Array.from({ length: 10 }, () => 0),
+      concurrencyPerHost: 1,
+      breakerThreshold: 3,
+      breakerCooldownMs: cooldownMs,
+    });
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index += 1) ids.push(await webhooks.enqueue(event(flaky.url(`/hook/${index}`))));
+    await waitFor(async () => (flaky.requests.length >= 3 ? true : undefined), "three attempts");
+    answering = true;
+
+    for (const id of ids) expect((await settled(id)).status).toBe("delivered");
+    const [, , third, probe] = flaky.requests;
+    if (!third || !probe) throw new Error("expected a probe after three timeouts");
+    // Before the breaker, the next attempt followed the third timeout at once.
+    expect(probe.receivedAt - third.receivedAt).toBeGreaterThanOrEqual(cooldownMs);
+    // After a successful probe the circuit is closed: everything else went through without a pause.
+    expect(flaky.requests).toHaveLength(3 + ids.length);
+  });
+});
