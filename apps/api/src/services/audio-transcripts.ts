@@ -147,7 +147,9 @@ export class AudioTranscripts {
 
     const storeKey = AudioTranscriptStore.keyOf(source.mediaUrl, this.options.engine.info);
     const stored = await this.options.transcripts.find(storeKey);
-    if (stored) {
+    // Media is stored by address, and an address may be a capability (`?token=...`) another account
+    // lists without holding it: the stored words go only to a request that can still reach the media.
+    if (stored && (await sources.isReachable(source.mediaUrl))) {
       // What the source says now (titles, the podcast block) over the words, timing and engine of the stored one.
       const { duration, language, speech_engine, segments, text } = stored.transcript;
       const transcript: FullTranscript = { ...fields, duration, language, speech_engine, segments, text };

@@ -98,6 +98,11 @@ export interface AudioSources {
     source: ResolvedAudioSource,
     options?: { signal?: AbortSignal },
   ): Promise<PublisherTranscript | null>;
+  /**
+   * Whether the media still answers the asker at this address, under the address rule: a HEAD,
+   * or a one-byte ranged GET where HEAD is refused. Any failure answers false.
+   */
+  isReachable(mediaUrl: string, options?: { signal?: AbortSignal }): Promise<boolean>;
   /** Streams a media file to `destinationPath`, within the size and time limits. */
   download(mediaUrl: string, destinationPath: string, options?: DownloadOptions): Promise<DownloadedMedia>;
 }

@@ -145,6 +145,27 @@ export class WebAudioSources implements AudioSources {
     return null;
   }
 
+  async isReachable(mediaUrl: string, options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    const url = new URL(mediaUrl);
+    const ask = async (init: { method: string; headers: Record<string, string> }) => {
+      const response = await this.fetch(url, {
+        ...init,
+        signal: withDeadline(options.signal, this.limits.documentTimeoutMs),
+      });
+      await response.body?.cancel().catch(() => undefined);
+      return response.status;
+    };
+    try {
+      const headStatus = await ask({ method: "HEAD", headers: { "accept-encoding": "identity" } });
+      if (headStatus !== 405 && headStatus !== 501) return headStatus >= 200 && headStatus < 300;
+      const rangeStatus = await ask({ method: "GET", headers: { range: "bytes=0-0", "accept-encoding": "identity" } });
+      return rangeStatus >= 200 && rangeStatus < 300;
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      return false;
+    }
+  }
+
   async download(mediaUrl: string, destinationPath: string, options: DownloadOptions = {}): Promise<DownloadedMedia> {
     const url = new URL(mediaUrl);
     const deadline = AbortSignal.timeout(this.limits.downloadTimeoutMs);
