@@ -43,6 +43,12 @@ export function createApp(deps: AppDeps): Express {
 
 function v2Router(deps: AppDeps): Router {
   const router = Router();
+  // HEAD is GET without the body (RFC 9110 9.3.2); the contract names only GET, so HEAD runs as
+  // GET, and Node's response, which knows the request was HEAD, sends no body.
+  router.use((req, _res, next) => {
+    if (req.method === "HEAD") req.method = "GET";
+    next();
+  });
   // The key is checked before the body is read (spec 5): a request without a valid key hears 401, whatever it sent.
   // Only operations that take a body parse one, so nothing is parsed for an unknown path, a GET, or a stranger.
   const parseJson = express.json({ limit: maxBodyBytes });

@@ -36,3 +36,25 @@ describe("GET /health: 200", () => {
     expect(first.data?.request_id).not.toBe(second.data?.request_id);
   });
 });
+
+describe("HEAD on a GET operation: the GET's status and headers, without a body", () => {
+  it("answers HEAD /health 200 with the GET's headers and no body", async () => {
+    const response = await fetch(`${server.baseUrl}/api/v2/health`, { method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(response.headers.get("x-request-id")).toMatch(/^req_[0-9A-Z]{26}$/);
+    expect(await response.text()).toBe("");
+  });
+
+  it("answers HEAD /me 401 without a key and 200 with one, with the rate-limit headers", async () => {
+    const stranger = await fetch(`${server.baseUrl}/api/v2/me`, { method: "HEAD" });
+    expect(stranger.status).toBe(401);
+    const keyed = await fetch(`${server.baseUrl}/api/v2/me`, {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${server.key.key}` },
+    });
+    expect(keyed.status).toBe(200);
+    expect(keyed.headers.get("x-ratelimit-limit")).not.toBeNull();
+    expect(await keyed.text()).toBe("");
+  });
+});
