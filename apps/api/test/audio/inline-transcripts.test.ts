@@ -95,8 +95,9 @@ describe("POST /transcripts/video with short media: transcribed within the reque
       balance: (before ?? 0) - 1,
       bytes: Buffer.byteLength(body.data.text),
     });
-    // Resolving the address looks at it once; nothing downloaded it again.
-    expect(server.host.requestsTo("/media/jfk.wav").length - mediaRequestsBefore).toBeLessThanOrEqual(1);
+    // Resolving the address looks at it once and a HEAD confirms the media still answers; nothing downloaded it again.
+    const mediaRequests = server.host.requestsTo("/media/jfk.wav").slice(mediaRequestsBefore);
+    expect(mediaRequests.map((media) => media.method)).toEqual(["GET", "HEAD"]);
   });
 
   it("makes no job for inline transcripts", async () => {

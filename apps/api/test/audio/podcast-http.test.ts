@@ -461,7 +461,7 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
   });
 
   describe("the same request twice", () => {
-    it("serves the second from the store (no second media fetch) and bills it the same", async () => {
+    it("serves the second from the store (no second download) and bills it the same", async () => {
       const request = { video: feedUrl(), episode: "verbatim-ep-vtt", mode: "audio" };
       const transcriptsBefore = server.host.requestsTo("/transcripts/example.vtt").length;
       const first = await fetchTranscript(server, request);
@@ -470,7 +470,8 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
       const before = await balance();
       const second = await fetchTranscript(server, request);
       expect(second.status, second.text.slice(0, 2000)).toBe(200);
-      expect(server.host.requestsTo("/media/ep-vtt.mp3")).toHaveLength(1);
+      // One HEAD confirmed that the media still answers; nothing downloaded it again.
+      expect(server.host.requestsTo("/media/ep-vtt.mp3").map((media) => media.method)).toEqual(["GET", "HEAD"]);
       expect(server.host.requestsTo("/transcripts/example.vtt").length).toBe(transcriptsBefore);
       expect((second.body as Loose).data).toEqual((first.body as Loose).data);
       expect((second.body as Loose).request_id).not.toBe((first.body as Loose).request_id);
