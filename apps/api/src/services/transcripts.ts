@@ -1,0 +1,123 @@
+import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
+import { ApiError } from "../errors.ts";
+import type { FullTranscript } from "./audio-transcript-store.ts";
+import type { AudioRequest, AudioTranscripts } from "./audio-transcripts.ts";
+import type { Credits } from "./credits.ts";
+import { pricing } from "./pricing.ts";
+import {
+  isCaptionless,
+  toApiError,
+  type VideoTranscripts,
+  type YoutubeTranscript,
+  youtubeWatchUrl,
+} from "./video-transcripts.ts";
+
+/** One input for one account, as a transcript request, a batch row or a monitor asks for it. */
+export interface TranscriptQuery extends AudioRequest {
+  /** The preferred caption language of a YouTube video. */
+  language?: string;
+}
+
+/** What a query came to: a transcript, charged, or a speech recognition job, charged when it completes. */
+export type TranscriptOutcome =
+  | { kind: "transcript"; transcript: FullTranscript; creditsSpent: number; balance: number | null }
+  | { kind: "job"; jobId: string; videoId: string; platform: FullTranscript["platform"] };
+
+export interface TranscriptsOptions {
+  credits: Credits;
+  /** YouTube captions; without them, YouTube inputs are refused. */
+  youtube?: VideoTranscripts;
+  /** Podcasts, feeds, media and speech recognition; without them, only YouTube captions are served. */
+  audio?: AudioTranscripts;
+}
+
+/**
+ * Fetches the transcript of one input for one account: YouTube captions (from the store when
+ * fetched before), a publisher's transcript, or speech recognition inline or as a job. Every
+ * caller (the video endpoint, batch rows, monitors) goes through here, so the same input gets
+ * the same errors and the same charges wherever it is asked.
+ */
+export class Transcripts {
+  constructor(private readonly options: TranscriptsOptions) {}
+
+  async fetch(query: TranscriptQuery): Promise<TranscriptOutcome> {
+    const reference = parseVideoReference(query.video);
+    if (reference.kind === "youtube-without-video") {
+      throw new ApiError("invalid_input", `"${query.video}" is a YouTube address but names no video.`);
+    }
+    if (reference.kind === "malformed") {
+      throw new ApiError("invalid_input", `"${query.video}" is neither a YouTube video id nor a URL.`);
+    }
+    // Input errors come first: a 402 is for a request that would otherwise run.
+    this.options.credits.requireAtLeast(query.balance, pricing.minimum());
+    if (reference.kind === "other-url") {
+      const { audio } = this.options;
+      if (!audio) {
+        throw new ApiError(
+          "unsupported_platform",
+          `${reference.url.hostname} is not YouTube, and this server transcribes no other sources.`,
+        );
+      }
+      return audio.request(query);
+    }
+    return this.youtube(query, reference.videoId);
+  }
+
+  /**
+   * A YouTube video's captions, or speech recognition of its audio when asked for (`mode:
+   * "audio"`) or when `auto` finds no captions. Without speech recognition, those cases are
+   * refused with the reason.
+   */
+  private async youtube(query: TranscriptQuery, videoId: string): Promise<TranscriptOutcome> {
+    const { youtube } = this.options;
+    if (!youtube) throw new ApiError("unsupported_platform", "YouTube is not configured on this server.");
+    const speech = this.options.audio?.transcribesYoutube ? this.options.audio : undefined;
+    if (query.mode !== "audio") {
+      try {
+        const credits = pricing.captions();
+        const charged = await youtube.captionsOf(videoId, query.language, {
+          accountId: query.accountId,
+          credits,
+          operation: "POST /transcripts/video",
+          requestId: query.requestId,
+        });
+        return {
+          kind: "transcript",
+          transcript: captionTranscript(charged.transcript),
+          creditsSpent: credits,
+          balance: charged.balance,
+        };
+      } catch (error) {
+        const failure = toApiError(error);
+        if (query.mode === "captions" || !speech || !isCaptionless(failure)) throw failure;
+      }
+    } else if (!speech) {
+      throw new ApiError(
+        "unsupported_platform",
+        `This server does not transcribe the audio of YouTube videos; ask for the captions of ${videoId} with mode "captions" or "auto".`,
+      );
+    }
+    return speech.requestYoutube(query, videoId);
+  }
+}
+
+/** Captions as the wire's transcript: `text` is the segments joined. */
+function captionTranscript(transcript: YoutubeTranscript): FullTranscript {
+  return {
+    kind: "transcript",
+    video_id: transcript.videoId,
+    url: youtubeWatchUrl(transcript.videoId),
+    platform: "youtube",
+    title: transcript.title,
+    channel: transcript.channel,
+    duration: transcript.durationSeconds,
+    language: transcript.language,
+    source: transcript.source,
+    caption_kind: transcript.captionKind,
+    thumbnail_url: transcript.thumbnailUrl,
+    speakers: null,
+    speech_engine: null,
+    segments: transcript.segments,
+    text: transcript.segments.map((segment) => segment.text).join(" "),
+  };
+}
