@@ -25,13 +25,16 @@ function elapsedMs(work: () => unknown): number {
   return performance.now() - started;
 }
 
-// Bounds are generous (a loaded 2-core machine), and still far below what the old patterns took.
-const linearBoundMs = 3_000;
+// Linear scans of these inputs take about 2 s here; the backtracking patterns they replace took
+// minutes to hours. The bound leaves room for a busy 2-core machine and still tells them apart.
+const linearBoundMs = 15_000;
 
-describe("parsers of fetched text take linear time on hostile input of the largest accepted size", () => {
+describe("parsers of fetched text take linear time on hostile input of the largest accepted size", {
+  timeout: 60_000,
+}, () => {
   it("tells a feed's root after 151 bytes of processing instructions, the input that held the event loop 36 s", () => {
     const hostile = `${"<?a?>".repeat(30)}!`;
-    expect(elapsedMs(() => expect(feedFormatOf(hostile)).toBeNull())).toBeLessThan(100);
+    expect(elapsedMs(() => expect(feedFormatOf(hostile)).toBeNull())).toBeLessThan(1_000);
     expect(elapsedMs(() => feedFormatOf(filled("", "<?a?>", feedMaxBytes, "!")))).toBeLessThan(linearBoundMs);
     expect(elapsedMs(() => feedFormatOf(filled("", "<!--", feedMaxBytes)))).toBeLessThan(linearBoundMs);
   });
