@@ -388,10 +388,16 @@ export interface components {
         };
         /** @description One requested video: an id or a URL. */
         BatchItem: string;
-        /** @description Fetch many transcripts in one request. */
+        /** @description Fetch many transcripts in one request: send `video_ids`, or its legacy name `videoIds`, not both. */
         BatchRequest: {
-            /** @description Video ids or URLs, one row each in the answer, in order. The plan caps the count: 50 on Free, Basic and Pro, 500 on Mega and Scale. */
-            video_ids: components["schemas"]["BatchItem"][];
+            /**
+             * @description Video ids or URLs, one row each in the answer, in order. The plan caps the count: 50 on
+             *     Free, Basic and Pro, 500 on Mega and Scale. Required unless `videoIds` is sent; sending
+             *     both is 400 `invalid_request`.
+             */
+            video_ids?: components["schemas"]["BatchItem"][];
+            /** @description The legacy name of `video_ids`, which the hosted service's Node SDK sends. Send one or the other. */
+            videoIds?: components["schemas"]["BatchItem"][];
             /**
              * @description Where each row's text may come from. `audio` is not accepted: queue single requests for that.
              * @default auto
@@ -438,6 +444,11 @@ export interface components {
             outcome: "error";
             /** @description Why the row failed: the same block a request-level failure carries. */
             error: components["schemas"]["ApiError"];
+            /**
+             * Format: int32
+             * @description For a retryable failure (a 5xxx error, an upstream block, a busy account), the seconds to wait before resubmitting the item.
+             */
+            retry_after?: number;
         };
         /** @description A row whose transcript is ready (1 credit). */
         BatchRowOk: {
@@ -694,10 +705,12 @@ export interface components {
             /** @description The monitor's name. */
             name: components["schemas"]["MonitorName"] | null;
             /**
-             * @description `active` monitors are checked on schedule; `paused` ones are not.
+             * @description `active` monitors are checked on schedule; `paused` ones are not (a check on demand still runs).
              * @enum {string}
              */
             status: "active" | "paused";
+            /** @description Whether the monitor has an event newer than the `since` event id of the request (any event when `since` is absent). */
+            has_new: boolean;
             /** @description How often the channel is checked. */
             interval_minutes: components["schemas"]["CheckInterval"];
             /** @description Whether new videos' transcripts are fetched too. */
@@ -710,8 +723,8 @@ export interface components {
             next_check_at: string | null;
             /** @description When the channel was last checked. */
             last_checked_at: string | null;
-            /** @description Why the last check failed, if it did. */
-            last_error: string | null;
+            /** @description Why the last check failed, and when; `null` after a check that succeeded. */
+            last_error: components["schemas"]["MonitorCheckError"] | null;
             /**
              * Format: date-time
              * @description When the monitor was created.
@@ -1347,10 +1360,12 @@ export interface components {
             /** @description The monitor's name. */
             name: components["schemas"]["MonitorName"] | null;
             /**
-             * @description `active` monitors are checked on schedule; `paused` ones are not.
+             * @description `active` monitors are checked on schedule; `paused` ones are not (a check on demand still runs).
              * @enum {string}
              */
             status: "active" | "paused";
+            /** @description Whether the monitor has an event newer than the `since` event id of the request (any event when `since` is absent). */
+            has_new: boolean;
             /** @description How often the channel is checked. */
             interval_minutes: components["schemas"]["CheckInterval"];
             /** @description Whether new videos' transcripts are fetched too. */
@@ -1363,8 +1378,8 @@ export interface components {
             next_check_at: string | null;
             /** @description When the channel was last checked. */
             last_checked_at: string | null;
-            /** @description Why the last check failed, if it did. */
-            last_error: string | null;
+            /** @description Why the last check failed, and when; `null` after a check that succeeded. */
+            last_error: components["schemas"]["MonitorCheckError"] | null;
             /**
              * Format: date-time
              * @description When the monitor was created.
@@ -1390,8 +1405,10 @@ export interface components {
              * @description How many new videos the check found.
              */
             new_videos: number;
-            /** @description The event the check produced; `null` when it found nothing. */
+            /** @description The `monitor.videos` event the check produced; `null` when it found nothing. Its transcripts follow as `monitor.transcript` events. */
             event: components["schemas"]["MonitorVideosEvent"] | null;
+            /** @description Why the check failed (listing the channel, or too few credits); the check then changed nothing and its videos stay new. */
+            error: components["schemas"]["ApiError"] | null;
         };
         /** @description The body of every successful response. */
         MonitorCheckEnvelope: {
@@ -1407,8 +1424,43 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /** @description Why a check failed: the error block a request would carry, and when it happened. */
+        MonitorCheckError: {
+            /** @description Stable identifier of the error. Branch on it (or on `number`), never on `message`. */
+            code: string;
+            /**
+             * Format: int32
+             * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
+             *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
+             */
+            number: number;
+            /** @description Human-readable explanation. Never branch on it. */
+            message: string;
+            /**
+             * Format: uri
+             * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
+             */
+            docs: string;
+            /**
+             * Format: date-time
+             * @description When the check failed.
+             */
+            at: string;
+        };
         /** @description Create a monitor that watches a channel. */
         MonitorCreate: {
+            /**
+             * @description What to watch: only `channel`, accepted for clients that send it.
+             * @default channel
+             * @enum {string}
+             */
+            type?: "channel";
+            /**
+             * @description Where the channel is: only `youtube`, accepted for clients that send it.
+             * @default youtube
+             * @enum {string}
+             */
+            platform?: "youtube";
             /** @description The channel: an `@handle`, a channel URL or a `UC...` id. */
             target: string;
             /**
@@ -1523,6 +1575,10 @@ export interface components {
             kind: "monitor_list";
             /** @description Every monitor, newest first. */
             monitors: components["schemas"]["Monitor"][];
+            /** @description Whether any monitor has an event newer than the `since` event id of the request (any event when `since` is absent). */
+            has_new: boolean;
+            /** @description The newest event of all the account's monitors. */
+            last_event_id: components["schemas"]["EventId"] | null;
             /** @description Limits on monitors. */
             limits: components["schemas"]["MonitorLimits"];
         };
@@ -1581,13 +1637,40 @@ export interface components {
              */
             outcome: "ok" | "processing" | "error";
             /** @description The transcript, for `ok`. */
-            transcript?: components["schemas"]["FullTranscript"];
-            /** @description The job's id, for `processing`. */
-            job_id?: components["schemas"]["JobId"];
+            transcript: components["schemas"]["FullTranscript"] | null;
+            /** @description The speech recognition job, for `processing` and for the outcome of a job that finished. */
+            job_id: components["schemas"]["JobId"] | null;
             /** @description Why it failed, for `error`. */
-            error?: components["schemas"]["ApiError"];
+            error: components["schemas"]["ApiError"] | null;
         };
-        /** @description A transcript of a new video finished after its check (a speech recognition job). */
+        /** @description A `monitor.transcript` event's data: the transcript outcome and the `monitor.videos` event that reported the video. */
+        MonitorTranscriptData: {
+            /** @description The video's id. */
+            video_id: string;
+            /**
+             * Format: uri
+             * @description The video's URL.
+             */
+            url: string;
+            /**
+             * @description `ok` with the transcript, `processing` with a job, or `error`.
+             * @enum {string}
+             */
+            outcome: "ok" | "processing" | "error";
+            /** @description The transcript, for `ok`. */
+            transcript: components["schemas"]["FullTranscript"] | null;
+            /** @description The speech recognition job, for `processing` and for the outcome of a job that finished. */
+            job_id: components["schemas"]["JobId"] | null;
+            /** @description Why it failed, for `error`. */
+            error: components["schemas"]["ApiError"] | null;
+            /** @description The `monitor.videos` event that reported the video. */
+            videos_event_id: components["schemas"]["EventId"];
+        };
+        /**
+         * @description The transcript of one new video, when the monitor fetches transcripts: `ok` (charged like any
+         *     transcript), `error` (free), or `processing` with a speech recognition job, followed by
+         *     another event with the job's outcome when it finishes (charged then).
+         */
         MonitorTranscriptEvent: {
             /**
              * @description Always `monitor.transcript`. (enum property replaced by openapi-typescript)
@@ -1611,7 +1694,7 @@ export interface components {
             /** @description How its delivery went. */
             delivery: components["schemas"]["Delivery"];
             /** @description The transcript outcome. */
-            data: components["schemas"]["MonitorTranscript"];
+            data: components["schemas"]["MonitorTranscriptData"];
         };
         /** @description Change a monitor: a field set to `null` is cleared, an omitted field is kept. */
         MonitorUpdate: {
@@ -1635,7 +1718,10 @@ export interface components {
         MonitorVideosData: {
             /** @description The new videos, newest first. */
             videos: components["schemas"]["VideoRow"][];
-            /** @description Their transcripts, when the monitor fetches them. */
+            /**
+             * @description Not sent by Verbatim, which delivers each transcript as its own `monitor.transcript` event;
+             *     kept for clients of the hosted service, which may carry the transcripts here.
+             */
             transcripts?: components["schemas"]["MonitorTranscript"][];
         };
         /** @description A check found new videos. */
@@ -2613,6 +2699,8 @@ export interface components {
         IdempotencyKeyHeader: string;
         /** @description The monitor's id (`mon_...`). */
         MonitorIdParameter: string;
+        /** @description An event id (`evt_...`) the client has seen: `has_new` then says whether a newer event exists, and an event list holds only newer events. */
+        SinceEventParameter: string;
     };
     requestBodies: never;
     headers: never;
@@ -2912,7 +3000,10 @@ export interface operations {
     };
     listMonitors: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An event id (`evt_...`) the client has seen: `has_new` then says whether a newer event exists, and an event list holds only newer events. */
+                since?: components["parameters"]["SinceEventParameter"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3235,7 +3326,10 @@ export interface operations {
     };
     getMonitor: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description An event id (`evt_...`) the client has seen: `has_new` then says whether a newer event exists, and an event list holds only newer events. */
+                since?: components["parameters"]["SinceEventParameter"];
+            };
             header?: never;
             path: {
                 /** @description The monitor's id (`mon_...`). */
@@ -3887,6 +3981,8 @@ export interface operations {
                 limit?: number;
                 /** @description The `next_cursor` of the previous page. */
                 cursor?: components["schemas"]["Cursor"];
+                /** @description An event id (`evt_...`) the client has seen: `has_new` then says whether a newer event exists, and an event list holds only newer events. */
+                since?: components["parameters"]["SinceEventParameter"];
             };
             header?: never;
             path: {

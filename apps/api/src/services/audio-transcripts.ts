@@ -70,6 +70,8 @@ export interface AudioRequest {
   /** The balance when the request arrived; null for unlimited accounts. */
   balance: number | null;
   requestId: string;
+  /** The operation charged, as `METHOD /path`: the ledger says which endpoint spent the credits. */
+  operation: string;
   callbackUrl: string | null;
   /** The validated body, kept with a job. */
   body: Record<string, unknown>;
@@ -348,7 +350,7 @@ export class AudioTranscripts {
     return this.options.credits.charge({
       accountId: request.accountId,
       credits,
-      operation: "POST /transcripts/video",
+      operation: request.operation,
       requestId: request.requestId,
     });
   }

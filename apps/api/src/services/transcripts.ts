@@ -1,13 +1,14 @@
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
+import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
-import type { AudioRequest, AudioTranscripts } from "./audio-transcripts.ts";
+import { type AudioRequest, type AudioTranscripts, createAudioTranscripts } from "./audio-transcripts.ts";
 import type { Credits } from "./credits.ts";
 import { pricing } from "./pricing.ts";
 import {
   isCaptionless,
   toApiError,
-  type VideoTranscripts,
+  VideoTranscripts,
   type YoutubeTranscript,
   youtubeWatchUrl,
 } from "./video-transcripts.ts";
@@ -78,7 +79,7 @@ export class Transcripts {
         const charged = await youtube.captionsOf(videoId, query.language, {
           accountId: query.accountId,
           credits,
-          operation: "POST /transcripts/video",
+          operation: query.operation,
           requestId: query.requestId,
         });
         return {
@@ -99,6 +100,22 @@ export class Transcripts {
     }
     return speech.requestYoutube(query, videoId);
   }
+}
+
+/** The transcript service of a server: YouTube captions and audio sources as `deps` configures them. */
+export function createTranscripts(
+  deps: Pick<AppDeps, "platform" | "youtube" | "audio" | "now" | "logger">,
+): Transcripts {
+  const { platform } = deps;
+  return new Transcripts({
+    credits: platform.credits,
+    ...(deps.youtube
+      ? { youtube: new VideoTranscripts(platform.store, deps.youtube.captions, platform.credits, deps.now) }
+      : {}),
+    ...(deps.audio
+      ? { audio: createAudioTranscripts(platform, deps.audio, { now: deps.now, logger: deps.logger }) }
+      : {}),
+  });
 }
 
 /** Captions as the wire's transcript: `text` is the segments joined. */

@@ -1,6 +1,7 @@
 import type { OperationId } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import type { Allowance } from "../../services/authenticator.ts";
+import { createTranscripts } from "../../services/transcripts.ts";
 import type { LiveRoute } from "../route.ts";
 import { healthCheck } from "./health.ts";
 import { type DependencyProbe, deepHealthCheck } from "./health-deep.ts";
@@ -12,7 +13,8 @@ import { getUsage } from "./usage.ts";
 
 /** The operations this server serves. */
 export function liveRoutes(deps: AppDeps): LiveRoute[] {
-  const transcripts = deps.youtube || deps.audio ? [fetchVideoTranscript(deps)] : [];
+  const transcriptService = createTranscripts(deps);
+  const transcripts = deps.youtube || deps.audio ? [fetchVideoTranscript(deps, transcriptService)] : [];
   const jobs = deps.audio ? [getTranscriptJob(deps, deps.audio)] : [];
   const lists = deps.youtube?.lists ? listRoutes(deps, deps.youtube.lists) : [];
   const { audio } = deps;

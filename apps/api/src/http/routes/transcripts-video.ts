@@ -3,10 +3,9 @@ import type { Response } from "express";
 import { hostRefusal } from "../../adapters/net/address-rule.ts";
 import type { AppDeps, AudioDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { createAudioTranscripts } from "../../services/audio-transcripts.ts";
 import { usageBlock } from "../../services/credits.ts";
-import { type TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
-import { type TranscriptMode, VideoTranscripts } from "../../services/video-transcripts.ts";
+import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
+import type { TranscriptMode } from "../../services/video-transcripts.ts";
 import { authOf } from "../auth.ts";
 import { publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send, wasSent } from "../route.ts";
@@ -21,16 +20,7 @@ type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
  * answers inline for short media, otherwise as a job (202) charged on completion. The route reads
  * the body and shapes the envelope; `Transcripts` decides.
  */
-export function fetchVideoTranscript(deps: AppDeps): LiveRoute {
-  const transcripts = new Transcripts({
-    credits: deps.platform.credits,
-    ...(deps.youtube
-      ? { youtube: new VideoTranscripts(deps.platform.store, deps.youtube.captions, deps.platform.credits, deps.now) }
-      : {}),
-    ...(deps.audio
-      ? { audio: createAudioTranscripts(deps.platform, deps.audio, { now: deps.now, logger: deps.logger }) }
-      : {}),
-  });
+export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): LiveRoute {
   return {
     operationId: "fetchVideoTranscript",
     guards: [holdExtractionSlot(deps)],
@@ -51,6 +41,7 @@ export function fetchVideoTranscript(deps: AppDeps): LiveRoute {
         plan: auth.plan,
         balance: auth.credits,
         requestId: requestIdOf(res),
+        operation: "POST /transcripts/video",
         callbackUrl: body.callback_url ?? null,
         body: { ...body },
         docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
