@@ -5,7 +5,10 @@ import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index
 import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { Logger } from "./logger.ts";
 import type { Platform } from "./platform.ts";
+import type { MonitorEvents } from "./services/monitor-events.ts";
+import type { JobFollower } from "./services/transcript-jobs.ts";
 import type { WebhookOutbox } from "./services/webhook-events.ts";
+import type { WebhookTargetRule } from "./services/webhook-targets.ts";
 import type { TranscriptionQueue } from "./workers/transcription-queue.ts";
 
 /** Settings of the HTTP layer. */
@@ -28,8 +31,20 @@ export interface AppDeps {
   youtube?: YoutubeDeps;
   /** Podcasts, feeds and media files, and speech recognition jobs; without it, that input is refused as unsupported. */
   audio?: AudioDeps;
+  /** Monitors; without them (or without YouTube lists) the monitor operations answer 404 as not live yet. */
+  monitors?: MonitorDeps;
   /** Validate every response against the OpenAPI document (on in tests; a mismatch answers 500). */
   validateResponses?: boolean;
+}
+
+/** What monitors need beyond YouTube lists and the transcript service. */
+export interface MonitorDeps {
+  /** Where monitor events are written and delivered from; also told when a monitor's speech job finishes. */
+  events: MonitorEvents;
+  /** The address rule a monitor's `webhook_url` must pass. */
+  webhookTargets: WebhookTargetRule;
+  /** 0 (inclusive) to 1: where a check lands in its jitter window. Default `Math.random`. */
+  random?: () => number;
 }
 
 /** What the YouTube operations need. */
@@ -53,6 +68,8 @@ export interface AudioDeps {
   maxQueuedJobs: number;
   /** Job callbacks (`callback_url`); without it they are not sent. */
   webhooks?: WebhookOutbox;
+  /** Work waiting on jobs' outcomes (monitors' transcripts), told when a job finishes. */
+  jobFollowers?: readonly JobFollower[];
   /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: a `callback_url` may be http or name a private address. */
   allowPrivateCallbackTargets?: boolean;
   /** Resolves a `callback_url`'s host at request time; default `dns.lookup`. Tests substitute it. */

@@ -10,9 +10,14 @@ import { createLogger } from "./logger.ts";
 import { createPlatform } from "./platform.ts";
 import { startJobQueue } from "./queue/job-queue.ts";
 import { createAudioTranscripts } from "./services/audio-transcripts.ts";
+import { MonitorEvents } from "./services/monitor-events.ts";
+import { createMonitors } from "./services/monitors.ts";
+import { MonthlyRefills } from "./services/monthly-refills.ts";
+import { createTranscripts } from "./services/transcripts.ts";
 import { createWebhooks } from "./services/webhooks.ts";
 import type { Store } from "./store/database.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
+import { Scheduler } from "./workers/scheduler.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "./workers/transcription-queue.ts";
 import { startTranscriptionWorker } from "./workers/transcription-worker.ts";
 
@@ -69,6 +74,7 @@ const webhooks = createWebhooks(store, {
   retryDelaysMs: config.webhooks.retryDelaysMs,
   allowPrivateTargets: config.allowPrivateTargets,
 });
+const monitorEvents = new MonitorEvents(store, webhooks, now);
 const audioSources = createAudioSources({
   allowPrivateTargets: config.allowPrivateTargets,
   logger,
@@ -83,8 +89,23 @@ const audio = {
   inlineAudioSeconds: config.jobs.inlineAudioSeconds,
   maxQueuedJobs: config.jobs.maxQueuedJobs,
   webhooks,
+  jobFollowers: [monitorEvents],
   allowPrivateCallbackTargets: config.allowPrivateTargets,
 };
+const monitorDeps = { events: monitorEvents, webhookTargets: { allowPrivateTargets: config.allowPrivateTargets } };
+const scheduler = new Scheduler({
+  monitors: createMonitors(
+    { platform, now, logger },
+    {
+      lists: youtube.lists,
+      transcripts: createTranscripts({ platform, youtube, audio, now, logger }),
+      monitors: monitorDeps,
+      docsBaseUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
+    },
+  ),
+  refills: new MonthlyRefills(store, now),
+  logger,
+});
 
 if (runsWorkers) {
   await startTranscriptionWorker(boss, createAudioTranscripts(platform, audio, { now, logger }), {
@@ -94,6 +115,7 @@ if (runsWorkers) {
     logger,
   });
   webhooks.start();
+  scheduler.start();
 }
 
 let server: Server | undefined;
@@ -105,6 +127,7 @@ if (servesApi) {
     platform,
     youtube,
     audio,
+    monitors: monitorDeps,
   });
   const listening = app.listen(config.port, config.host, () => {
     const { address, port } = listening.address() as AddressInfo;
@@ -138,6 +161,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
  */
 async function shutDown(): Promise<void> {
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await scheduler.stop();
   await boss.stop({ graceful: true, timeout: 20_000, close: false });
   await webhooks.stop();
   await audioSources.close();

@@ -5,6 +5,7 @@ import { newId } from "../ids.ts";
 import type { Store } from "../store/database.ts";
 import { accounts, apiKeys, plans as planRows } from "../store/schema.ts";
 import { displayPrefixOf, generateApiKey, hashApiKey } from "./api-keys.ts";
+import { nextRefillAt } from "./monthly-refills.ts";
 import { type PlanName, plans, pollsPerMinute } from "./plans.ts";
 
 /** An account as the operator sees it. */
@@ -14,6 +15,8 @@ export interface AccountView {
   plan: PlanName;
   credits: number | null;
   created_at: string;
+  /** When the plan's monthly credits next refill the balance; `null` for unlimited accounts. */
+  next_refill_at: string | null;
 }
 
 /** An API key as listings show it: never the key itself. */
@@ -223,6 +226,7 @@ function accountView(row: typeof accounts.$inferSelect): AccountView {
     plan: row.plan as PlanName,
     credits: row.credits,
     created_at: row.createdAt.toISOString(),
+    next_refill_at: row.credits === null ? null : nextRefillAt(row.createdAt, row.refilledCycles).toISOString(),
   };
 }
 

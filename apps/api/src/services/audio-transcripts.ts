@@ -644,7 +644,14 @@ export function createAudioTranscripts(
   const transcripts = new AudioTranscriptStore(platform.store);
   return new AudioTranscripts({
     credits: platform.credits,
-    jobs: new TranscriptJobs(platform.store, platform.credits, transcripts, options.now, audio.webhooks),
+    jobs: new TranscriptJobs(
+      platform.store,
+      platform.credits,
+      transcripts,
+      options.now,
+      audio.webhooks,
+      audio.jobFollowers,
+    ),
     transcripts,
     sources: audio.sources,
     ...(audio.youtube === undefined ? {} : { youtube: audio.youtube }),

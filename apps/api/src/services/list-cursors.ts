@@ -1,10 +1,11 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { stringify as canonicalJson } from "safe-stable-stringify";
 import type { ListTarget } from "../adapters/youtube/video-lists.ts";
 import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
-import { listPositions, serviceSecrets } from "../store/schema.ts";
+import { listPositions } from "../store/schema.ts";
+import { SigningKey } from "./signing-key.ts";
 
 /**
  * Where the next page of a list starts: `skip` rows into the upstream page read from
@@ -41,12 +42,14 @@ const cursorShape = /^v1\.([A-Za-z0-9_-]{22})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43}
  * of a deployment reads the same one.
  */
 export class ListCursors {
-  private signingKey: Promise<Buffer> | undefined;
+  private readonly signingKey: SigningKey;
 
   constructor(
     private readonly store: Store,
     private readonly now: () => Date,
-  ) {}
+  ) {
+    this.signingKey = new SigningKey(store, signingKeyName);
+  }
 
   async issue(target: ListTarget, position: ListPosition): Promise<string> {
     const id = randomBytes(16).toString("base64url");
@@ -59,7 +62,7 @@ export class ListCursors {
       expiresAt: new Date(expiresAt * 1000),
     });
     const signed = `${formatVersion}.${id}.${expiresAt}`;
-    return `${signed}.${await this.signature(signed)}`;
+    return `${signed}.${await this.signingKey.sign(signed)}`;
   }
 
   /** The position a cursor points to in this list; the list's start for an empty cursor. Refuses any other with 400 `invalid_cursor`. */
@@ -69,9 +72,7 @@ export class ListCursors {
     if (id === undefined || expiresAt === undefined || signature === undefined) {
       throw invalidCursor("The cursor is malformed. Pass back a next_cursor exactly as it was received.");
     }
-    const expected = Buffer.from(await this.signature(`${formatVersion}.${id}.${expiresAt}`), "base64url");
-    const received = Buffer.from(signature, "base64url");
-    if (received.length !== expected.length || !timingSafeEqual(received, expected)) {
+    if (!(await this.signingKey.verify(`${formatVersion}.${id}.${expiresAt}`, signature))) {
       throw invalidCursor(
         "The cursor was not issued by this server or was altered. Restart the listing without a cursor.",
       );
@@ -108,34 +109,6 @@ export class ListCursors {
       swept += deleted.length;
       if (deleted.length < sweepBatchSize) return swept;
     }
-  }
-
-  private async signature(signed: string): Promise<string> {
-    return createHmac("sha256", await this.key())
-      .update(signed)
-      .digest("base64url");
-  }
-
-  private key(): Promise<Buffer> {
-    this.signingKey ??= this.loadOrCreateKey().catch((error: unknown) => {
-      this.signingKey = undefined;
-      throw error;
-    });
-    return this.signingKey;
-  }
-
-  /** Creates the key if no process has yet (the first insert wins), then reads the one that won. */
-  private async loadOrCreateKey(): Promise<Buffer> {
-    await this.store.db
-      .insert(serviceSecrets)
-      .values({ name: signingKeyName, value: randomBytes(32).toString("base64url") })
-      .onConflictDoNothing();
-    const [row] = await this.store.db
-      .select({ value: serviceSecrets.value })
-      .from(serviceSecrets)
-      .where(eq(serviceSecrets.name, signingKeyName));
-    if (!row) throw new Error(`service secret ${signingKeyName} missing right after its insert`);
-    return Buffer.from(row.value, "base64url");
   }
 }
 

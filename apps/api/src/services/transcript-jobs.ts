@@ -58,6 +58,19 @@ export type CompletionOutcome =
   /** The balance could not pay: the job failed with 402 `insufficient_credits`, the transcript was kept. */
   | { kind: "insufficient_credits" };
 
+/** How a job ended, as the work waiting on it learns it. */
+export type FinishedJob =
+  | { status: "completed"; transcript: FullTranscript; usage: UsageBlock }
+  | { status: "failed"; error: JobErrorBody };
+
+/**
+ * Work that waits on a job's outcome (a monitor's transcript of a new video), told in the
+ * transaction that finishes the job: it commits with the job's move, exactly once.
+ */
+export interface JobFollower {
+  jobFinished(job: TranscriptJobRow, outcome: FinishedJob, db: DatabaseOrTransaction): Promise<void>;
+}
+
 /** The `source` column: the orchestration's work description plus what the callback needs. */
 interface JobSourceColumn {
   work: Record<string, unknown>;
@@ -82,6 +95,7 @@ export class TranscriptJobs {
     private readonly transcripts: AudioTranscriptStore,
     private readonly now: () => Date,
     private readonly webhooks?: WebhookOutbox,
+    private readonly followers: readonly JobFollower[] = [],
   ) {}
 
   /**
@@ -215,6 +229,9 @@ export class TranscriptJobs {
           .where(eq(transcriptJobs.id, job.id));
         await this.transcripts.save(completion.storeKey, completion, tx);
         await this.notify(job, "transcript_job.completed", { status: "completed", data }, tx);
+        for (const follower of this.followers) {
+          await follower.jobFinished(job, { status: "completed", transcript: data, usage }, tx);
+        }
         return { kind: "completed", usage } as const;
       });
     } catch (error) {
@@ -238,8 +255,9 @@ export class TranscriptJobs {
         .where(and(eq(transcriptJobs.id, job.id), eq(transcriptJobs.status, "processing")))
         .returning({ id: transcriptJobs.id });
       if (!moved) return false;
-      const error = apiErrorOf(failure).toBody(sourceOf(job).docs_base_url);
+      const error = apiErrorOf(failure).toBody(sourceOf(job).docs_base_url) as JobErrorBody;
       await this.notify(job, "transcript_job.failed", { status: "failed", error }, tx);
+      for (const follower of this.followers) await follower.jobFinished(job, { status: "failed", error }, tx);
       return true;
     });
   }

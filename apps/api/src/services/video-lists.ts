@@ -117,7 +117,7 @@ export class VideoLists {
 }
 
 /** Refuses a channel or playlist input that names no such list; a search query is free text. */
-function checkListReference(target: ListTarget): void {
+export function checkListReference(target: ListTarget): void {
   switch (target.kind) {
     case "channel": {
       const reference = parseChannelReference(target.channel);

@@ -12,6 +12,10 @@ export interface WebhookEvent {
   type: string;
   /** The JSON body delivered. */
   payload: Record<string, unknown>;
+  /** The event's own id, when it has one (a monitor event): its `webhook-id`. Default: a new `evt_` id. */
+  id?: string;
+  /** A monitor's event: signed with the monitor's secret instead of the account's, and dropped with the monitor. */
+  monitorId?: string;
 }
 
 /**

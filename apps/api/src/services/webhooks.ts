@@ -6,7 +6,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import type { Store } from "../store/database.ts";
-import { accounts, webhookAttempts, webhookDeliveries } from "../store/schema.ts";
+import { accounts, monitors, webhookAttempts, webhookDeliveries } from "../store/schema.ts";
 import type { DatabaseOrTransaction, WebhookEvent, WebhookOutbox } from "./webhook-events.ts";
 import { defaultRetryScheduleSeconds } from "./webhook-retry-schedule.ts";
 
@@ -69,7 +69,10 @@ export interface WebhookDeliveryView {
   } | null;
 }
 
-type Claimed = Pick<typeof webhookDeliveries.$inferSelect, "id" | "accountId" | "url" | "payload" | "attempts">;
+type Claimed = Pick<
+  typeof webhookDeliveries.$inferSelect,
+  "id" | "accountId" | "monitorId" | "url" | "payload" | "attempts"
+>;
 
 interface AttemptOutcome {
   delivered: boolean;
@@ -155,11 +158,12 @@ export class Webhooks implements WebhookOutbox {
   }
 
   async enqueue(event: WebhookEvent, db: DatabaseOrTransaction = this.store.db): Promise<string> {
-    const id = newId("evt");
+    const id = event.id ?? newId("evt");
     const now = this.now();
     await db.insert(webhookDeliveries).values({
       id,
       accountId: event.accountId,
+      monitorId: event.monitorId ?? null,
       eventType: event.type,
       url: event.url,
       payload: event.payload,
@@ -273,6 +277,7 @@ export class Webhooks implements WebhookOutbox {
       .returning({
         id: webhookDeliveries.id,
         accountId: webhookDeliveries.accountId,
+        monitorId: webhookDeliveries.monitorId,
         url: webhookDeliveries.url,
         payload: webhookDeliveries.payload,
         attempts: webhookDeliveries.attempts,
@@ -331,8 +336,11 @@ export class Webhooks implements WebhookOutbox {
   }
 
   private async attempt(delivery: Claimed): Promise<void> {
+    // Read at every attempt, so a rotated secret signs the attempts after the rotation.
+    const secret = await this.secretOf(delivery);
+    if (secret === null) return;
     const attemptedAt = this.now();
-    const outcome = await this.send(delivery);
+    const outcome = await this.send(delivery, secret);
     this.recordReachability(delivery.url, outcome.unreachable);
     const finishedAt = this.now();
     const retryDelayMs = this.retryDelaysMs[delivery.attempts - 1];
@@ -342,6 +350,13 @@ export class Webhooks implements WebhookOutbox {
         ? { status: "pending", nextAttemptAt: new Date(finishedAt.getTime() + retryDelayMs) }
         : { status: "failed", nextAttemptAt: null };
     await this.store.db.transaction(async (tx) => {
+      // A monitor deleted during the attempt took its deliveries with it: nothing is left to log.
+      const [present] = await tx
+        .select({ id: webhookDeliveries.id })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.id, delivery.id))
+        .for("update");
+      if (!present) return;
       await tx.insert(webhookAttempts).values({
         deliveryId: delivery.id,
         attempt: delivery.attempts,
@@ -376,9 +391,7 @@ export class Webhooks implements WebhookOutbox {
     else this.options.logger.error(fields, "webhook delivery failed for good");
   }
 
-  private async send(delivery: Claimed): Promise<AttemptOutcome> {
-    // Read at every attempt, so a rotated secret signs the attempts after the rotation.
-    const secret = await this.secretOf(delivery.accountId);
+  private async send(delivery: Claimed, secret: string): Promise<AttemptOutcome> {
     const body = JSON.stringify(delivery.payload);
     const signedAt = this.now();
     const headers = {
@@ -439,13 +452,23 @@ export class Webhooks implements WebhookOutbox {
     }
   }
 
-  private async secretOf(accountId: string): Promise<string> {
-    const [row] = await this.store.db
-      .select({ secret: accounts.webhookSecret })
-      .from(accounts)
-      .where(eq(accounts.id, accountId));
-    if (!row) throw new Error(`No account ${accountId} for a webhook delivery.`);
-    return row.secret;
+  /**
+   * A monitor's event is signed with the monitor's secret, any other with the account's; `null`
+   * when the monitor was deleted after the claim, taking the delivery with it.
+   */
+  private async secretOf(delivery: Claimed): Promise<string | null> {
+    const [row] = delivery.monitorId
+      ? await this.store.db
+          .select({ secret: monitors.webhookSecret })
+          .from(monitors)
+          .where(eq(monitors.id, delivery.monitorId))
+      : await this.store.db
+          .select({ secret: accounts.webhookSecret })
+          .from(accounts)
+          .where(eq(accounts.id, delivery.accountId));
+    if (row) return row.secret;
+    if (delivery.monitorId) return null;
+    throw new Error(`No account ${delivery.accountId} for webhook delivery ${delivery.id}.`);
   }
 }
 

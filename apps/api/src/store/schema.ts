@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import {
   bigint,
   bigserial,
+  boolean,
   check,
   doublePrecision,
   index,
@@ -40,6 +41,11 @@ export const accounts = pgTable(
     credits: bigint("credits", { mode: "number" }),
     webhookSecret: text("webhook_secret").notNull(),
     createdAt: createdAt(),
+    /**
+     * Monthly cycles (counted from `created_at`) whose plan refill is done; cycle 0 is the
+     * account's opening balance. The next refill is due at `created_at` + (this + 1) months.
+     */
+    refilledCycles: integer("refilled_cycles").notNull().default(0),
   },
   (table) => [check("accounts_credits_never_negative", sql`${table.credits} >= 0`)],
 );
@@ -75,7 +81,7 @@ export const creditLedger = pgTable(
     /** Negative for charges, positive for grants. */
     delta: bigint("delta", { mode: "number" }).notNull(),
     balanceAfter: bigint("balance_after", { mode: "number" }),
-    /** `charge` or `grant`. */
+    /** `charge`, `grant`, or `refill` (the plan's monthly credits). */
     kind: text("kind").notNull(),
     /** The operation charged, as `METHOD /path`. */
     operation: text("operation"),
@@ -85,7 +91,7 @@ export const creditLedger = pgTable(
   },
   (table) => [
     index("credit_ledger_account_time_idx").on(table.accountId, table.createdAt),
-    check("credit_ledger_kind", sql`${table.kind} in ('charge', 'grant')`),
+    check("credit_ledger_kind", sql`${table.kind} in ('charge', 'grant', 'refill')`),
   ],
 );
 
@@ -263,6 +269,8 @@ export const webhookDeliveries = pgTable(
       .references(() => accounts.id),
     eventType: text("event_type").notNull(),
     url: text("url").notNull(),
+    /** The monitor whose event this is: signed with the monitor's secret, and gone with the monitor. */
+    monitorId: text("monitor_id").references(() => monitors.id, { onDelete: "cascade" }),
     /** `json`, not `jsonb`: it keeps the payload's key order, so the body reads as the event was written. */
     payload: json("payload").$type<Record<string, unknown>>().notNull(),
     /** `pending` until a 2xx (`delivered`) or the retry schedule runs out (`failed`). */
@@ -316,4 +324,99 @@ export const listPositions = pgTable(
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },
   (table) => [index("list_positions_expiry_idx").on(table.expiresAt)],
+);
+
+/**
+ * A channel tab checked on a schedule (api-decisions.md, Monitors). `seen_video_ids` is what the
+ * monitor already knows: a check reports the videos listed before the first of them.
+ */
+export const monitors = pgTable(
+  "monitors",
+  {
+    /** `mon_<ulid>`. */
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** The channel as the client gave it. */
+    target: text("target").notNull(),
+    tab: text("tab").notNull(),
+    name: text("name"),
+    status: text("status").notNull(),
+    intervalMinutes: integer("interval_minutes").notNull(),
+    transcripts: boolean("transcripts").notNull(),
+    webhookUrl: text("webhook_url"),
+    /** The Standard Webhooks secret (`whsec_...`) of this monitor's deliveries. */
+    webhookSecret: text("webhook_secret").notNull(),
+    /**
+     * The newest videos already reported or baselined, newest first (at most `seenVideoLimit`):
+     * more than one, so a deleted newest video does not make the whole tab look new.
+     */
+    seenVideoIds: jsonb("seen_video_ids").$type<string[]>().notNull(),
+    /** When the scheduler checks next; `null` while paused. */
+    nextCheckAt: timestamp("next_check_at", { withTimezone: true }),
+    /** A scheduled check in progress holds the monitor until then; a dead worker's claim lapses. */
+    claimedUntil: timestamp("claimed_until", { withTimezone: true }),
+    lastCheckedAt: timestamp("last_checked_at", { withTimezone: true }),
+    /** The error block of the last check, with `at`; `null` after a check that succeeded. */
+    lastError: jsonb("last_error").$type<Record<string, unknown>>(),
+    createdAt: createdAt(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("monitors_account_idx").on(table.accountId, table.id),
+    index("monitors_due_idx").on(table.nextCheckAt).where(sql`${table.status} = 'active'`),
+    check("monitors_status", sql`${table.status} in ('active', 'paused')`),
+    check("monitors_interval", sql`${table.intervalMinutes} in (15, 60, 360, 1440)`),
+  ],
+);
+
+/** A monitor's events, as `GET /monitors/{id}/events` lists them and webhooks deliver them. */
+export const monitorEvents = pgTable(
+  "monitor_events",
+  {
+    /** `evt_<ulid>`: time-ordered, the `webhook-id` of its delivery. */
+    id: text("id").primaryKey(),
+    monitorId: text("monitor_id")
+      .notNull()
+      .references(() => monitors.id, { onDelete: "cascade" }),
+    accountId: text("account_id").notNull(),
+    type: text("type").notNull(),
+    /** The event as delivered (without `delivery`); `json` keeps its key order. */
+    body: json("body").$type<Record<string, unknown>>().notNull(),
+    /** Whether the event went to a webhook: its delivery row has the event's id. */
+    delivered: boolean("delivered").notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index("monitor_events_monitor_idx").on(table.monitorId, table.id),
+    index("monitor_events_account_idx").on(table.accountId, table.id),
+  ],
+);
+
+/**
+ * The transcript of one new video a monitor still owes: written with the `monitor.videos` event
+ * that reported the video, done when its `monitor.transcript` event is written. A worker that
+ * dies while fetching it leaves the claim to lapse, and another takes it up.
+ */
+export const monitorTranscriptTasks = pgTable(
+  "monitor_transcript_tasks",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    monitorId: text("monitor_id")
+      .notNull()
+      .references(() => monitors.id, { onDelete: "cascade" }),
+    videosEventId: text("videos_event_id").notNull(),
+    videoId: text("video_id").notNull(),
+    /** `pending` (to fetch), `awaiting_job` (a speech job runs), `done`. */
+    status: text("status").notNull(),
+    jobId: text("job_id"),
+    claimedUntil: timestamp("claimed_until", { withTimezone: true }),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    index("monitor_transcript_tasks_pending_idx").on(table.claimedUntil).where(sql`${table.status} = 'pending'`),
+    index("monitor_transcript_tasks_job_idx").on(table.jobId),
+    check("monitor_transcript_tasks_status", sql`${table.status} in ('pending', 'awaiting_job', 'done')`),
+  ],
 );

@@ -1,11 +1,13 @@
 import type { OperationId } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import type { Allowance } from "../../services/authenticator.ts";
+import { createMonitors } from "../../services/monitors.ts";
 import { createTranscripts } from "../../services/transcripts.ts";
 import type { LiveRoute } from "../route.ts";
 import { healthCheck } from "./health.ts";
 import { type DependencyProbe, deepHealthCheck } from "./health-deep.ts";
 import { me } from "./me.ts";
+import { monitorRoutes } from "./monitors.ts";
 import { getTranscriptJob } from "./transcript-jobs.ts";
 import { listRoutes } from "./transcripts-lists.ts";
 import { fetchVideoTranscript } from "./transcripts-video.ts";
@@ -17,6 +19,18 @@ export function liveRoutes(deps: AppDeps): LiveRoute[] {
   const transcripts = deps.youtube || deps.audio ? [fetchVideoTranscript(deps, transcriptService)] : [];
   const jobs = deps.audio ? [getTranscriptJob(deps, deps.audio)] : [];
   const lists = deps.youtube?.lists ? listRoutes(deps, deps.youtube.lists) : [];
+  const monitors =
+    deps.youtube?.lists && deps.monitors
+      ? monitorRoutes(
+          deps,
+          createMonitors(deps, {
+            lists: deps.youtube.lists,
+            transcripts: transcriptService,
+            monitors: deps.monitors,
+            docsBaseUrl: deps.config.publicUrl ?? "http://localhost",
+          }),
+        )
+      : [];
   const { audio } = deps;
   const probes: DependencyProbe[] = audio
     ? [
@@ -32,6 +46,7 @@ export function liveRoutes(deps: AppDeps): LiveRoute[] {
     ...transcripts,
     ...jobs,
     ...lists,
+    ...monitors,
   ];
 }
 
@@ -44,6 +59,9 @@ export const pollingOperations: ReadonlySet<OperationId> = new Set([
   "me",
   "getUsage",
   "deepHealthCheck",
+  "listMonitors",
+  "getMonitor",
+  "listMonitorEvents",
 ]);
 
 /** Which allowance an authenticated operation counts against. */
@@ -63,11 +81,11 @@ export const pendingOperations: Partial<Record<OperationId, string>> = {
   fetchChannelVideos: "YouTube lists configured on the server",
   fetchPlaylistVideos: "YouTube lists configured on the server",
   searchVideos: "YouTube lists configured on the server",
-  createMonitor: "monitors",
-  listMonitors: "monitors",
-  getMonitor: "monitors",
-  updateMonitor: "monitors",
-  deleteMonitor: "monitors",
-  checkMonitor: "monitors",
-  listMonitorEvents: "monitors",
+  createMonitor: "YouTube lists and monitors configured on the server",
+  listMonitors: "YouTube lists and monitors configured on the server",
+  getMonitor: "YouTube lists and monitors configured on the server",
+  updateMonitor: "YouTube lists and monitors configured on the server",
+  deleteMonitor: "YouTube lists and monitors configured on the server",
+  checkMonitor: "YouTube lists and monitors configured on the server",
+  listMonitorEvents: "YouTube lists and monitors configured on the server",
 };

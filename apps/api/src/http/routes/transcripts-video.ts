@@ -1,11 +1,11 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
-import { hostRefusal } from "../../adapters/net/address-rule.ts";
 import type { AppDeps, AudioDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/credits.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
 import type { TranscriptMode } from "../../services/video-transcripts.ts";
+import { webhookTargetProblem } from "../../services/webhook-targets.ts";
 import { authOf } from "../auth.ts";
 import { publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send, wasSent } from "../route.ts";
@@ -75,26 +75,12 @@ function sendOutcome(res: Response, outcome: TranscriptOutcome, withTimestamps: 
   });
 }
 
-/**
- * Refuses a `callback_url` the webhook deliverer would never reach: not https, or naming a
- * private, loopback or link-local host by address, as `localhost`, or by a name resolving to
- * one. Names are checked again at delivery time, so a name that later points inward is refused
- * there.
- */
+/** Refuses a `callback_url` the webhook deliverer would never reach (`webhookTargetProblem`). */
 async function requireDeliverableCallback(callbackUrl: string, audio: AudioDeps): Promise<void> {
-  const allowPrivateTargets = audio.allowPrivateCallbackTargets ?? false;
-  // The schema's `uri` format admits addresses the WHATWG parser, which delivery uses, rejects.
-  const url = URL.parse(callbackUrl);
-  if (!url) throw callbackRefused("must be a URL a WHATWG parser accepts (host and port included)");
-  // Credentials in the address would be sent to the receiver and written to the delivery log.
-  if (url.username || url.password) throw callbackRefused("must not carry a user name or password");
-  const refusedHost = allowPrivateTargets
-    ? null
-    : await hostRefusal(url.hostname, audio.resolveAll ? { resolveAll: audio.resolveAll } : {});
-  const problem =
-    url.protocol !== "https:" && !(allowPrivateTargets && url.protocol === "http:")
-      ? "must be an https URL"
-      : refusedHost && `must not name ${refusedHost}`;
+  const problem = await webhookTargetProblem(callbackUrl, {
+    allowPrivateTargets: audio.allowPrivateCallbackTargets ?? false,
+    ...(audio.resolveAll ? { resolveAll: audio.resolveAll } : {}),
+  });
   if (problem) throw callbackRefused(problem);
 }
 

@@ -1,0 +1,144 @@
+import type { Request, Response } from "express";
+import type { AppDeps } from "../../deps.ts";
+import { usageBlock } from "../../services/credits.ts";
+import type { MonitorCreate, Monitors, MonitorUpdate } from "../../services/monitors.ts";
+import { authOf } from "../auth.ts";
+import { publicBaseUrl, requestIdOf } from "../locals.ts";
+import { bodyOf, type LiveRoute, send } from "../route.ts";
+import { holdExtractionSlot } from "../slots.ts";
+
+/**
+ * The seven `/monitors` operations over the monitor service. Reading and changing monitors is
+ * free; creating one (its baseline) and checking one read YouTube, so they hold an extraction
+ * slot like any other request that does.
+ */
+export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
+  return [
+    {
+      operationId: "createMonitor",
+      guards: [holdExtractionSlot(deps)],
+      handler: async (req, res) => {
+        const auth = authOf(res);
+        const created = await monitors.create(auth.accountId, bodyOf<MonitorCreate>(req));
+        send(res, "createMonitor", 201, {
+          ok: true,
+          request_id: requestIdOf(res),
+          data: created,
+          usage: usageBlock(0, auth.credits),
+        });
+      },
+    },
+    {
+      operationId: "listMonitors",
+      handler: async (req, res) => {
+        const auth = authOf(res);
+        send(res, "listMonitors", 200, {
+          ok: true,
+          request_id: requestIdOf(res),
+          data: await monitors.list(auth.accountId, sinceOf(req)),
+          usage: usageBlock(0, auth.credits),
+        });
+      },
+    },
+    {
+      operationId: "getMonitor",
+      handler: async (req, res) => {
+        const auth = authOf(res);
+        send(res, "getMonitor", 200, {
+          ok: true,
+          request_id: requestIdOf(res),
+          data: await monitors.get(auth.accountId, monitorIdOf(req), sinceOf(req)),
+          usage: usageBlock(0, auth.credits),
+        });
+      },
+    },
+    {
+      operationId: "updateMonitor",
+      handler: async (req, res) => {
+        const auth = authOf(res);
+        const updated = await monitors.update(auth.accountId, monitorIdOf(req), bodyOf<MonitorUpdate>(req));
+        send(res, "updateMonitor", 200, {
+          ok: true,
+          request_id: requestIdOf(res),
+          data: updated,
+          usage: usageBlock(0, auth.credits),
+        });
+      },
+    },
+    {
+      operationId: "deleteMonitor",
+      handler: async (req, res) => {
+        const auth = authOf(res);
+        const monitorId = monitorIdOf(req);
+        await monitors.delete(auth.accountId, monitorId);
+        send(res, "deleteMonitor", 200, {
+          ok: true,
+          request_id: requestIdOf(res),
+          data: { kind: "monitor_deleted", id: monitorId },
+          usage: usageBlock(0, auth.credits),
+        });
+      },
+    },
+    {
+      operationId: "checkMonitor",
+      guards: [holdExtractionSlot(deps)],
+      handler: async (req, res) => {
+        const auth = authOf(res);
+        const result = await monitors.checkNow(auth.accountId, monitorIdOf(req), {
+          requestId: requestIdOf(res),
+          docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
+        });
+        send(res, "checkMonitor", 200, {
+          ok: true,
+          request_id: requestIdOf(res),
+          data: {
+            kind: "monitor_check",
+            monitor: result.monitor,
+            new_videos: result.newVideos,
+            event: result.event,
+            error: result.error,
+          },
+          usage: usageBlock(result.creditsSpent, result.balance),
+        });
+      },
+    },
+    {
+      operationId: "listMonitorEvents",
+      handler: async (req, res) => {
+        const auth = authOf(res);
+        const monitorId = monitorIdOf(req);
+        const { limit, cursor } = req.query as { limit?: number; cursor?: string };
+        const since = sinceOf(req);
+        const page = await monitors.events(auth.accountId, monitorId, {
+          limit: limit ?? 20,
+          ...(cursor ? { cursor } : {}),
+          ...(since === undefined ? {} : { since }),
+        });
+        sendEvents(res, monitorId, page, auth.credits);
+      },
+    },
+  ];
+}
+
+function sendEvents(
+  res: Response,
+  monitorId: string,
+  page: Awaited<ReturnType<Monitors["events"]>>,
+  balance: number | null,
+): void {
+  send(res, "listMonitorEvents", 200, {
+    ok: true,
+    request_id: requestIdOf(res),
+    data: { kind: "monitor_event_list", monitor_id: monitorId, events: page.events, next_cursor: page.nextCursor },
+    usage: usageBlock(0, balance),
+  });
+}
+
+function monitorIdOf(req: Request): string {
+  return String(req.params.monitorId);
+}
+
+function sinceOf(req: Request): string | undefined {
+  const { since } = req.query as { since?: string };
+  return since === undefined || since === "" ? undefined : since;
+}

@@ -1,0 +1,169 @@
+import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
+import type { AppDeps } from "../../src/deps.ts";
+import { createLogger } from "../../src/logger.ts";
+import { createPlatform } from "../../src/platform.ts";
+import { MonitorEvents } from "../../src/services/monitor-events.ts";
+import { createMonitors, type Monitors } from "../../src/services/monitors.ts";
+import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
+import type { PlanName } from "../../src/services/plans.ts";
+import { createTranscripts } from "../../src/services/transcripts.ts";
+import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
+import { Scheduler } from "../../src/workers/scheduler.ts";
+import { FakeYoutube, fixture, fromFixture, newpipeRequest } from "../support/fake-youtube.ts";
+import { serveApp, type TestServer } from "../support/server.ts";
+import { openTestStore } from "../support/store.ts";
+import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
+
+/** The recorded Creative Commons channel, asked for as its legacy user URL (resolve_url, then browse). */
+export const channelUrl = "https://www.youtube.com/user/creativecommons";
+/** What the recorded Videos tab's first page holds. */
+export const recordedFirstPageSize = 30;
+/** The uploads `publishNewUploads` puts on top of the tab, newest first. */
+export const newUploads = ["GJLlxj_dtq8", "F1xioXWb8CY", "authoredNW1"] as const;
+
+const resolveRecording = "youtubechanneltabextractor/videos/generated_mock_2.json";
+const firstPageRecording = "youtubechanneltabextractor/videos/generated_mock_3.json";
+
+/** A settable clock: every service of the harness reads it. */
+export interface Clock {
+  now(): Date;
+  set(at: Date): void;
+  advanceMinutes(minutes: number): void;
+}
+
+/** Starts now: webhook receivers check signatures' timestamps against the real time. */
+export function fixedClock(start = new Date()): Clock {
+  let current = start.getTime();
+  return {
+    now: () => new Date(current),
+    set: (at) => {
+      current = at.getTime();
+    },
+    advanceMinutes: (minutes) => {
+      current += minutes * 60_000;
+    },
+  };
+}
+
+export interface MonitorHarness {
+  server: TestServer;
+  fake: FakeYoutube;
+  /** A loopback webhook endpoint; `VERBATIM_ALLOW_PRIVATE_TARGETS` is on, so monitors may deliver to it. */
+  receiver: Receiver;
+  /** The monitor service the worker role's scheduler uses. */
+  monitors: Monitors;
+  scheduler: Scheduler;
+  webhooks: Webhooks;
+  clock: Clock;
+  balance(): Promise<number | null>;
+  /** The channel's newest page from now on: the recorded one with `newUploads` on top. */
+  publishNewUploads(): void;
+  close(): Promise<void>;
+}
+
+export interface MonitorHarnessOptions {
+  plan?: PlanName;
+  credits?: number | null;
+  /** Whether a webhook may be http or on a private address (default true, so the loopback receiver works). */
+  allowPrivateWebhooks?: boolean;
+}
+
+/**
+ * The API with monitors over a fake YouTube serving the recorded Creative Commons channel, a
+ * webhook deliverer polling quickly, and the worker role's scheduler, which a test ticks itself
+ * (`scheduler.tick()`) on a clock it sets.
+ */
+export async function startMonitorHarness(options: MonitorHarnessOptions = {}): Promise<MonitorHarness> {
+  const clock = fixedClock();
+  const now = () => clock.now();
+  const fake = await FakeYoutube.start();
+  fake.replayNewpipe(resolveRecording).replayNewpipe(firstPageRecording);
+  serveCaptionedVideos(fake);
+  const receiver = await startReceiver();
+  const store = await openTestStore();
+  const platform = await createPlatform(store, { now });
+  const logger = createLogger("silent");
+  const webhooks = createWebhooks(store, { logger, now, allowPrivateTargets: true, pollIntervalMs: 20 });
+  const youtube = createYoutubeAdapter({
+    origin: fake.origin,
+    attemptTimeoutMs: 400,
+    budgetMs: 2_000,
+    maxAttempts: 2,
+    backoffBaseMs: 10,
+  });
+  const monitorDeps = {
+    events: new MonitorEvents(store, webhooks, now),
+    webhookTargets: { allowPrivateTargets: options.allowPrivateWebhooks ?? true },
+    random: () => 0,
+  };
+  const deps: AppDeps = {
+    config: { version: "0.0.0-test" },
+    logger,
+    now,
+    platform,
+    validateResponses: true,
+    youtube,
+    monitors: monitorDeps,
+  };
+  const server = await serveApp(deps, {
+    plan: options.plan ?? "pro",
+    ...(options.credits === undefined ? {} : { credits: options.credits }),
+  });
+  const monitors = createMonitors(deps, {
+    lists: youtube.lists,
+    transcripts: createTranscripts(deps),
+    monitors: monitorDeps,
+    docsBaseUrl: server.baseUrl,
+  });
+  const scheduler = new Scheduler({ monitors, refills: new MonthlyRefills(store, now), logger });
+  webhooks.start();
+  return {
+    server,
+    fake,
+    receiver,
+    monitors,
+    scheduler,
+    webhooks,
+    clock,
+    balance: () => platform.credits.balance(server.account.id),
+    publishNewUploads() {
+      const { endpoint, body } = newpipeRequest(firstPageRecording);
+      fake.innertube(
+        endpoint,
+        { browseId: String(body.browseId), params: String(body.params) },
+        { body: fixture("authored/lists/creativecommons.videos.new-uploads.json") },
+      );
+    },
+    async close() {
+      await scheduler.stop();
+      await webhooks.stop();
+      await server.close();
+      platform.slots.close();
+      await store.close();
+      await receiver.close();
+      await fake.close();
+    },
+  };
+}
+
+/** Captions for two of the new uploads; the third (`authoredNW1`) was taken down. */
+function serveCaptionedVideos(fake: FakeYoutube): void {
+  fake
+    .player("GJLlxj_dtq8", fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
+    .timedtext({ v: "GJLlxj_dtq8", lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
+    .timedtext({ v: "GJLlxj_dtq8", lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
+    .player("F1xioXWb8CY", fromFixture("youtube-transcript-api/youtube_ww1_nl_en.innertube.json.static"))
+    .timedtext({ v: "F1xioXWb8CY", lang: "en" }, fromFixture("authored/F1xioXWb8CY.en.json3"))
+    .player("authoredNW1", fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"));
+}
+
+/** Waits until `condition` holds, polling every 20 ms, for at most `timeoutMs`. */
+export async function eventually<T>(condition: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await condition();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
