@@ -32,6 +32,15 @@ export interface Config {
   downloads: DownloadLimits;
   /** Speech recognition jobs: `VERBATIM_ROLE`, `VERBATIM_WORKERS`, `VERBATIM_INLINE_AUDIO_SECONDS`, `VERBATIM_MAX_QUEUED_JOBS`, `VERBATIM_JOB_POLL_SECONDS`, `VERBATIM_JOB_HEARTBEAT_SECONDS`. */
   jobs: JobsConfig;
+  /** The worker role's scheduled work: `VERBATIM_SCHEDULER_TICK_SECONDS`, `VERBATIM_MONITOR_CLAIM_SECONDS`. */
+  scheduler: SchedulerConfig;
+}
+
+export interface SchedulerConfig {
+  /** How often due monitor checks and refills are looked for. */
+  tickSeconds: number;
+  /** How long a monitor check in progress holds its monitor: a worker that died frees it then. */
+  claimSeconds: number;
 }
 
 /** What this process runs: the HTTP API, the job workers, or both (the default, embedded deployment). */
@@ -78,6 +87,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     allowPrivateTargets: switchFrom("VERBATIM_ALLOW_PRIVATE_TARGETS", env.VERBATIM_ALLOW_PRIVATE_TARGETS),
     downloads: downloadLimitsFrom(env),
     jobs: jobsConfigFrom(env),
+    scheduler: {
+      tickSeconds: numberFrom("VERBATIM_SCHEDULER_TICK_SECONDS", env.VERBATIM_SCHEDULER_TICK_SECONDS, 5, { min: 0.1 }),
+      claimSeconds: numberFrom("VERBATIM_MONITOR_CLAIM_SECONDS", env.VERBATIM_MONITOR_CLAIM_SECONDS, 600, {
+        min: 1,
+        integer: true,
+      }),
+    },
   };
 }
 

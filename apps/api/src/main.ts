@@ -101,10 +101,12 @@ const scheduler = new Scheduler({
       transcripts: createTranscripts({ platform, youtube, audio, now, logger }),
       monitors: monitorDeps,
       docsBaseUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
+      claimSeconds: config.scheduler.claimSeconds,
     },
   ),
   refills: new MonthlyRefills(store, now),
   logger,
+  tickMs: config.scheduler.tickSeconds * 1000,
 });
 
 if (runsWorkers) {

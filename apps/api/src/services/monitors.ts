@@ -636,7 +636,13 @@ async function eachWithConcurrency<T>(items: readonly T[], concurrency: number, 
 /** The monitor service of a process: its lists, transcripts and events as `deps` configures them. */
 export function createMonitors(
   deps: Pick<AppDeps, "platform" | "now" | "logger">,
-  parts: { lists: VideoListSource; transcripts: Transcripts; monitors: MonitorDeps; docsBaseUrl: string },
+  parts: {
+    lists: VideoListSource;
+    transcripts: Transcripts;
+    monitors: MonitorDeps;
+    docsBaseUrl: string;
+    claimSeconds?: number;
+  },
 ): Monitors {
   const { platform } = deps;
   return new Monitors({
@@ -651,5 +657,6 @@ export function createMonitors(
     logger: deps.logger,
     docsBaseUrl: parts.docsBaseUrl,
     ...(parts.monitors.random ? { random: parts.monitors.random } : {}),
+    ...(parts.claimSeconds === undefined ? {} : { claimSeconds: parts.claimSeconds }),
   });
 }

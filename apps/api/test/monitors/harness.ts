@@ -1,5 +1,6 @@
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
-import type { AppDeps } from "../../src/deps.ts";
+import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
+import type { AppDeps, MonitorDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createPlatform } from "../../src/platform.ts";
 import { MonitorEvents } from "../../src/services/monitor-events.ts";
@@ -47,6 +48,8 @@ export function fixedClock(start = new Date()): Clock {
 
 export interface MonitorHarness {
   server: TestServer;
+  /** What the API was built from; another worker's monitor service can be built from it too. */
+  deps: AppDeps & { monitors: MonitorDeps; youtube: { lists: VideoListSource } };
   fake: FakeYoutube;
   /** A loopback webhook endpoint; `VERBATIM_ALLOW_PRIVATE_TARGETS` is on, so monitors may deliver to it. */
   receiver: Receiver;
@@ -96,7 +99,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
     webhookTargets: { allowPrivateTargets: options.allowPrivateWebhooks ?? true },
     random: () => 0,
   };
-  const deps: AppDeps = {
+  const deps = {
     config: { version: "0.0.0-test" },
     logger,
     now,
@@ -104,7 +107,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
     validateResponses: true,
     youtube,
     monitors: monitorDeps,
-  };
+  } satisfies AppDeps;
   const server = await serveApp(deps, {
     plan: options.plan ?? "pro",
     ...(options.credits === undefined ? {} : { credits: options.credits }),
@@ -119,6 +122,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   webhooks.start();
   return {
     server,
+    deps,
     fake,
     receiver,
     monitors,
@@ -166,4 +170,18 @@ export async function eventually<T>(condition: () => T | Promise<T>, timeoutMs =
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** Another worker's monitor service on the harness's database: what a second process would run. */
+export function anotherWorker(
+  h: MonitorHarness,
+  options: { random?: () => number; claimSeconds?: number } = {},
+): Monitors {
+  return createMonitors(h.deps, {
+    lists: h.deps.youtube.lists,
+    transcripts: createTranscripts(h.deps),
+    monitors: { ...h.deps.monitors, ...(options.random ? { random: options.random } : {}) },
+    docsBaseUrl: h.server.baseUrl,
+    ...(options.claimSeconds === undefined ? {} : { claimSeconds: options.claimSeconds }),
+  });
 }

@@ -1,0 +1,134 @@
+import { sql } from "drizzle-orm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { newId } from "../../src/ids.ts";
+import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
+import { Scheduler } from "../../src/workers/scheduler.ts";
+import { serverStartTimeoutMs } from "../support/youtube-server.ts";
+import { anotherWorker, channelUrl, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+
+let h: MonitorHarness;
+
+async function createMonitor(body: Record<string, unknown> = {}) {
+  const { data } = await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never });
+  if (!data) throw new Error("monitor not created");
+  return data.data;
+}
+
+async function eventCounts(): Promise<Map<string, number>> {
+  const rows = await h.server.platform.store.query<{ monitor_id: string; events: number }>(
+    sql`select monitor_id, count(*)::int as events from monitor_events where type = 'monitor.videos' group by monitor_id`,
+  );
+  return new Map(rows.map((row) => [row.monitor_id, row.events]));
+}
+
+async function monitorRow(id: string) {
+  const [row] = await h.server.platform.store.query<{ next_check_at: string; claimed_until: string | null }>(
+    sql`select next_check_at, claimed_until from monitors where id = ${id}`,
+  );
+  return row;
+}
+
+describe("the scheduler", () => {
+  beforeEach(async () => {
+    h = await startMonitorHarness({ credits: 1000 });
+  }, serverStartTimeoutMs);
+  afterEach(async () => h.close());
+
+  it("checks a monitor when it is due, not before, then again one interval later", async () => {
+    const monitor = await createMonitor({ interval_minutes: 15 });
+    h.publishNewUploads();
+    h.clock.advanceMinutes(14);
+    await h.scheduler.tick();
+    expect(await eventCounts()).toEqual(new Map());
+    h.clock.advanceMinutes(1);
+    await h.scheduler.tick();
+    expect(await eventCounts()).toEqual(new Map([[monitor.id, 1]]));
+    const { data } = await h.server.client.GET("/monitors/{monitorId}", {
+      params: { path: { monitorId: monitor.id } },
+    });
+    expect(data?.data.last_checked_at).toBe(h.clock.now().toISOString());
+    expect(data?.data.next_check_at).toBe(new Date(h.clock.now().getTime() + 15 * 60_000).toISOString());
+    await h.scheduler.tick();
+    expect(await eventCounts()).toEqual(new Map([[monitor.id, 1]]));
+  });
+
+  it("spreads checks with jitter of at most a tenth of the interval, and never more than 5 minutes", async () => {
+    const latest = anotherWorker(h, { random: () => 0.999_999 });
+    const monitor = await createMonitor({ interval_minutes: 15 });
+    await latest.checkNow(h.server.account.id, monitor.id, { requestId: newId("req"), docsBaseUrl: h.server.baseUrl });
+    const fifteen = new Date((await monitorRow(monitor.id))?.next_check_at ?? 0).getTime() - h.clock.now().getTime();
+    expect(fifteen).toBeGreaterThan(15 * 60_000 + 89_000);
+    expect(fifteen).toBeLessThan(15 * 60_000 + 90_000);
+    await h.server.client.PATCH("/monitors/{monitorId}", {
+      params: { path: { monitorId: monitor.id } },
+      body: { interval_minutes: 1440 },
+    });
+    await latest.checkNow(h.server.account.id, monitor.id, { requestId: newId("req"), docsBaseUrl: h.server.baseUrl });
+    const daily = new Date((await monitorRow(monitor.id))?.next_check_at ?? 0).getTime() - h.clock.now().getTime();
+    expect(daily).toBeGreaterThan(1440 * 60_000 + 299_000);
+    expect(daily).toBeLessThan(1440 * 60_000 + 300_000);
+  });
+
+  it("two workers on one database check each due monitor exactly once", async () => {
+    const created = [];
+    for (let index = 0; index < 8; index++) created.push(await createMonitor({ interval_minutes: 15 }));
+    h.publishNewUploads();
+    const before = (await h.balance()) ?? 0;
+    h.clock.advanceMinutes(16);
+    const second = anotherWorker(h);
+    const [first, other] = await Promise.all([h.monitors.runDueChecks(), second.runDueChecks()]);
+    expect(first + other).toBe(8);
+    expect(await eventCounts()).toEqual(new Map(created.map((monitor) => [monitor.id, 1])));
+    expect(await h.balance()).toBe(before - 8);
+    expect(await Promise.all([h.monitors.runDueChecks(), second.runDueChecks()])).toEqual([0, 0]);
+  });
+
+  it("leaves a monitor another worker holds, and checks it once that worker's claim lapses", async () => {
+    const monitor = await createMonitor({ interval_minutes: 15 });
+    h.publishNewUploads();
+    h.clock.advanceMinutes(16);
+    const heldUntil = new Date(h.clock.now().getTime() + 10 * 60_000);
+    await h.server.platform.store.query(
+      sql`update monitors set claimed_until = ${heldUntil.toISOString()}::timestamptz where id = ${monitor.id}`,
+    );
+    await h.scheduler.tick();
+    expect(await eventCounts()).toEqual(new Map());
+    h.clock.advanceMinutes(11);
+    await h.scheduler.tick();
+    expect(await eventCounts()).toEqual(new Map([[monitor.id, 1]]));
+    expect((await monitorRow(monitor.id))?.claimed_until).toBeNull();
+  });
+
+  it("a restarted worker finds the schedule and the transcripts a dead one left, and loses nothing", async () => {
+    const monitor = await createMonitor({ interval_minutes: 60, transcripts: true });
+    h.publishNewUploads();
+    await h.scheduler.stop();
+    // The dead worker had reported the videos and owed their transcripts, its claim now lapsed.
+    const videosEvent = newId("evt");
+    await h.server.platform.store.query(sql`
+      insert into monitor_transcript_tasks (monitor_id, videos_event_id, video_id, status, claimed_until)
+      values (${monitor.id}, ${videosEvent}, 'GJLlxj_dtq8', 'pending', ${h.clock.now().toISOString()}::timestamptz)`);
+    const restarted = new Scheduler({
+      monitors: anotherWorker(h),
+      refills: new MonthlyRefills(h.server.platform.store, () => h.clock.now()),
+      logger: h.deps.logger,
+    });
+    h.clock.advanceMinutes(61);
+    await restarted.tick();
+    const { data } = await h.server.client.GET("/monitors/{monitorId}/events", {
+      params: { path: { monitorId: monitor.id }, query: { limit: 50 } },
+    });
+    const events = data?.data.events ?? [];
+    const owed = events.filter(
+      (event) => event.type === "monitor.transcript" && event.data.videos_event_id === videosEvent,
+    );
+    expect(owed).toHaveLength(1);
+    expect(owed[0]).toMatchObject({ credits_spent: 1, data: { video_id: "GJLlxj_dtq8", outcome: "ok" } });
+    expect(events.filter((event) => event.type === "monitor.videos")).toHaveLength(1);
+    await restarted.tick();
+    const again = await h.server.client.GET("/monitors/{monitorId}/events", {
+      params: { path: { monitorId: monitor.id }, query: { limit: 50 } },
+    });
+    expect(again.data?.data.events).toHaveLength(events.length);
+  });
+});
