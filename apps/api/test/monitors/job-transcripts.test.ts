@@ -1,0 +1,114 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newId } from "../../src/ids.ts";
+import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
+import { AudioTranscriptStore } from "../../src/services/audio-transcript-store.ts";
+import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
+import { verbatimValidator } from "../support/http.ts";
+import { serverStartTimeoutMs } from "../support/youtube-server.ts";
+import { channelUrl, eventually, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+
+let h: MonitorHarness;
+let jobs: TranscriptJobs;
+let monitorId: string;
+
+const transcript: FullTranscript = {
+  kind: "transcript",
+  video_id: "dQw4w9WgXcQ",
+  url: "https://www.youtube.com/watch?v=dQw4w9WgXcQ",
+  platform: "youtube",
+  title: "A captionless upload",
+  channel: "Creative Commons",
+  duration: 130,
+  language: "en",
+  source: "audio",
+  caption_kind: null,
+  thumbnail_url: null,
+  speakers: null,
+  speech_engine: { engine: "sherpa-onnx", model: "zipformer-gigaspeech-3.3M" },
+  text: "ask not",
+  segments: [{ start: 0, duration: 1, text: "ask not" }],
+};
+
+/** A speech job started for a new video of the monitor, with the transcript task awaiting it. */
+async function jobAwaitedByMonitor(videosEventId: string) {
+  const jobId = newId("job");
+  await jobs.create({
+    id: jobId,
+    accountId: h.server.account.id,
+    videoId: transcript.video_id,
+    platform: "youtube",
+    request: { video: transcript.video_id },
+    work: {},
+    docsBaseUrl: h.server.baseUrl,
+    callbackUrl: null,
+    requestId: newId("req"),
+  });
+  await h.server.platform.store.query(sql`
+    insert into monitor_transcript_tasks (monitor_id, videos_event_id, video_id, status, job_id)
+    values (${monitorId}, ${videosEventId}, ${transcript.video_id}, 'awaiting_job', ${jobId})`);
+  const job = await jobs.find(jobId);
+  if (!job) throw new Error("the job row was not written");
+  return job;
+}
+
+async function transcriptEvents() {
+  const { data } = await h.server.client.GET("/monitors/{monitorId}/events", {
+    params: { path: { monitorId }, query: { limit: 50 } },
+  });
+  return (data?.data.events ?? []).filter((event) => event.type === "monitor.transcript");
+}
+
+describe("a monitor's transcript that became a speech job", () => {
+  beforeAll(async () => {
+    h = await startMonitorHarness({ credits: 100 });
+    const { store, credits } = h.server.platform;
+    jobs = new TranscriptJobs(store, credits, new AudioTranscriptStore(store), () => h.clock.now(), undefined, [
+      h.deps.monitors.events,
+    ]);
+    const created = await h.server.client.POST("/monitors", {
+      body: { target: channelUrl, transcripts: true, webhook_url: h.receiver.url() },
+    });
+    monitorId = created.data?.data.id ?? "";
+  }, serverStartTimeoutMs);
+  afterAll(async () => h.close());
+
+  it("is recorded and delivered as a monitor.transcript event when the job completes, with the job's charge", async () => {
+    const videosEventId = newId("evt");
+    const job = await jobAwaitedByMonitor(videosEventId);
+    const completion = { transcript, durationSeconds: 130, credits: 3, storeKey: "speech:test:monitor" };
+    expect((await jobs.complete(job, completion)).kind).toBe("completed");
+    expect(await jobs.complete(job, completion)).toEqual({ kind: "already_finished" });
+    const [event, ...others] = await transcriptEvents();
+    expect(others).toEqual([]);
+    expect(event).toMatchObject({
+      type: "monitor.transcript",
+      credits_spent: 3,
+      data: {
+        video_id: transcript.video_id,
+        outcome: "ok",
+        job_id: job.id,
+        error: null,
+        videos_event_id: videosEventId,
+        transcript: { text: "ask not" },
+      },
+    });
+    expect(verbatimValidator().errors("/components/schemas/MonitorEvent", event)).toEqual([]);
+    const delivered = await eventually(() => h.receiver.requests.find((request) => request.body.includes(job.id)));
+    expect(delivered.headers["webhook-id"]).toBe(event?.id);
+  });
+
+  it("a failed job becomes an error outcome, free", async () => {
+    const job = await jobAwaitedByMonitor(newId("evt"));
+    expect(await jobs.fail(job, { code: "no_speech", message: "The audio holds no speech." })).toBe(true);
+    const failed = (await transcriptEvents()).find((event) => event.data.job_id === job.id);
+    expect(failed).toMatchObject({
+      credits_spent: 0,
+      data: { outcome: "error", transcript: null, error: { code: "no_speech", number: expect.any(Number) } },
+    });
+    const [task] = await h.server.platform.store.query<{ status: string }>(
+      sql`select status from monitor_transcript_tasks where job_id = ${job.id}`,
+    );
+    expect(task?.status).toBe("done");
+  });
+});
