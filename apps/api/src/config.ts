@@ -13,6 +13,8 @@ export interface Config {
   /** A PostgreSQL server for the distributed deployment; without it the embedded PGlite in `dataDir` is used. */
   databaseUrl: string | undefined;
   publicUrl: string | undefined;
+  /** `VERBATIM_BATCH_DEADLINE_SECONDS`: how long a batch runs before it answers with the rows it has. */
+  batchDeadlineSeconds: number;
   version: string;
   logLevel: string;
   /**
@@ -80,6 +82,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     dataDir: resolve(env.VERBATIM_DATA_DIR ?? resolve(repositoryRoot, ".verbatim")),
     databaseUrl: env.DATABASE_URL || undefined,
     publicUrl: env.VERBATIM_PUBLIC_URL?.replace(/\/+$/, ""),
+    batchDeadlineSeconds: numberFrom("VERBATIM_BATCH_DEADLINE_SECONDS", env.VERBATIM_BATCH_DEADLINE_SECONDS, 60, {
+      min: 1,
+    }),
     version: serviceVersion,
     logLevel: env.VERBATIM_LOG_LEVEL ?? "info",
     youtube: { ...youtubeConfigFrom(env), ...downloadLimitsFrom(env) },

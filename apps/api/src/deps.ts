@@ -17,6 +17,8 @@ export interface HttpConfig {
   version: string;
   /** The public address of the service, for `error.docs` links; derived from each request when absent. */
   publicUrl?: string;
+  /** How long a batch may run before it answers with the rows it has (`VERBATIM_BATCH_DEADLINE_SECONDS`); default 60 s. */
+  batchDeadlineMs?: number;
 }
 
 /** Everything `createApp` needs; tests build it without environment variables. */

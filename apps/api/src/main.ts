@@ -123,7 +123,11 @@ if (runsWorkers) {
 let server: Server | undefined;
 if (servesApi) {
   const app = createApp({
-    config: { version: config.version, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) },
+    config: {
+      version: config.version,
+      batchDeadlineMs: config.batchDeadlineSeconds * 1000,
+      ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    },
     logger,
     now,
     platform,

@@ -65,6 +65,20 @@ const liveProbes: Partial<Record<OperationId, Array<{ what: string; request: Raw
       request: { method: "POST", path: "/api/v2/transcripts/video", json: { video: recordedVideo, timestamps: false } },
     },
   ],
+  fetchTranscriptsBatch: [
+    {
+      what: "an ok row and an error row (a video the fake does not serve)",
+      request: {
+        method: "POST",
+        path: "/api/v2/transcripts/batch",
+        json: { video_ids: [recordedVideo, "https://youtu.be/aBcDeFgHiJk"], mode: "captions" },
+      },
+    },
+    {
+      what: "the legacy key videoIds",
+      request: { method: "POST", path: "/api/v2/transcripts/batch", json: { videoIds: [recordedVideo] } },
+    },
+  ],
   // The recorded lists of support/youtube-lists.ts, registered on the fake below.
   fetchChannelVideos: [
     {

@@ -5,7 +5,7 @@ import { plans } from "../services/plans.ts";
 import { authOf } from "./auth.ts";
 
 /** What a client is told to wait when every slot is busy: slots free as requests finish, usually within seconds. */
-const busySlotsRetryAfterSeconds = 2;
+export const busySlotsRetryAfterSeconds = 2;
 
 /**
  * Holds one of the account's extraction slots (spec 8.4) while the request runs. The slot is

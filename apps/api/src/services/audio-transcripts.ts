@@ -72,6 +72,8 @@ export interface AudioRequest {
   requestId: string;
   /** The operation charged, as `METHOD /path`: the ledger says which endpoint spent the credits. */
   operation: string;
+  /** Once aborted, nothing more is charged or queued for this request (a batch past its deadline). */
+  signal?: AbortSignal;
   callbackUrl: string | null;
   /** The validated body, kept with a job. */
   body: Record<string, unknown>;
@@ -352,6 +354,7 @@ export class AudioTranscripts {
       credits,
       operation: request.operation,
       requestId: request.requestId,
+      ...(request.signal ? { signal: request.signal } : {}),
     });
   }
 
@@ -361,6 +364,7 @@ export class AudioTranscripts {
     source: SpeechSource,
     knownSeconds: number | null,
   ): Promise<AudioOutcome> {
+    request.signal?.throwIfAborted();
     const { jobs, queue, maxQueuedJobs } = this.options;
     const unfinished = await jobs.unfinishedCount();
     if (unfinished >= maxQueuedJobs) {

@@ -10,6 +10,11 @@ export interface ChargeRequest {
   /** The operation charged, as `METHOD /path`. */
   operation: string;
   requestId: string;
+  /**
+   * Once aborted, the charge is refused before it is made (the abort's reason is thrown): a batch
+   * row answered as timed out, or whose client left, is never charged afterwards.
+   */
+  signal?: AbortSignal;
 }
 
 /** The usage block of a success envelope. */
@@ -56,6 +61,7 @@ export class Credits {
    */
   async charge(request: ChargeRequest, db: DatabaseOrTransaction = this.store.db): Promise<number | null> {
     requireWholeCredits(request.credits);
+    request.signal?.throwIfAborted();
     if (request.credits === 0) return this.balance(request.accountId, db);
     const [row] = rowsOf<{ balance_after: number | null }>(
       await db.execute(sql`with ${this.debit(request, sql`true`)} select balance_after from charged`),
@@ -75,6 +81,7 @@ export class Credits {
   ): Promise<{ row: Row; balance: number | null } | null> {
     requireWholeCredits(request.credits);
     if (request.credits === 0) throw new TypeError("a charge for a found row is at least 1 credit");
+    request.signal?.throwIfAborted();
     const [row] = rowsOf<Row & { charged_balance: number | null; charges: number }>(
       await this.store.db.execute(sql`
         with found as (${found}), ${this.debit(request, sql`exists (select 1 from found)`)}

@@ -81,6 +81,7 @@ export class Transcripts {
           credits,
           operation: query.operation,
           requestId: query.requestId,
+          ...(query.signal ? { signal: query.signal } : {}),
         });
         return {
           kind: "transcript",

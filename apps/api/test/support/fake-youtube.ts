@@ -13,7 +13,8 @@ export interface LoggedRequest {
 
 /** What the fake answers. */
 export type FakeReply =
-  | { status?: number; body: string | Buffer; contentType?: string }
+  /** `delayMs`: answers that much later, as a slow upstream does. */
+  | { status?: number; body: string | Buffer; contentType?: string; delayMs?: number }
   /** Never answers: the client's timeout must fire. */
   | { hang: true }
   /** Closes the connection without an answer. */
@@ -66,6 +67,8 @@ const identifyingFields = ["browseId", "params", "continuation", "query", "url",
  */
 export class FakeYoutube {
   readonly requests: LoggedRequest[] = [];
+  /** Added to every answer: the round trip of a distant upstream. */
+  latencyMs = 0;
   private readonly rules: Rule[] = [];
   private readonly sockets = new Set<Socket>();
 
@@ -209,6 +212,8 @@ export class FakeYoutube {
     }
     if (rule.remaining !== undefined) rule.remaining--;
     const reply = typeof rule.reply === "function" ? rule.reply(request) : rule.reply;
+    const delayMs = this.latencyMs + ("delayMs" in reply ? (reply.delayMs ?? 0) : 0);
+    if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if ("hang" in reply) return;
     if ("reset" in reply) {
       req.socket.destroy();

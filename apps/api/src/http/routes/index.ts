@@ -9,6 +9,7 @@ import { type DependencyProbe, deepHealthCheck } from "./health-deep.ts";
 import { me } from "./me.ts";
 import { monitorRoutes } from "./monitors.ts";
 import { getTranscriptJob } from "./transcript-jobs.ts";
+import { fetchTranscriptsBatch } from "./transcripts-batch.ts";
 import { listRoutes } from "./transcripts-lists.ts";
 import { fetchVideoTranscript } from "./transcripts-video.ts";
 import { getUsage } from "./usage.ts";
@@ -16,7 +17,10 @@ import { getUsage } from "./usage.ts";
 /** The operations this server serves. */
 export function liveRoutes(deps: AppDeps): LiveRoute[] {
   const transcriptService = createTranscripts(deps);
-  const transcripts = deps.youtube || deps.audio ? [fetchVideoTranscript(deps, transcriptService)] : [];
+  const transcripts =
+    deps.youtube || deps.audio
+      ? [fetchVideoTranscript(deps, transcriptService), fetchTranscriptsBatch(deps, transcriptService)]
+      : [];
   const jobs = deps.audio ? [getTranscriptJob(deps, deps.audio)] : [];
   const lists = deps.youtube?.lists ? listRoutes(deps, deps.youtube.lists) : [];
   const monitors =
@@ -77,7 +81,7 @@ export function allowanceOf(operationId: OperationId): Allowance {
 export const pendingOperations: Partial<Record<OperationId, string>> = {
   fetchVideoTranscript: "YouTube access or audio sources configured on the server",
   getTranscriptJob: "speech recognition configured on the server",
-  fetchTranscriptsBatch: "batches",
+  fetchTranscriptsBatch: "YouTube access or audio sources configured on the server",
   fetchChannelVideos: "YouTube lists configured on the server",
   fetchPlaylistVideos: "YouTube lists configured on the server",
   searchVideos: "YouTube lists configured on the server",

@@ -1,0 +1,122 @@
+import type { RequestBody } from "@verbatim/contract";
+import type { Response } from "express";
+import type { AppDeps } from "../../deps.ts";
+import { ApiError } from "../../errors.ts";
+import { Batches } from "../../services/batches.ts";
+import { usageBlock } from "../../services/credits.ts";
+import { plans } from "../../services/plans.ts";
+import type { SlotLease } from "../../services/slots.ts";
+import type { Transcripts } from "../../services/transcripts.ts";
+import { authOf } from "../auth.ts";
+import { publicBaseUrl, requestIdOf } from "../locals.ts";
+import { bodyOf, type LiveRoute, send } from "../route.ts";
+import { busySlotsRetryAfterSeconds } from "../slots.ts";
+
+type BatchBody = RequestBody<"fetchTranscriptsBatch">;
+
+/** How long a batch may take before it answers with what it has: the README states it. */
+export const defaultBatchDeadlineMs = 60_000;
+
+/**
+ * `POST /transcripts/batch` (spec 8.4): one request against the allowance, running its items
+ * through as many of the account's extraction slots as its plan has batch workers, of those
+ * free, at least one. Each row is what a single request for the item gives; the answer comes
+ * within the deadline, with the rows that did not finish as retryable errors.
+ */
+export function fetchTranscriptsBatch(deps: AppDeps, transcripts: Transcripts): LiveRoute {
+  const batches = new Batches(transcripts, deps.platform.credits, deps.logger);
+  return {
+    operationId: "fetchTranscriptsBatch",
+    handler: async (req, res) => {
+      const body = bodyOf<BatchBody>(req);
+      const auth = authOf(res);
+      const items = itemsOf(body);
+      const plan = plans[auth.plan];
+      if (items.length > plan.maxBatchItems) {
+        throw new ApiError(
+          "batch_too_large",
+          `The ${capitalised(plan.name)} plan allows ${plan.maxBatchItems} items per batch; ${items.length} were sent. Nothing was charged.`,
+          { extra: { details: { max: plan.maxBatchItems, sent: items.length } } },
+        );
+      }
+      const leases = await holdBatchSlots(deps, res, plan.batchWorkers, plan.extractionSlots);
+      const disconnected = new AbortController();
+      res.once("close", () => {
+        if (!res.writableFinished) disconnected.abort(new Error("the client closed the connection"));
+      });
+      const outcome = await batches.run({
+        items,
+        mode: body.mode ?? "auto",
+        accountId: auth.accountId,
+        plan: auth.plan,
+        balance: auth.credits,
+        requestId: requestIdOf(res),
+        docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
+        workers: leases.length,
+        deadlineMs: deps.config.batchDeadlineMs ?? defaultBatchDeadlineMs,
+        disconnected: disconnected.signal,
+      });
+      const bytes = outcome.rows.reduce(
+        (sum, row) => sum + (row.outcome === "ok" ? Buffer.byteLength(row.text) : 0),
+        0,
+      );
+      send(res, "fetchTranscriptsBatch", 200, {
+        ok: true,
+        request_id: requestIdOf(res),
+        data: { kind: "transcript_batch", results: outcome.rows },
+        usage: usageBlock(outcome.creditsSpent, outcome.balance, bytes),
+      });
+    },
+  };
+}
+
+/** The items, sent as `video_ids` or as the legacy `videoIds`; both or neither is 400. */
+function itemsOf(body: BatchBody): string[] {
+  if (body.video_ids !== undefined && body.videoIds !== undefined) {
+    throw new ApiError("invalid_request", "Send video_ids or its legacy name videoIds, not both.", {
+      extra: { issues: [{ path: "/body/videoIds", message: "videoIds is the legacy name of video_ids; drop it." }] },
+    });
+  }
+  const items = body.video_ids ?? body.videoIds;
+  if (items === undefined) {
+    throw new ApiError("invalid_request", "A batch needs video_ids: the video ids or URLs to fetch.", {
+      extra: { issues: [{ path: "/body/video_ids", message: "required" }] },
+    });
+  }
+  return items;
+}
+
+/**
+ * Takes up to `wanted` of the account's free extraction slots, at least one, or refuses with 429
+ * before any work. They are given back when the response closes, whatever ends it.
+ */
+async function holdBatchSlots(deps: AppDeps, res: Response, wanted: number, slots: number): Promise<SlotLease[]> {
+  const auth = authOf(res);
+  const leases: SlotLease[] = [];
+  res.once("close", () => {
+    for (const lease of leases) {
+      deps.platform.slots
+        .release(lease)
+        .catch((err: unknown) =>
+          deps.logger.warn({ err, lease: lease.id }, "slot release failed; its lease will expire"),
+        );
+    }
+  });
+  while (leases.length < wanted) {
+    const lease = await deps.platform.slots.acquire(auth.accountId, slots);
+    if (!lease) break;
+    leases.push(lease);
+  }
+  if (leases.length === 0) {
+    throw new ApiError(
+      "rate_limited",
+      `All ${slots} extraction slots of the account are busy; a batch needs at least one. Retry after ${busySlotsRetryAfterSeconds} seconds.`,
+      { retryAfterSeconds: busySlotsRetryAfterSeconds },
+    );
+  }
+  return leases;
+}
+
+function capitalised(name: string): string {
+  return `${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+}

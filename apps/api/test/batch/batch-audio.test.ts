@@ -1,0 +1,56 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AudioServer, pollUntilFinished, startAudioServer } from "../audio/harness.ts";
+import { audioFixture } from "../support/fake-podcast-host.ts";
+import { FakeYoutube, fromFixture } from "../support/fake-youtube.ts";
+import { serverStartTimeoutMs } from "../support/youtube-server.ts";
+
+const surfaceGo = "GJLlxj_dtq8";
+const takenDown = "authoredNW1";
+
+let fake: FakeYoutube;
+let server: AudioServer;
+
+describe("a batch mixing captions, speech recognition and failures", () => {
+  beforeAll(async () => {
+    fake = await FakeYoutube.start();
+    fake
+      .player(surfaceGo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
+      .timedtext({ v: surfaceGo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
+      .timedtext({ v: surfaceGo, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
+      .player(takenDown, fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"));
+    server = await startAudioServer({ youtube: fake, inlineAudioSeconds: 0, workers: 0, credits: 100 });
+    server.host.serveFile("/media/jfk.mp3", audioFixture("whisper-cpp/jfk.mp3"), "audio/mpeg");
+  }, serverStartTimeoutMs);
+  afterAll(async () => {
+    await server.close();
+    await fake.close();
+  });
+
+  it("gives ok, processing and error rows with exact charges: 1 now, the job's on completion, the error free", async () => {
+    const media = server.host.url("/media/jfk.mp3");
+    const { data, response } = await server.client.POST("/transcripts/batch", {
+      body: { video_ids: [surfaceGo, media, takenDown] },
+    });
+    expect(response.status).toBe(200);
+    const [ok, processing, failed] = data?.data.results ?? [];
+    expect(ok).toMatchObject({ outcome: "ok", input: surfaceGo });
+    expect(failed).toMatchObject({ outcome: "error", video_id: takenDown, error: { code: "unavailable" } });
+    if (processing?.outcome !== "processing") throw new Error(`row 2 is ${JSON.stringify(processing)}`);
+    expect(processing.input).toBe(media);
+    expect(processing.poll_url).toBe(`/api/v2/transcripts/jobs/${processing.job_id}`);
+    expect(data?.usage.credits_spent).toBe(1);
+    const chargesNow = await server.store.query<{ delta: number; operation: string }>(
+      sql`select delta::int as delta, operation from credit_ledger where kind = 'charge' order by id`,
+    );
+    expect(chargesNow).toEqual([{ delta: -1, operation: "POST /transcripts/batch" }]);
+
+    await server.startWorkers(1);
+    const { answer } = await pollUntilFinished(server, processing.poll_url);
+    expect(answer.body).toMatchObject({ status: "completed", usage: { credits_spent: 1 } });
+    const chargesAfter = await server.store.query<{ delta: number }>(
+      sql`select delta::int as delta from credit_ledger where kind = 'charge' order by id`,
+    );
+    expect(chargesAfter.map((row) => row.delta)).toEqual([-1, -1]);
+  });
+});
