@@ -13,6 +13,9 @@ export type JobQueueTimings = Pick<ConstructorOptions, "superviseIntervalSeconds
 /** The schema pg-boss keeps its tables in, beside ours. */
 const queueSchema = "pgboss";
 
+/** Serialises pg-boss's start (it creates its schema without a lock) across processes starting together. */
+const queueSetUpLockId = 7_306_129_467;
+
 /**
  * Starts the durable job queue (pg-boss) on the service's own database: PGlite embedded, or
  * PostgreSQL when several processes share the work. Creates the given queues and warms
@@ -27,13 +30,17 @@ export async function startJobQueue(
 ): Promise<PgBoss> {
   const boss = new PgBoss({ db: { executeSql: store.executeSql }, schema: queueSchema, ...timings });
   boss.on("error", (err) => logger.error({ err }, "job queue error"));
-  await boss.start();
+  await store.exclusively(queueSetUpLockId, async () => {
+    await boss.start();
+    for (const queue of queues) {
+      const { name, ...options } = queue;
+      await boss.createQueue(name, options);
+      await boss.updateQueue(name, options);
+    }
+  });
   for (const queue of queues) {
-    const { name, ...options } = queue;
-    await boss.createQueue(name, options);
-    await boss.updateQueue(name, options);
     // A lookup by an id no job has fills the cache without claiming a job.
-    await boss.getJobById(name, "00000000-0000-0000-0000-000000000000");
+    await boss.getJobById(queue.name, "00000000-0000-0000-0000-000000000000");
   }
   return boss;
 }

@@ -28,6 +28,13 @@ export interface Store {
    * `db.transaction` on PGlite: its one session is held by the transaction.
    */
   executeSql(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /**
+   * Runs `work` while no other process of the deployment runs work under the same `lockId`
+   * (a PostgreSQL advisory lock): set-up that libraries do without a lock of their own, such as
+   * pg-boss creating its schema, cannot race between processes starting together. PGlite has one
+   * process, so there it just runs.
+   */
+  exclusively<T>(lockId: number, work: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -50,7 +57,13 @@ export async function openEmbeddedStore(dataDir?: string): Promise<Store> {
     const results = await client.exec(text);
     return { rows: results.flatMap((result) => result.rows) };
   };
-  return storeOf(db as unknown as Database, "embedded", executeSql, () => client.close());
+  return storeOf(
+    db as unknown as Database,
+    "embedded",
+    executeSql,
+    (_lockId, work) => work(),
+    () => client.close(),
+  );
 }
 
 export interface PostgresStoreOptions {
@@ -64,24 +77,36 @@ export async function openPostgresStore(connectionString: string, options: Postg
   const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
   // Without a listener, an idle connection closed by the server (a restart, a failover) ends the process.
   pool.on("error", (error) => options.onConnectionError?.(error));
-  const migrator = await pool.connect();
-  try {
-    await migrator.query("select pg_advisory_lock($1)", [migrationLockId]);
-    await migratePostgres(drizzlePostgres(migrator, { schema }), { migrationsFolder });
-  } finally {
-    await migrator.query("select pg_advisory_unlock($1)", [migrationLockId]).catch(() => undefined);
-    migrator.release();
-  }
+  const exclusively = async <T>(lockId: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {
+    const holder = await pool.connect();
+    try {
+      await holder.query("select pg_advisory_lock($1)", [lockId]);
+      return await work(holder);
+    } finally {
+      await holder.query("select pg_advisory_unlock($1)", [lockId]).catch(() => undefined);
+      holder.release();
+    }
+  };
+  await exclusively(migrationLockId, (migrator) =>
+    migratePostgres(drizzlePostgres(migrator, { schema }), { migrationsFolder }),
+  );
   const db = drizzlePostgres(pool, { schema });
   const executeSql = (text: string, values?: unknown[]) => pool.query(text, values);
-  return storeOf(db as unknown as Database, "postgres", executeSql, () => pool.end());
+  return storeOf(db as unknown as Database, "postgres", executeSql, exclusively, () => pool.end());
 }
 
-function storeOf(db: Database, engine: Engine, executeSql: Store["executeSql"], close: () => Promise<void>): Store {
+function storeOf(
+  db: Database,
+  engine: Engine,
+  executeSql: Store["executeSql"],
+  exclusively: Store["exclusively"],
+  close: () => Promise<void>,
+): Store {
   return {
     db,
     engine,
     executeSql,
+    exclusively,
     async query<Row>(statement: SQL) {
       const result = (await db.execute(statement)) as unknown as { rows: Row[] };
       return result.rows;
