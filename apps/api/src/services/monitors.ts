@@ -18,9 +18,11 @@ import type {
   TranscriptOutcomeData,
 } from "./monitor-events.ts";
 import { isPlanName, type PlanName } from "./plans.ts";
+import { type FinishedJob, jobStatusBody } from "./transcript-jobs.ts";
 import type { Transcripts } from "./transcripts.ts";
 import { checkListReference } from "./video-lists.ts";
 import { toApiError } from "./video-transcripts.ts";
+import type { DatabaseOrTransaction } from "./webhook-events.ts";
 import { type WebhookTargetRule, webhookTargetProblem } from "./webhook-targets.ts";
 
 export type MonitorView = Schema<"Monitor">;
@@ -449,7 +451,7 @@ export class Monitors {
         .returning({ id: monitorTranscriptTasks.id });
       if (!moved) return;
       await this.options.events.recordTranscript(monitor, task, outcome, creditsSpent, tx);
-      if (jobId !== null) await this.followFinishedJob(monitor, task, jobId, tx);
+      if (jobId !== null) await this.followFinishedJob(jobId, context, tx);
     });
     return { creditsSpent, ...(balance === undefined ? {} : { balance }) };
   }
@@ -457,28 +459,19 @@ export class Monitors {
   /**
    * A job can finish before its task says it awaits the job: locking the job's row here, then
    * reading its state, means either the job's move waits and then finds the task awaiting it, or
-   * the move came first and its outcome is recorded now. Exactly one of them records it.
+   * the move came first and its outcome is recorded now, the way the move would have. Exactly one
+   * of them records it.
    */
-  private async followFinishedJob(
-    monitor: MonitorRow,
-    task: TaskRow,
-    jobId: string,
-    tx: Parameters<Parameters<Store["db"]["transaction"]>[0]>[0],
-  ): Promise<void> {
+  private async followFinishedJob(jobId: string, context: CheckContext, tx: DatabaseOrTransaction): Promise<void> {
     const [job] = await tx.select().from(transcriptJobs).where(eq(transcriptJobs.id, jobId)).for("update");
     if (!job || job.status === "processing") return;
-    await tx.update(monitorTranscriptTasks).set({ status: "done" }).where(eq(monitorTranscriptTasks.id, task.id));
-    const completed = job.status === "completed";
-    const usage = job.usage as { credits_spent?: number } | null;
-    await this.options.events.recordTranscript(
-      monitor,
-      task,
-      completed
-        ? { outcome: "ok", transcript: job.result as never, job_id: jobId, error: null }
-        : { outcome: "error", transcript: null, job_id: jobId, error: job.error as never },
-      completed ? (usage?.credits_spent ?? 0) : 0,
-      tx,
-    );
+    const state = jobStatusBody(job, context.requestId, context.docsBaseUrl);
+    if (state.status === "processing") return;
+    const finished: FinishedJob =
+      state.status === "completed"
+        ? { status: "completed", transcript: state.data, usage: state.usage }
+        : { status: "failed", error: state.error };
+    await this.options.events.jobFinished(job, finished, tx);
   }
 
   private async failedCheck(monitor: MonitorRow, failure: ApiError, context: CheckContext): Promise<CheckResult> {
