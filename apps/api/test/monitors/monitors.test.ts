@@ -187,6 +187,16 @@ describe("monitors over HTTP", () => {
     expect(paid.data.event?.data.videos.map((video) => video.videoId)).toEqual([...newUploads]);
   });
 
+  it("a check that cannot list the channel answers 200 with its error, records it, and charges nothing", async () => {
+    const monitor = await createMonitor();
+    h.fake.innertube("browse", {}, { status: 500, body: "upstream broke" });
+    const failed = await checkNow(monitor.id);
+    expect(failed.data).toMatchObject({ new_videos: 0, event: null, error: { code: "upstream_error", number: 5001 } });
+    expect(failed.data.monitor.last_error).toMatchObject({ code: "upstream_error", at: h.clock.now().toISOString() });
+    expect(failed.usage.credits_spent).toBe(0);
+    expect(await ledgerCharges()).toEqual([]);
+  });
+
   it("PATCH clears what is null, keeps what is omitted, and pauses and resumes the schedule", async () => {
     const monitor = await createMonitor({ name: "to clear", interval_minutes: 60 });
     const paused = await h.server.client.PATCH("/monitors/{monitorId}", {
@@ -276,12 +286,14 @@ describe("monitors over HTTP", () => {
       json: { target: "https://vimeo.com/channels/staffpicks" },
     });
     expectErrorEnvelope(site, 422, "endpoint_platform_mismatch");
+    // NewPipe's recording of a channel id YouTube says does not exist.
+    h.fake.replayNewpipe("youtubechannelextractor/notavailable/generated_mock_4.json");
     const unknown = await sendRaw(h.server, {
       method: "POST",
       path: "/api/v2/monitors",
-      json: { target: "@no-such-channel-here" },
+      json: { target: "UCAUc4iz6edWerIjlnL8OSSw" },
     });
-    expect(unknown.status).toBeGreaterThanOrEqual(400);
+    expectErrorEnvelope(unknown, 422, "unavailable");
     expect((await h.server.client.GET("/monitors")).data?.data.monitors).toEqual([]);
   });
 });
