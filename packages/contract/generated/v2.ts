@@ -392,9 +392,10 @@ export interface components {
         BatchRequest: {
             /**
              * @description Video ids or URLs, one row each in the answer, in order. The plan caps the count: 50 on
-             *     Free, Basic and Pro, 500 on Mega and Scale (the most any plan allows); more than the
-             *     account's plan allows is 400 `batch_too_large`, with the cap and the count in `details`.
-             *     Required unless `videoIds` is sent; sending both is 400 `invalid_request`.
+             *     Free, Basic and Pro, 500 on Mega and Scale; more than the account's plan allows is 400
+             *     `batch_too_large`, with the cap and the count in `details`. Lists over 5,000 items are not
+             *     read at all (400 `invalid_request`). Required unless `videoIds` is sent; sending both is 400
+             *     `invalid_request`.
              */
             video_ids?: components["schemas"]["BatchItem"][];
             /** @description The legacy name of `video_ids`, which the hosted service's Node SDK sends. Send one or the other. */
