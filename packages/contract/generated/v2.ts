@@ -304,7 +304,88 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "monitor.transcript": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * monitor.transcript event
+         * @description The transcript outcome of one new video of a monitor. Sent to the monitor's `webhook_url`, signed with its secret.
+         */
+        post: operations["onMonitorTranscriptWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "monitor.videos": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * monitor.videos event
+         * @description A monitor's check found new videos. Sent to the monitor's `webhook_url`, signed with its secret.
+         */
+        post: operations["onMonitorVideosWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transcript_job.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * transcript_job.completed event
+         * @description A transcript job finished: the transcript, charged on delivery. Sent to the job's `callback_url`.
+         */
+        post: operations["onTranscriptJobCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transcript_job.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * transcript_job.failed event
+         * @description A transcript job failed; nothing was charged. Sent to the job's `callback_url`.
+         */
+        post: operations["onTranscriptJobFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @description An account's id: `acct_` and a ULID. */
@@ -1698,6 +1779,30 @@ export interface components {
             /** @description The transcript outcome. */
             data: components["schemas"]["MonitorTranscriptData"];
         };
+        /** @description The transcript outcome of one new video of a monitor. Sent to the monitor's `webhook_url`, signed with its secret. */
+        MonitorTranscriptWebhook: {
+            /**
+             * @description Always `monitor.transcript`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "monitor.transcript";
+            /** @description The event's id (`evt_...`); the `webhook-id` of its deliveries. */
+            id: components["schemas"]["EventId"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The monitor it came from. */
+            monitor: components["schemas"]["MonitorRef"];
+            /**
+             * Format: int32
+             * @description Credits the event charged.
+             */
+            credits_spent: number;
+            /** @description The transcript outcome. */
+            data: components["schemas"]["MonitorTranscriptData"];
+        };
         /** @description Change a monitor: a field set to `null` is cleared, an omitted field is kept. */
         MonitorUpdate: {
             /**
@@ -1749,6 +1854,30 @@ export interface components {
             credits_spent: number;
             /** @description How its delivery went. */
             delivery: components["schemas"]["Delivery"];
+            /** @description The new videos. */
+            data: components["schemas"]["MonitorVideosData"];
+        };
+        /** @description A monitor's check found new videos. Sent to the monitor's `webhook_url`, signed with its secret. */
+        MonitorVideosWebhook: {
+            /**
+             * @description Always `monitor.videos`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "monitor.videos";
+            /** @description The event's id (`evt_...`); the `webhook-id` of its deliveries. */
+            id: components["schemas"]["EventId"];
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            created_at: string;
+            /** @description The monitor it came from. */
+            monitor: components["schemas"]["MonitorRef"];
+            /**
+             * Format: int32
+             * @description Credits the event charged.
+             */
+            credits_spent: number;
             /** @description The new videos. */
             data: components["schemas"]["MonitorVideosData"];
         };
@@ -2289,6 +2418,40 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /** @description A transcript job finished: the transcript, charged on delivery. Sent to the job's `callback_url`. */
+        TranscriptJobCompletedWebhook: {
+            /**
+             * @description Always `transcript_job.completed`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "transcript_job.completed";
+            /** @description The job's id. */
+            job_id: components["schemas"]["JobId"];
+            /**
+             * @description Always `completed`.
+             * @enum {string}
+             */
+            status: "completed";
+            /** @description The transcript. */
+            data: components["schemas"]["FullTranscript"];
+        };
+        /** @description A transcript job failed; nothing was charged. Sent to the job's `callback_url`. */
+        TranscriptJobFailedWebhook: {
+            /**
+             * @description Always `transcript_job.failed`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "transcript_job.failed";
+            /** @description The job's id. */
+            job_id: components["schemas"]["JobId"];
+            /**
+             * @description Always `failed`.
+             * @enum {string}
+             */
+            status: "failed";
+            /** @description Why it failed. */
+            error: components["schemas"]["ApiError"];
+        };
         /** @description Identifies what a job transcribes while it runs. */
         TranscriptJobRef: {
             /**
@@ -2684,6 +2847,8 @@ export interface components {
              */
             docs: string;
         };
+        /** @description Any event Verbatim delivers by webhook, told apart by `type`. */
+        WebhookEvent: components["schemas"]["TranscriptJobCompletedWebhook"] | components["schemas"]["TranscriptJobFailedWebhook"] | components["schemas"]["MonitorVideosWebhook"] | components["schemas"]["MonitorTranscriptWebhook"];
         /**
          * Format: uri
          * @description A public https URL that receives a monitor's events.
@@ -5413,6 +5578,94 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    onMonitorTranscriptWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorTranscriptWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onMonitorVideosWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MonitorVideosWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTranscriptJobCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TranscriptJobCompletedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onTranscriptJobFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TranscriptJobFailedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -97,6 +97,66 @@ function unwrapSingleReferences(node) {
   Object.values(node).forEach(unwrapSingleReferences);
 }
 
+/**
+ * OpenAPI 3.1 lists the requests an API sends under `webhooks`; TypeSpec has no syntax for them,
+ * so each model marked `x-webhook: <event type>` becomes one entry there, and the union marked
+ * `x-webhook: "*"` stays as the type of any delivery.
+ */
+function listWebhooks(document) {
+  const schemas = document.components?.schemas ?? {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    const eventType = schema["x-webhook"];
+    if (typeof eventType !== "string" || eventType === "*") continue;
+    document.webhooks ??= {};
+    document.webhooks[eventType] = {
+      post: {
+        operationId: `on${name}`,
+        summary: `${eventType} event`,
+        description: schema.description,
+        tags: ["Webhooks"],
+        security: [],
+        requestBody: {
+          required: true,
+          content: { "application/json": { schema: { $ref: `#/components/schemas/${name}` } } },
+        },
+        responses: {
+          "2XX": { description: "Any 2xx answer acknowledges the delivery; anything else is retried on the schedule." },
+        },
+      },
+    };
+  }
+}
+
+/**
+ * Emitting unreachable types is what brings the webhook models into the document; it also brings
+ * every helper model. Keep what the paths, the webhooks and the `x-webhook: "*"` union reach.
+ */
+function dropUnreachedSchemas(document) {
+  const schemas = document.components?.schemas ?? {};
+  const reached = new Set();
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== "object") return;
+    const name = typeof node.$ref === "string" ? /^#\/components\/schemas\/(.+)$/.exec(node.$ref)?.[1] : undefined;
+    if (name && !reached.has(name)) {
+      reached.add(name);
+      visit(schemas[name]);
+    }
+    Object.values(node).forEach(visit);
+  };
+  visit(document.paths);
+  visit(document.webhooks);
+  visit(document.components?.parameters);
+  visit(document.components?.responses);
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (schema["x-webhook"] === "*" && !reached.has(name)) {
+      reached.add(name);
+      visit(schema);
+    }
+  }
+  for (const name of Object.keys(schemas)) if (!reached.has(name)) delete schemas[name];
+}
+
 mkdirSync(target, { recursive: true });
 for (const file of readdirSync(emitted)) {
   const version = /^openapi\.Verbatim\.V(\d+)\.yaml$/.exec(file)?.[1];
@@ -106,5 +166,7 @@ for (const file of readdirSync(emitted)) {
   unwrapSingleReferences(document);
   statePlainBounds(document);
   declareServerAudience(document);
+  listWebhooks(document);
+  dropUnreachedSchemas(document);
   writeFileSync(join(target, `openapi.v${version}.yaml`), header + stringify(document, { lineWidth: 0 }));
 }

@@ -164,6 +164,8 @@ const openApi = readFileSync(openApiPath, "utf8");
 const document = parse(openApi);
 const operations = describeOperations(document);
 const collection = await convert(openApi);
+// A tag with no operation (Webhooks: requests Verbatim sends, not ones to send it) has nothing to run.
+collection.item = collection.item.filter((folder) => folder.item.length > 0);
 
 for (const folder of collection.item) {
   for (const item of folder.item) {
