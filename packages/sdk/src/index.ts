@@ -1,33 +1,60 @@
-import type { paths } from "@verbatim/contract";
-import createFetchClient, { type Client } from "openapi-fetch";
-
-export type { components, ErrorCode, operations, paths } from "@verbatim/contract";
-
-/** How to reach a Verbatim server. */
-export interface ClientOptions {
-  /** The API key (`vb_live_...`). Omit it only for the health endpoint. */
-  apiKey?: string;
-  /** The server's address, with or without the version path: `https://verbatim.example.com` or `.../api/v2`. */
-  baseUrl: string;
-  /** A fetch implementation, for tests and runtimes without a global fetch. */
-  fetch?: typeof globalThis.fetch;
-}
-
-/** A typed client of the v2 API. Every call answers `{ data, error, response }` as openapi-fetch does. */
-export type VerbatimClient = Client<paths>;
-
-/** Creates a client of the v2 API. */
-export function createClient(options: ClientOptions): VerbatimClient {
-  const headers: Record<string, string> = {};
-  if (options.apiKey !== undefined) headers.Authorization = `Bearer ${options.apiKey}`;
-  return createFetchClient<paths>({
-    baseUrl: versionedBaseUrl(options.baseUrl),
-    headers,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-  });
-}
-
-function versionedBaseUrl(baseUrl: string): string {
-  const trimmed = baseUrl.replace(/\/+$/, "");
-  return trimmed.endsWith("/api/v2") ? trimmed : `${trimmed}/api/v2`;
-}
+export type { components, operations, paths } from "@verbatim/contract";
+export {
+  AccountError,
+  type AccountErrorCode,
+  ContentError,
+  type ContentErrorCode,
+  type ErrorCode,
+  errorCodes,
+  InputError,
+  type InputErrorCode,
+  RequestError,
+  type RequestErrorCode,
+  ServerError,
+  type ServerErrorCode,
+  TransientError,
+  type TransientErrorCode,
+} from "../generated/errors.ts";
+export {
+  ApiError,
+  ConnectionError,
+  type ErrorBody,
+  JobTimeoutError,
+  type RetryWith,
+  TimeoutError,
+  UnexpectedResponseError,
+  type ValidationIssue,
+  VerbatimError,
+  WebhookVerificationError,
+} from "./api-error.ts";
+export { type BareClientOptions, createClient, type VerbatimClient } from "./bare-client.ts";
+export { type SuccessBody, sdkVersion, Verbatim, type VerbatimOptions } from "./client.ts";
+export { type Segment, toSrt, toText, toVtt } from "./formats.ts";
+export { Paginator } from "./pagination.ts";
+export type {
+  MonitorCreate,
+  MonitorEvent,
+  MonitorEventPageResult,
+  MonitorEventQuery,
+  Monitors,
+  MonitorUpdate,
+} from "./resources/monitors.ts";
+export type {
+  BatchRequest,
+  ChannelRequest,
+  CompletedJobResult,
+  JobAcceptedResult,
+  JobProgress,
+  JobStatusResult,
+  ListRow,
+  PlaylistRequest,
+  SearchRequest,
+  TranscriptRequest,
+  TranscriptResult,
+  Transcripts,
+  VideoPageResult,
+  WaitOptions,
+} from "./resources/transcripts.ts";
+export type { RateLimit, ResponseMeta, Result } from "./result.ts";
+export type { RequestOptions } from "./transport.ts";
+export { verifyWebhook, type WebhookEvent, type WebhookHeaders } from "./webhooks.ts";

@@ -1,0 +1,96 @@
+// The SDK call of every operation of the contract, as the API reference shows it (`x-codeSamples`).
+// Type-checked against the SDK, complete by `satisfies`, and run against a live server by
+// apps/api/test/sdk/code-samples.test.ts; scripts/generate-code-samples.mjs turns each body into
+// a sample.
+import type { OperationId } from "@verbatim/contract";
+import { type Verbatim, verifyWebhook } from "../src/index.ts";
+
+/** What a sample may refer to besides the client: ids a reader would have from earlier calls. */
+export interface SampleContext {
+  jobId: string;
+  monitorId: string;
+}
+
+type Sample = (verbatim: Verbatim, context: SampleContext) => Promise<unknown>;
+
+/** The operations a client calls; the contract's `on...Webhook` operations are requests Verbatim sends. */
+type ClientOperationId = Exclude<OperationId, `on${string}Webhook`>;
+
+export const operationSamples = {
+  fetchVideoTranscript: async (verbatim) => {
+    const { data, usage } = await verbatim.transcripts.video({ video: "jNQXAC9IVRw" }, { wait: true });
+    return { text: data.text ?? data.segments?.map((segment) => segment.text).join(" "), spent: usage.credits_spent };
+  },
+  fetchTranscriptsBatch: async (verbatim) => {
+    const { data } = await verbatim.transcripts.batch({ video_ids: ["jNQXAC9IVRw", "https://youtu.be/aBcDeFgHiJk"] });
+    return data.results.filter((row) => row.outcome === "error");
+  },
+  getTranscriptJob: async (verbatim, { jobId }) => {
+    const job = await verbatim.transcripts.job(jobId);
+    return job.status === "completed" ? job.data.text : job.status;
+  },
+  fetchChannelVideos: async (verbatim) => {
+    const videos = [];
+    for await (const video of verbatim.transcripts.channelVideos({ channel: "@jawed", limit: 50 })) videos.push(video);
+    return videos;
+  },
+  fetchPlaylistVideos: async (verbatim) => {
+    const page = await verbatim.transcripts.playlist({ playlist: "PLFgquLnL59alCl_2TQvOiD5Vgm1hCaGSI" });
+    return page.data.next_cursor;
+  },
+  searchVideos: async (verbatim) => {
+    const first = await verbatim.transcripts.searchVideos({ query: "me at the zoo" }).toArray(10);
+    return first;
+  },
+  me: async (verbatim) => {
+    const { data, rateLimit } = await verbatim.me();
+    return { credits: data.credits, remaining: rateLimit?.remaining };
+  },
+  getUsage: async (verbatim) => {
+    const { data } = await verbatim.usage({ from: "2026-11-01", to: "2026-11-30" });
+    return data.endpoints;
+  },
+  healthCheck: async (verbatim) => {
+    const health = await verbatim.health();
+    return health.data.status;
+  },
+  deepHealthCheck: async (verbatim) => {
+    const { data } = await verbatim.deepHealth();
+    return data.checks.filter((check) => check.status === "failing");
+  },
+  createMonitor: async (verbatim) => {
+    const { data } = await verbatim.monitors.create({ target: "@jawed", interval_minutes: 60 });
+    return { id: data.id, secret: data.webhook_secret };
+  },
+  listMonitors: async (verbatim) => {
+    const { data } = await verbatim.monitors.list();
+    return data.monitors.map((monitor) => monitor.id);
+  },
+  getMonitor: async (verbatim, { monitorId }) => {
+    const { data } = await verbatim.monitors.get(monitorId);
+    return data.next_check_at;
+  },
+  updateMonitor: async (verbatim, { monitorId }) => {
+    const { data } = await verbatim.monitors.update(monitorId, { status: "paused" });
+    return data.status;
+  },
+  deleteMonitor: async (verbatim, { monitorId }) => {
+    const { data } = await verbatim.monitors.delete(monitorId);
+    return data.id;
+  },
+  checkMonitor: async (verbatim, { monitorId }) => {
+    const { data } = await verbatim.monitors.check(monitorId);
+    return data.new_videos;
+  },
+  listMonitorEvents: async (verbatim, { monitorId }) => {
+    const types = [];
+    for await (const event of verbatim.monitors.allEvents(monitorId)) types.push(event.type);
+    return types;
+  },
+} satisfies Record<ClientOperationId, Sample>;
+
+/** The sample of every webhook: verify the delivery, then branch on its type. */
+export const webhookSample = async (rawBody: string, headers: Record<string, string>) => {
+  const event = verifyWebhook(rawBody, headers, process.env.VERBATIM_WEBHOOK_SECRET ?? "");
+  return event.type === "transcript_job.completed" ? event.data.text : event.type;
+};

@@ -1,0 +1,113 @@
+import type { operations, paths } from "@verbatim/contract";
+import createFetchClient, { type Client } from "openapi-fetch";
+import packageJson from "../package.json" with { type: "json" };
+import { VerbatimError } from "./api-error.ts";
+import { versionedBaseUrl } from "./bare-client.ts";
+import { Monitors } from "./resources/monitors.ts";
+import { Transcripts } from "./resources/transcripts.ts";
+import { type Result, unwrap } from "./result.ts";
+import { fetchForCall, type RequestOptions, type TransportSettings } from "./transport.ts";
+
+/** The SDK's version, sent in its `User-Agent`. */
+export const sdkVersion: string = packageJson.version;
+
+/** How to reach a Verbatim server and how calls behave. */
+export interface VerbatimOptions {
+  /** The API key (`vb_live_...`). Default: the `VERBATIM_API_KEY` environment variable. */
+  apiKey?: string;
+  /** The server, with or without `/api/v2`. Default: `VERBATIM_BASE_URL`, else `http://127.0.0.1:8080`. */
+  baseUrl?: string;
+  /** Milliseconds one attempt may take, answer included. Default: 120,000 (a batch answers within a minute, inline speech recognition may take longer). */
+  timeout?: number;
+  /** Retries of a call that met a 429, a 5xx or a connection failure. Default: 2. */
+  maxRetries?: number;
+  /** A fetch implementation, for proxies, tests and runtimes without a global fetch. */
+  fetch?: typeof globalThis.fetch;
+  /** Headers sent with every call, beside the SDK's own. */
+  defaultHeaders?: Record<string, string>;
+}
+
+/** The envelope-shaped answer of an operation's success status. */
+export type SuccessBody<
+  Op extends keyof operations,
+  Status extends number = 200,
+> = operations[Op]["responses"] extends {
+  [S in Status]: { content: { "application/json": infer Body } };
+}
+  ? Body
+  : never;
+
+/**
+ * A client of the Verbatim v2 API.
+ *
+ * ```ts
+ * const verbatim = new Verbatim({ apiKey: process.env.VERBATIM_API_KEY });
+ * const { data } = await verbatim.transcripts.video({ video: "jNQXAC9IVRw" });
+ * ```
+ */
+export class Verbatim {
+  /** Transcripts, batches, lists and speech recognition jobs. */
+  readonly transcripts: Transcripts;
+  /** Monitors of YouTube channels and their events. */
+  readonly monitors: Monitors;
+  /**
+   * The typed openapi-fetch client under the SDK, for anyone who wants `{ data, error, response }`
+   * as openapi-fetch answers it. It sends the SDK's headers, retries and idempotency keys.
+   */
+  readonly raw: Client<paths>;
+  readonly baseUrl: string;
+  private readonly settings: TransportSettings;
+
+  constructor(options: VerbatimOptions = {}) {
+    const apiKey = options.apiKey ?? process.env.VERBATIM_API_KEY;
+    this.baseUrl = versionedBaseUrl(options.baseUrl ?? process.env.VERBATIM_BASE_URL ?? "http://127.0.0.1:8080");
+    const maxRetries = options.maxRetries ?? 2;
+    const timeout = options.timeout ?? 120_000;
+    if (!Number.isInteger(maxRetries) || maxRetries < 0)
+      throw new VerbatimError("maxRetries must be a whole number, 0 or more");
+    if (!(timeout > 0)) throw new VerbatimError("timeout must be a positive number of milliseconds");
+    this.settings = {
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      timeout,
+      maxRetries,
+      headers: {
+        ...options.defaultHeaders,
+        "User-Agent": `verbatim-node/${sdkVersion}`,
+        ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
+      },
+    };
+    this.raw = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: fetchForCall(this.settings) });
+    this.transcripts = new Transcripts(this);
+    this.monitors = new Monitors(this);
+  }
+
+  /** The fetch of one call: the client's settings with the call's options. */
+  fetchFor(options?: RequestOptions): (request: Request) => Promise<Response> {
+    return fetchForCall(this.settings, options);
+  }
+
+  /** The account behind the key: plan, credits and request allowance. A poll: it uses the polling allowance. */
+  me(options?: RequestOptions): Promise<Result<SuccessBody<"me">>> {
+    return unwrap(this.raw.GET("/me", { signal: options?.signal, fetch: this.fetchFor(options) }));
+  }
+
+  /** Credit usage per day and per operation, between `from` and `to` (UTC dates, inclusive). */
+  usage(
+    query: NonNullable<operations["getUsage"]["parameters"]["query"]> = {},
+    options?: RequestOptions,
+  ): Promise<Result<SuccessBody<"getUsage">>> {
+    return unwrap(
+      this.raw.GET("/usage", { params: { query }, signal: options?.signal, fetch: this.fetchFor(options) }),
+    );
+  }
+
+  /** Whether the service answers. Needs no key. */
+  health(options?: RequestOptions): Promise<Result<SuccessBody<"healthCheck">>> {
+    return unwrap(this.raw.GET("/health", { signal: options?.signal, fetch: this.fetchFor(options) }));
+  }
+
+  /** The service and its dependencies (database, queue, speech engine), checked now. */
+  deepHealth(options?: RequestOptions): Promise<Result<SuccessBody<"deepHealthCheck">>> {
+    return unwrap(this.raw.GET("/health/deep", { signal: options?.signal, fetch: this.fetchFor(options) }));
+  }
+}

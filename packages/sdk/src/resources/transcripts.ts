@@ -1,0 +1,210 @@
+import type { components, operations } from "@verbatim/contract";
+import { errorCodes } from "../../generated/errors.ts";
+import { JobTimeoutError } from "../api-error.ts";
+import type { SuccessBody, Verbatim } from "../client.ts";
+import { apiErrorFrom } from "../errors.ts";
+import { Paginator } from "../pagination.ts";
+import { type FetchOutcome, type Result, unwrap } from "../result.ts";
+import { type RequestOptions, sleep } from "../transport.ts";
+
+type JsonBody<Op extends keyof operations> = operations[Op] extends {
+  requestBody: { content: { "application/json": infer Body } };
+}
+  ? Body
+  : never;
+
+/** What `POST /transcripts/video` takes. */
+export type TranscriptRequest = JsonBody<"fetchVideoTranscript">;
+/** What `POST /transcripts/batch` takes. */
+export type BatchRequest = JsonBody<"fetchTranscriptsBatch">;
+/** What `POST /transcripts/channel` takes. */
+export type ChannelRequest = JsonBody<"fetchChannelVideos">;
+/** What `POST /transcripts/playlist` takes. */
+export type PlaylistRequest = JsonBody<"fetchPlaylistVideos">;
+/** What `POST /transcripts/search` takes. */
+export type SearchRequest = JsonBody<"searchVideos">;
+
+/** A transcript answered at once (200). */
+export type TranscriptResult = Result<SuccessBody<"fetchVideoTranscript", 200>>;
+/** Speech recognition continues as a job (202): poll it with `waitForJob`. */
+export type JobAcceptedResult = Result<SuccessBody<"fetchVideoTranscript", 202>>;
+/** A job's state, as `GET /transcripts/jobs/{jobId}` answers it. */
+export type JobStatusResult = Result<SuccessBody<"getTranscriptJob">>;
+/** A finished job: its transcript (text and segments) and what completing it charged. */
+export type CompletedJobResult = Extract<JobStatusResult, { status: "completed" }>;
+/** One page of a channel, playlist or search. */
+export type VideoPageResult = Result<SuccessBody<"fetchChannelVideos">>;
+/** A row of a channel, playlist or search page. */
+export type ListRow = components["schemas"]["ListRow"];
+
+/** How `waitForJob` polls. */
+export interface WaitOptions {
+  /** The first wait between polls, in milliseconds; later waits grow by half up to 10 s. Default: 1,000. */
+  pollInterval?: number;
+  /** How long to wait in all, in milliseconds, before `JobTimeoutError`. Default: 30 minutes. */
+  timeout?: number;
+  /** Stops waiting (the job goes on); the call rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called after every poll with the job's state and, when known, its progress from 0 to 1. */
+  onProgress?: (progress: JobProgress) => void;
+}
+
+/** What `onProgress` is told after each poll. */
+export interface JobProgress {
+  jobId: string;
+  status: "processing" | "completed" | "failed";
+  /** Share of the work done, 0 to 1, when the server knows it. */
+  progress: number | null;
+}
+
+const longestPollIntervalMs = 10_000;
+
+/** Transcripts, batches, lists and jobs. */
+export class Transcripts {
+  constructor(private readonly client: Verbatim) {}
+
+  /**
+   * The transcript of one YouTube video, podcast episode, feed or media file. Captions and
+   * publisher transcripts answer at once (200); speech recognition of long media continues as a
+   * job (202), unless `wait` is set: the call then polls the job and answers its transcript.
+   */
+  video(request: TranscriptRequest, options: RequestOptions & { wait: true } & WaitOptions): Promise<TranscriptResult>;
+  video(
+    request: TranscriptRequest,
+    options?: RequestOptions & { wait?: false },
+  ): Promise<TranscriptResult | JobAcceptedResult>;
+  async video(
+    request: TranscriptRequest,
+    options: RequestOptions & { wait?: boolean } & WaitOptions = {},
+  ): Promise<TranscriptResult | JobAcceptedResult> {
+    const answer = await unwrap<SuccessBody<"fetchVideoTranscript", 200 | 202>>(
+      this.client.raw.POST("/transcripts/video", {
+        body: request,
+        signal: options.signal,
+        fetch: this.client.fetchFor(options),
+      }),
+    );
+    if (!options.wait || !("job_id" in answer)) return answer;
+    const { pollInterval, timeout, signal, onProgress } = options;
+    return this.waitForJob(answer, { pollInterval, timeout, signal, onProgress });
+  }
+
+  /** Up to 500 transcripts in one request (50 on Free, Basic and Pro): one row per item, in order. */
+  batch(request: BatchRequest, options?: RequestOptions): Promise<Result<SuccessBody<"fetchTranscriptsBatch">>> {
+    return unwrap(
+      this.client.raw.POST("/transcripts/batch", {
+        body: request,
+        signal: options?.signal,
+        fetch: this.client.fetchFor(options),
+      }),
+    );
+  }
+
+  /** One page of a channel's uploads (or a search inside the channel). */
+  channel(request: ChannelRequest, options?: RequestOptions): Promise<VideoPageResult> {
+    return unwrap(
+      this.client.raw.POST("/transcripts/channel", {
+        body: request,
+        signal: options?.signal,
+        fetch: this.client.fetchFor(options),
+      }),
+    );
+  }
+
+  /** One page of a playlist. */
+  playlist(request: PlaylistRequest, options?: RequestOptions): Promise<VideoPageResult> {
+    return unwrap(
+      this.client.raw.POST("/transcripts/playlist", {
+        body: request,
+        signal: options?.signal,
+        fetch: this.client.fetchFor(options),
+      }),
+    );
+  }
+
+  /** One page of a YouTube search. */
+  search(request: SearchRequest, options?: RequestOptions): Promise<VideoPageResult> {
+    return unwrap(
+      this.client.raw.POST("/transcripts/search", {
+        body: request,
+        signal: options?.signal,
+        fetch: this.client.fetchFor(options),
+      }),
+    );
+  }
+
+  /** Every row of a channel, page after page (each page is a charged request); stops at `since_video_id`. */
+  channelVideos(request: ChannelRequest, options?: RequestOptions): Paginator<VideoPageResult["data"], ListRow> {
+    const { cursor, ...rest } = request;
+    return new Paginator((next) => this.channel({ ...rest, cursor: next }, options), rowsOf, cursor);
+  }
+
+  /** Every row of a playlist, page after page; stops at `since_video_id`. */
+  playlistVideos(request: PlaylistRequest, options?: RequestOptions): Paginator<VideoPageResult["data"], ListRow> {
+    const { cursor, ...rest } = request;
+    return new Paginator((next) => this.playlist({ ...rest, cursor: next }, options), rowsOf, cursor);
+  }
+
+  /** Every result of a search, page after page; stops at `since_video_id`. */
+  searchVideos(request: SearchRequest, options?: RequestOptions): Paginator<VideoPageResult["data"], ListRow> {
+    const { cursor, ...rest } = request;
+    return new Paginator((next) => this.search({ ...rest, cursor: next }, options), rowsOf, cursor);
+  }
+
+  /** A speech recognition job's state. A poll: free, on the polling allowance. A failed job is a result with its `error`, not a throw. */
+  job(jobId: string, options?: RequestOptions): Promise<JobStatusResult> {
+    const poll = this.client.raw.GET("/transcripts/jobs/{jobId}", {
+      params: { path: { jobId } },
+      signal: options?.signal,
+      fetch: this.client.fetchFor(options),
+    });
+    // openapi-fetch drops `data: null` from the failed state's type; the contract's body has it.
+    return unwrap(poll as Promise<FetchOutcome<SuccessBody<"getTranscriptJob">>>);
+  }
+
+  /**
+   * Polls a job until it completes and answers its transcript, or throws its error if it fails.
+   * Takes a job id or the 202 answer that started it. Waits grow from `pollInterval` by half, up
+   * to 10 s, and never poll faster than the polling allowance the server reports.
+   */
+  async waitForJob(job: string | { job_id: string }, options: WaitOptions = {}): Promise<CompletedJobResult> {
+    const jobId = typeof job === "string" ? job : job.job_id;
+    const started = Date.now();
+    const deadline = started + (options.timeout ?? 30 * 60_000);
+    let interval = options.pollInterval ?? 1_000;
+    for (;;) {
+      const state = await this.job(jobId, { signal: options.signal });
+      options.onProgress?.({
+        jobId,
+        status: state.status,
+        progress: state.status === "completed" ? 1 : "progress" in state ? (state.progress ?? null) : null,
+      });
+      if (state.status === "completed") return state;
+      if (state.status === "failed") {
+        throw apiErrorFrom(state.error, {
+          status: errorCodes[state.error.code as keyof typeof errorCodes]?.status ?? 500,
+          requestId: state.requestId,
+          retryAfter: null,
+        });
+      }
+      const wait = Math.max(interval, allowanceSpacingMs(state.rateLimit));
+      if (Date.now() + wait > deadline) throw new JobTimeoutError(jobId, Date.now() - started);
+      await sleep(wait, options.signal);
+      interval = Math.min(longestPollIntervalMs, interval * 1.5);
+    }
+  }
+}
+
+function rowsOf(page: VideoPageResult["data"]): ListRow[] {
+  return page.videos;
+}
+
+/**
+ * The wait that keeps polling within the allowance: when the window is spent, until it frees a
+ * poll; otherwise at least the even share of a minute that the limit allows.
+ */
+function allowanceSpacingMs(rateLimit: JobStatusResult["rateLimit"]): number {
+  if (rateLimit === null || rateLimit.limit <= 0) return 0;
+  if (rateLimit.remaining <= 0) return Math.max(0, rateLimit.reset * 1000 - Date.now());
+  return Math.ceil(60_000 / rateLimit.limit);
+}
