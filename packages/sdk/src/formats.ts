@@ -24,8 +24,12 @@ export function toVtt(segments: readonly Segment[]): string {
 
 /** Plain text: the segments joined by spaces, or one line per segment prefixed `[mm:ss]` with `timestamps`. */
 export function toText(segments: readonly Segment[], options: { timestamps?: boolean } = {}): string {
-  if (!options.timestamps) return segments.map((segment) => segment.text.trim()).join(" ");
-  return segments.map((segment) => `[${shortClock(segment.start)}] ${segment.text.trim()}`).join("\n");
+  if (!options.timestamps) return segments.map((segment) => oneLine(segment.text)).join(" ");
+  return segments.map((segment) => `[${shortClock(segment.start)}] ${oneLine(segment.text)}`).join("\n");
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, " ").trim();
 }
 
 /** A cue's text on as many lines as it has, without the blank lines that would end the cue early. */
