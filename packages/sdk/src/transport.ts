@@ -35,7 +35,7 @@ export function fetchForCall(settings: TransportSettings, options: RequestOption
   const timeout = options.timeout ?? settings.timeout;
   const maxRetries = options.maxRetries ?? settings.maxRetries;
   return async (input, init) => {
-    const original = new Request(input, init);
+    const original = input instanceof Request && init === undefined ? input : new Request(input, init);
     const signal = options.signal ?? init?.signal ?? undefined;
     const headers = new Headers(original.headers);
     for (const [name, value] of Object.entries(settings.headers)) if (!headers.has(name)) headers.set(name, value);
@@ -71,9 +71,12 @@ async function attemptOnce(
   const attemptTimeout = AbortSignal.timeout(timeout);
   const attemptSignal = signal ? AbortSignal.any([signal, attemptTimeout]) : attemptTimeout;
   try {
-    const response = await fetchImpl(
-      new Request(original.url, { method: original.method, headers, body: body ?? null, signal: attemptSignal }),
-    );
+    const response = await fetchImpl(original.url, {
+      method: original.method,
+      headers,
+      body: body ?? null,
+      signal: attemptSignal,
+    });
     const answered = await response.arrayBuffer();
     return new Response(nullBodyStatuses.has(response.status) ? null : answered, {
       status: response.status,
