@@ -120,6 +120,12 @@ describe("retries", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("sends a string given to transcripts.video as the request's video", async () => {
+    const { verbatim, server } = await clientFacing([{ status: 400, body: errorEnvelope("invalid_request", 1001) }]);
+    await verbatim.transcripts.video("https://youtu.be/jNQXAC9IVRw").catch(() => undefined);
+    expect(JSON.parse(server.requests[0]?.body ?? "null")).toEqual({ video: "https://youtu.be/jNQXAC9IVRw" });
+  });
+
   it("maps a code newer than the SDK to the family of its number", async () => {
     const { verbatim } = await clientFacing([{ status: 503, body: errorEnvelope("brand_new_outage", 5999) }], {
       maxRetries: 0,

@@ -67,19 +67,23 @@ export class Transcripts {
    * The transcript of one YouTube video, podcast episode, feed or media file. Captions and
    * publisher transcripts answer at once (200); speech recognition of long media continues as a
    * job (202), unless `wait` is set: the call then polls the job and answers its transcript.
+   * A string is the `video` of a request with every other field at its default.
    */
-  video(request: TranscriptRequest, options: RequestOptions & { wait: true } & WaitOptions): Promise<TranscriptResult>;
   video(
-    request: TranscriptRequest,
+    request: TranscriptRequest | string,
+    options: RequestOptions & { wait: true } & WaitOptions,
+  ): Promise<TranscriptResult>;
+  video(
+    request: TranscriptRequest | string,
     options?: RequestOptions & { wait?: false },
   ): Promise<TranscriptResult | JobAcceptedResult>;
   async video(
-    request: TranscriptRequest,
+    request: TranscriptRequest | string,
     options: RequestOptions & { wait?: boolean } & WaitOptions = {},
   ): Promise<TranscriptResult | JobAcceptedResult> {
     const answer = await unwrap<SuccessBody<"fetchVideoTranscript", 200 | 202>>(
       this.client.raw.POST("/transcripts/video", {
-        body: request,
+        body: typeof request === "string" ? { video: request } : request,
         signal: options.signal,
         fetch: this.client.fetchFor(options),
       }),
