@@ -30,7 +30,7 @@ export {
 export { type BareClientOptions, createClient, type VerbatimClient } from "./bare-client.ts";
 export { type SuccessBody, sdkVersion, Verbatim, type VerbatimOptions } from "./client.ts";
 export { type Segment, toSrt, toText, toVtt } from "./formats.ts";
-export { Paginator } from "./pagination.ts";
+export { type PageResult, Paginator } from "./pagination.ts";
 export type {
   MonitorCreate,
   MonitorEvent,

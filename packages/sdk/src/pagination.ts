@@ -1,9 +1,13 @@
+import type { components } from "@verbatim/contract";
 import type { Result } from "./result.ts";
 
 /** A page of a cursor-paginated list, as the API answers it. */
 interface CursorPage {
   next_cursor: string | null;
 }
+
+/** One page's result: the page, what it cost, and the response's metadata. */
+export type PageResult<Page> = Result<{ data: Page; usage: components["schemas"]["Usage"] }>;
 
 /**
  * A list read lazily: `for await (const item of list)` yields every item across pages, following
@@ -13,13 +17,13 @@ interface CursorPage {
  */
 export class Paginator<Page extends CursorPage, Item> implements AsyncIterable<Item> {
   constructor(
-    private readonly fetchPage: (cursor: string | undefined) => Promise<Result<{ data: Page }>>,
+    private readonly fetchPage: (cursor: string | undefined) => Promise<PageResult<Page>>,
     private readonly itemsOf: (page: Page) => Item[],
     private readonly firstCursor?: string,
   ) {}
 
   /** Every page in order, starting at the cursor the list was opened with. */
-  async *pages(): AsyncGenerator<Result<{ data: Page }>, void, undefined> {
+  async *pages(): AsyncGenerator<PageResult<Page>, void, undefined> {
     let cursor = this.firstCursor;
     do {
       const page = await this.fetchPage(cursor);

@@ -36,7 +36,8 @@ export function fetchForCall(settings: TransportSettings, options: RequestOption
   const maxRetries = options.maxRetries ?? settings.maxRetries;
   return async (input, init) => {
     const original = input instanceof Request && init === undefined ? input : new Request(input, init);
-    const signal = options.signal ?? init?.signal ?? undefined;
+    // openapi-fetch puts a `raw` caller's signal on the Request it builds, not in `init`.
+    const signal = options.signal ?? original.signal;
     const headers = new Headers(original.headers);
     for (const [name, value] of Object.entries(settings.headers)) if (!headers.has(name)) headers.set(name, value);
     if (original.method === "POST" && !headers.has("idempotency-key")) {

@@ -196,6 +196,14 @@ describe("abort", () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("aborts a raw call with the signal given to openapi-fetch", async () => {
+    const { verbatim, server } = await clientFacing(["silence"]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error("the raw caller left")), 100);
+    await expect(verbatim.raw.GET("/me", { signal: controller.signal })).rejects.toThrow("the raw caller left");
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("rejects during the wait before a retry", async () => {
     const limited: Fault = { status: 429, headers: { "retry-after": "30" }, body: errorEnvelope("rate_limited", 2101) };
     const { verbatim, server } = await clientFacing([limited, ok]);
