@@ -4,6 +4,7 @@ import * as OpenApiValidator from "express-openapi-validator";
 import { pinoHttp } from "pino-http";
 import type { AppDeps } from "./deps.ts";
 import { ApiError } from "./errors.ts";
+import { apiReference } from "./http/api-reference.ts";
 import { authenticate } from "./http/auth.ts";
 import { errorCatalog } from "./http/error-catalog.ts";
 import { errorHandler, routeNotFound } from "./http/error-handler.ts";
@@ -36,6 +37,7 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use("/api/v2", v2Router(deps));
   app.use("/docs/errors", errorCatalog());
+  app.use(apiReference(deps));
   app.use((req, _res, next) => next(routeNotFound(req)));
   app.use(errorHandler(deps));
   return app;

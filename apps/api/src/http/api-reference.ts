@@ -1,0 +1,125 @@
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { apiReference as scalarReference } from "@scalar/express-api-reference";
+import { openApiV2Path } from "@verbatim/contract";
+import codeSamples from "@verbatim/sdk/code-samples.json" with { type: "json" };
+import { Router } from "express";
+import { parse, stringify } from "yaml";
+import type { AppDeps } from "../deps.ts";
+import { publicBaseUrl } from "./locals.ts";
+
+/** The parts of the generated document this file reads or writes. */
+interface OpenApiDocument {
+  openapi: string;
+  info: { description?: string } & Record<string, unknown>;
+  servers?: unknown;
+  paths?: Record<string, PathItem>;
+  webhooks?: Record<string, PathItem>;
+}
+
+type PathItem = Record<string, { operationId?: string } & Record<string, unknown>>;
+
+interface CodeSample {
+  lang: string;
+  label: string;
+  source: string;
+}
+
+/** The contract as served: each answer names the server it came from. */
+interface ServedDocument {
+  json(baseUrl: string): string;
+  yaml(baseUrl: string): string;
+}
+
+const httpMethods = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
+const yamlOptions = { lineWidth: 0, aliasDuplicateObjects: false } as const;
+
+/**
+ * Serves the API reference outside `/api/v2`, without a key: `/docs` (Scalar), `/openapi.json`
+ * and `/openapi.yaml`. The page loads Scalar's script from this server, so it works offline.
+ */
+export function apiReference(deps: AppDeps): Router {
+  const document = servedDocument();
+  const bundle = scalarBundle();
+  const router = Router();
+  router.get("/openapi.json", (req, res) => {
+    res.type("json").send(document.json(publicBaseUrl(req, deps.config.publicUrl)));
+  });
+  router.get("/openapi.yaml", (req, res) => {
+    res.type("application/yaml").send(document.yaml(publicBaseUrl(req, deps.config.publicUrl)));
+  });
+  router.get(bundle.route, (_req, res) => {
+    // pnpm keeps packages under node_modules/.pnpm, a dot directory that sendFile refuses by default.
+    res.sendFile(bundle.file, { maxAge: "1y", immutable: true, dotfiles: "allow" });
+  });
+  router.get(
+    "/docs",
+    scalarReference({
+      pageTitle: "Verbatim API reference",
+      url: "/openapi.json",
+      cdn: bundle.route,
+      // Everything that would reach past this server is off: fonts, telemetry, the hosted client, the agent.
+      withDefaultFonts: false,
+      telemetry: false,
+      hideClientButton: true,
+      showDeveloperTools: "never",
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      defaultOpenAllTags: true,
+    }),
+  );
+  return router;
+}
+
+/** Scalar's single-file browser build, under a path that changes with its version so browsers may keep it for good. */
+function scalarBundle(): { route: string; file: string } {
+  // The package exports no path to its browser build, so it is found beside its entry point.
+  const distDir = path.dirname(createRequire(import.meta.url).resolve("@scalar/api-reference"));
+  const { version } = JSON.parse(readFileSync(path.join(distDir, "..", "package.json"), "utf8")) as { version: string };
+  return {
+    route: `/docs/assets/scalar-api-reference-${version}.js`,
+    file: path.join(distDir, "browser", "standalone.js"),
+  };
+}
+
+let built: ServedDocument | undefined;
+
+/** Parsing and printing the contract takes a few hundred milliseconds, so it happens once per process. */
+function servedDocument(): ServedDocument {
+  built ??= buildServedDocument();
+  return built;
+}
+
+function buildServedDocument(): ServedDocument {
+  const contract = parse(readFileSync(openApiV2Path, "utf8")) as OpenApiDocument;
+  const { openapi, info, servers: _templatedServers, ...rest } = contract;
+  addCodeSamples(rest.paths);
+  addCodeSamples(rest.webhooks);
+  const restJson = JSON.stringify(rest);
+  const restYaml = stringify(rest, yamlOptions);
+  const head = (baseUrl: string) => ({
+    openapi,
+    info: {
+      ...info,
+      description: `${info.description ?? ""}\n\nEvery error's code, number and meaning: [the error catalog](${baseUrl}/docs/errors).`,
+    },
+    servers: [{ url: `${baseUrl}/api/v2`, description: "This server." }],
+  });
+  // Only the head depends on the request; the rest is printed once and joined to it as text.
+  return {
+    json: (baseUrl) => `${JSON.stringify(head(baseUrl)).slice(0, -1)},${restJson.slice(1)}`,
+    yaml: (baseUrl) => stringify(head(baseUrl), yamlOptions) + restYaml,
+  };
+}
+
+/** Puts the SDK's generated samples on each operation as `x-codeSamples`, the extension Scalar and Redoc read. */
+function addCodeSamples(pathItems: Record<string, PathItem> | undefined): void {
+  const samples: Record<string, CodeSample[] | undefined> = codeSamples.operations;
+  for (const pathItem of Object.values(pathItems ?? {})) {
+    for (const [method, operation] of Object.entries(pathItem)) {
+      const operationSamples = httpMethods.has(method) && operation.operationId && samples[operation.operationId];
+      if (operationSamples) operation["x-codeSamples"] = operationSamples;
+    }
+  }
+}
