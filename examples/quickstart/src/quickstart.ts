@@ -1,23 +1,12 @@
-import { createClient } from "@verbatim/sdk";
-
-export interface QuickstartOptions {
-  baseUrl: string;
-  apiKey: string;
-  print: (line: string) => void;
-}
+import type { Verbatim } from "@verbatim/sdk";
 
 /** Checks that the server answers and the key is valid, and prints the account's balance and allowance. */
-export async function quickstart({ baseUrl, apiKey, print }: QuickstartOptions): Promise<void> {
-  const verbatim = createClient({ baseUrl, apiKey });
+export async function quickstart(verbatim: Verbatim, print: (line: string) => void): Promise<void> {
+  const health = await verbatim.health();
+  print(`${health.data.service} ${health.data.version} is up at ${verbatim.baseUrl}`);
 
-  const health = await verbatim.GET("/health");
-  if (!health.data) throw new Error(`${baseUrl} did not answer its health check (HTTP ${health.response.status})`);
-  print(`${health.data.service} ${health.data.version} is up`);
-
-  const me = await verbatim.GET("/me");
-  if (me.error) throw new Error(`the key was refused: ${me.error.error.code} (${me.error.error.message})`);
-  const { user_id, plan, credits, rate_limit } = me.data.data;
-  print(`account ${user_id} on the ${plan} plan`);
-  print(`credits: ${credits ?? "unlimited"}`);
-  print(`requests left this minute: ${rate_limit.remaining} of ${rate_limit.limit}`);
+  const { data: account } = await verbatim.me();
+  print(`account ${account.user_id} on the ${account.plan} plan`);
+  print(`credits: ${account.credits ?? "unlimited"}`);
+  print(`requests left this minute: ${account.rate_limit.remaining} of ${account.rate_limit.limit}`);
 }

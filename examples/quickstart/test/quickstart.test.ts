@@ -1,6 +1,13 @@
+import { execFile } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { startServer, type TestServer } from "@verbatim/api/test/support/server";
+import { Verbatim } from "@verbatim/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../../../apps/api/test/support/server.ts";
 import { quickstart } from "../src/quickstart.ts";
+
+const run = promisify(execFile);
+const examplePackage = fileURLToPath(new URL("..", import.meta.url));
 
 let server: TestServer;
 beforeAll(async () => {
@@ -11,21 +18,37 @@ afterAll(() => server.close());
 describe("the quickstart example", () => {
   it("prints the service, the account, its balance and its allowance", async () => {
     const lines: string[] = [];
-    await quickstart({ baseUrl: server.baseUrl, apiKey: server.key.key, print: (line) => lines.push(line) });
+    const verbatim = new Verbatim({ apiKey: server.key.key, baseUrl: server.baseUrl });
+    await quickstart(verbatim, (line) => lines.push(line));
     expect(lines).toEqual([
-      "verbatim 0.0.0-test is up",
+      `verbatim 0.0.0-test is up at ${server.baseUrl}/api/v2`,
       `account ${server.account.id} on the basic plan`,
       "credits: 250",
       "requests left this minute: 60 of 60",
     ]);
   });
 
-  it("explains a refused key", async () => {
-    const refused = quickstart({
-      baseUrl: server.baseUrl,
-      apiKey: `vb_live_${"0".repeat(32)}`,
-      print: () => undefined,
+  it("rejects with the API's unauthorized error for a refused key", async () => {
+    const verbatim = new Verbatim({ apiKey: `vb_live_${"0".repeat(32)}`, baseUrl: server.baseUrl });
+    await expect(quickstart(verbatim, () => undefined)).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+  });
+
+  it("runs as `pnpm start`, configured by VERBATIM_API_KEY and VERBATIM_BASE_URL", async () => {
+    const { stdout } = await run(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: examplePackage,
+      env: { ...process.env, VERBATIM_API_KEY: server.key.key, VERBATIM_BASE_URL: server.baseUrl },
     });
-    await expect(refused).rejects.toThrow("the key was refused: unauthorized");
+    expect(stdout).toContain(`account ${server.account.id} on the basic plan`);
+  });
+
+  it("exits 1 with the error's code when the key is refused, and 2 without a key", async () => {
+    const refused = run(process.execPath, ["--import", "tsx", "src/main.ts"], {
+      cwd: examplePackage,
+      env: { ...process.env, VERBATIM_API_KEY: `vb_live_${"0".repeat(32)}`, VERBATIM_BASE_URL: server.baseUrl },
+    });
+    await expect(refused).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/^unauthorized: /) });
+    const { VERBATIM_API_KEY: _key, ...withoutKey } = process.env;
+    const keyless = run(process.execPath, ["--import", "tsx", "src/main.ts"], { cwd: examplePackage, env: withoutKey });
+    await expect(keyless).rejects.toMatchObject({ code: 2 });
   });
 });

@@ -12,6 +12,7 @@ import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
 import { createAudioTranscripts } from "../../src/services/audio-transcripts.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
+import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
 import type { Store } from "../../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
@@ -37,6 +38,11 @@ export interface AudioServerOptions {
   workers?: number;
   engine?: SpeechEngine;
   webhooks?: (store: Store) => WebhookOutbox;
+  /**
+   * Delivers job callbacks as main.ts does, with a deliverer polling every 50 ms that starts and
+   * stops with the server; `callback_url` may then be a loopback http receiver. Ignores `webhooks`.
+   */
+  deliverCallbacks?: boolean;
   /** Serves YouTube (pages, captions and audio streams) from this fake; without it YouTube is not configured. */
   youtube?: FakeYoutube;
   /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1` for `callback_url`: http and loopback receivers are accepted. Default false. */
@@ -80,6 +86,10 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     ...(options.downloadFloor === undefined ? {} : { downloadFloor: options.downloadFloor }),
   });
   const engine = options.engine ?? sharedEngine;
+  const callbacks: Webhooks | undefined = options.deliverCallbacks
+    ? createWebhooks(store, { logger, allowPrivateTargets: true, pollIntervalMs: 50 })
+    : undefined;
+  const webhooks = callbacks ?? options.webhooks?.(store);
   const youtube = options.youtube
     ? createYoutubeAdapter({
         origin: options.youtube.origin,
@@ -95,8 +105,8 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     queue: new PgBossTranscriptionQueue(boss),
     inlineAudioSeconds: options.inlineAudioSeconds ?? 30,
     maxQueuedJobs: options.maxQueuedJobs ?? 1000,
-    ...(options.webhooks ? { webhooks: options.webhooks(store) } : {}),
-    ...(options.allowPrivateCallbackTargets ? { allowPrivateCallbackTargets: true } : {}),
+    ...(webhooks ? { webhooks } : {}),
+    ...(options.allowPrivateCallbackTargets || callbacks ? { allowPrivateCallbackTargets: true } : {}),
     ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}),
   };
   const deps: AppDeps = {
@@ -128,6 +138,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     worker = undefined;
   };
   await startWorkers();
+  callbacks?.start();
   return {
     ...served,
     store,
@@ -139,6 +150,8 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     stopWorkers,
     async close() {
       await stopWorkers();
+      // Before the store closes: an attempt in flight records its outcome there.
+      await callbacks?.stop();
       await boss.stop({ graceful: false, close: false });
       await served.close();
       await host.close();

@@ -1,0 +1,59 @@
+import { fromFixture } from "@verbatim/api/test/support/fake-youtube";
+import { startYoutubeServer, type YoutubeTestServer } from "@verbatim/api/test/support/youtube-server";
+import { Verbatim } from "@verbatim/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fetchBatch } from "../src/batch.ts";
+
+const surfaceGo = "GJLlxj_dtq8";
+const russianCivilWar = "F1xioXWb8CY";
+const takenDown = "authoredNW1";
+/** Attempts the fake YouTube's adapter makes at one call before the row fails. */
+const upstreamAttempts = 3;
+
+let yt: YoutubeTestServer;
+beforeAll(async () => {
+  yt = await startYoutubeServer({ credits: 100, upstream: { maxAttempts: upstreamAttempts } });
+  yt.fake
+    .player(surfaceGo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
+    .timedtext({ v: surfaceGo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
+    .timedtext({ v: surfaceGo, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
+    .player(russianCivilWar, fromFixture("youtube-transcript-api/youtube_ww1_nl_en.innertube.json.static"))
+    .timedtext({ v: russianCivilWar, lang: "en" }, fromFixture("authored/F1xioXWb8CY.en.json3"))
+    .player(takenDown, fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"))
+    // Every attempt of the first batch fails; the recording answers from then on.
+    .player(surfaceGo, { status: 500, body: "upstream broke" }, upstreamAttempts);
+});
+afterAll(() => yt.close());
+
+describe("the batch example", () => {
+  it("prints each row, then gets the transiently failed row on a second pass after its capped retry_after", async () => {
+    const lines: string[] = [];
+    const waits: number[] = [];
+    const verbatim = new Verbatim({ apiKey: yt.server.key.key, baseUrl: yt.server.baseUrl });
+    const rows = await fetchBatch(verbatim, {
+      videoIds: [surfaceGo, russianCivilWar, takenDown],
+      print: (line) => lines.push(line),
+      maxRetryDelayMs: 5_000,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    });
+
+    expect(rows.map((row) => [row.input, row.outcome])).toEqual([
+      [surfaceGo, "ok"],
+      [russianCivilWar, "ok"],
+      [takenDown, "error"],
+    ]);
+    expect(waits).toEqual([5_000]);
+    expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^error +${surfaceGo} +upstream_error: .* \\(retry after 30 s\\)$`)),
+      expect.stringMatching(new RegExp(`^ok +${russianCivilWar} +.+ \\(\\d+ segments, captions\\)$`)),
+      expect.stringMatching(new RegExp(`^error +${takenDown} +unavailable: [^(]+$`)),
+      "1 credit spent, balance 99",
+      "retrying 1 row in 5 s",
+      expect.stringMatching(new RegExp(`^ok +${surfaceGo} +.+ \\(\\d+ segments, captions\\)$`)),
+      "1 credit spent, balance 98",
+    ]);
+    expect(await yt.balance()).toBe(98);
+  });
+});

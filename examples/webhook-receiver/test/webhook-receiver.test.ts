@@ -1,0 +1,97 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type AudioServer, type AudioServerOptions, startAudioServer } from "@verbatim/api/test/audio/harness";
+import { audioFixture } from "@verbatim/api/test/support/fake-podcast-host";
+import { Verbatim, type WebhookEvent } from "@verbatim/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createWebhookReceiver, describeEvent } from "../src/webhook-receiver.ts";
+
+const cannedText = "ask not what your country can do for you";
+const cannedInfo = { engine: "sherpa-onnx", model: "canned", language: "en" } as const;
+
+/** Decodes the audio like any engine, then answers fixed words: this test is about the callback, not recognition. */
+const cannedEngine: NonNullable<AudioServerOptions["engine"]> = {
+  info: cannedInfo,
+  async transcribe(samples) {
+    let seconds = 0;
+    for await (const chunk of samples) seconds += chunk.length / 16_000;
+    return { info: cannedInfo, segments: [{ start: 0, duration: seconds, text: cannedText }], duration: seconds };
+  },
+  check: async () => undefined,
+};
+
+let server: AudioServer;
+let receiver: Server;
+let hookUrl: string;
+const events: WebhookEvent[] = [];
+/** The status of each answer the receiver gave. */
+const answered: number[] = [];
+
+beforeAll(async () => {
+  server = await startAudioServer({ inlineAudioSeconds: 0, deliverCallbacks: true, engine: cannedEngine, credits: 10 });
+  server.host.serveFile("/media/jfk.wav", audioFixture("whisper-cpp/jfk.wav"), "audio/wav");
+  const secret = await server.platform.accounts.webhookSecret(server.account.id);
+  const app = createWebhookReceiver({ secret, onEvent: (event) => void events.push(event) });
+  receiver = createServer((req, res) => {
+    res.on("finish", () => answered.push(res.statusCode));
+    app(req, res);
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
+});
+afterAll(async () => {
+  await server?.close();
+  receiver?.closeAllConnections();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+async function eventually<T>(read: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("nothing arrived in time");
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+describe("the webhook-receiver example", () => {
+  it("receives a job's transcript_job.completed callback, verified and typed, and answers 204", async () => {
+    const verbatim = new Verbatim({ apiKey: server.key.key, baseUrl: server.baseUrl });
+    const accepted = await verbatim.transcripts.video({
+      video: server.host.url("/media/jfk.wav"),
+      callback_url: hookUrl,
+    });
+    if (!("job_id" in accepted)) throw new Error(`expected a job, got ${JSON.stringify(accepted)}`);
+
+    const event = await eventually(() => events.find((candidate) => "job_id" in candidate));
+    expect(event).toMatchObject({
+      type: "transcript_job.completed",
+      job_id: accepted.job_id,
+      status: "completed",
+      data: { text: cannedText },
+    });
+    expect(describeEvent(event)).toBe(`transcript_job.completed ${accepted.job_id}: jfk.wav, 9 words`);
+    expect(await eventually(() => answered[0])).toBe(204);
+  });
+
+  it("answers 400 to a forged delivery and hands it to nobody", async () => {
+    const before = { events: events.length, answers: answered.length };
+    const forged = await fetch(hookUrl, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "webhook-id": "evt_01J00000000000000000000000",
+        "webhook-timestamp": String(Math.floor(Date.now() / 1000)),
+        "webhook-signature": `v1,${Buffer.alloc(32, 7).toString("base64")}`,
+      },
+      body: JSON.stringify({ type: "transcript_job.completed", job_id: "job_forged", status: "completed" }),
+    });
+    expect(forged.status).toBe(400);
+    expect(await forged.json()).toEqual({ error: expect.stringMatching(/^the webhook did not verify/) });
+    const unsigned = await fetch(hookUrl, { method: "POST", body: "{}" });
+    expect(unsigned.status).toBe(400);
+    expect(events).toHaveLength(before.events);
+    expect(answered.slice(before.answers)).toEqual([400, 400]);
+  });
+});
