@@ -1,0 +1,6 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  // A fresh PGlite takes seconds to start, more on a loaded 2-core machine.
+  test: { name: "example-export-srt", include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 60_000 },
+});
