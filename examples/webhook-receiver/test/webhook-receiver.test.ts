@@ -1,24 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type AudioServer, type AudioServerOptions, startAudioServer } from "@verbatim/api/test/audio/harness";
+import { type AudioServer, startAudioServer } from "@verbatim/api/test/audio/harness";
 import { audioFixture } from "@verbatim/api/test/support/fake-podcast-host";
 import { Verbatim, type WebhookEvent } from "@verbatim/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhookReceiver, describeEvent } from "../src/webhook-receiver.ts";
-
-const cannedText = "ask not what your country can do for you";
-const cannedInfo = { engine: "sherpa-onnx", model: "canned", language: "en" } as const;
-
-/** Decodes the audio like any engine, then answers fixed words: this test is about the callback, not recognition. */
-const cannedEngine: NonNullable<AudioServerOptions["engine"]> = {
-  info: cannedInfo,
-  async transcribe(samples) {
-    let seconds = 0;
-    for await (const chunk of samples) seconds += chunk.length / 16_000;
-    return { info: cannedInfo, segments: [{ start: 0, duration: seconds, text: cannedText }], duration: seconds };
-  },
-  check: async () => undefined,
-};
 
 let server: AudioServer;
 let receiver: Server;
@@ -28,7 +14,7 @@ const events: WebhookEvent[] = [];
 const answered: number[] = [];
 
 beforeAll(async () => {
-  server = await startAudioServer({ inlineAudioSeconds: 0, deliverCallbacks: true, engine: cannedEngine, credits: 10 });
+  server = await startAudioServer({ inlineAudioSeconds: 0, deliverCallbacks: true, credits: 10 });
   server.host.serveFile("/media/jfk.wav", audioFixture("whisper-cpp/jfk.wav"), "audio/wav");
   const secret = await server.platform.accounts.webhookSecret(server.account.id);
   const app = createWebhookReceiver({ secret, onEvent: (event) => void events.push(event) });
@@ -69,9 +55,12 @@ describe("the webhook-receiver example", () => {
       type: "transcript_job.completed",
       job_id: accepted.job_id,
       status: "completed",
-      data: { text: cannedText },
     });
-    expect(describeEvent(event)).toBe(`transcript_job.completed ${accepted.job_id}: jfk.wav, 9 words`);
+    const text = "data" in event && event.data && "text" in event.data ? String(event.data.text) : "";
+    expect(text.toLowerCase()).toContain("what you can do for your country");
+    expect(describeEvent(event)).toMatch(
+      new RegExp(`^transcript_job\\.completed ${accepted.job_id}: jfk\\.wav, \\d+ words$`),
+    );
     expect(await eventually(() => answered[0])).toBe(204);
   });
 
