@@ -43,6 +43,7 @@ export type {
   BatchRequest,
   ChannelRequest,
   CompletedJobResult,
+  FinishedTranscriptResult,
   JobAcceptedResult,
   JobProgress,
   JobStatusResult,

@@ -60,10 +60,10 @@ describe("the packed SDK", () => {
 
   it("type-checks a consumer against its declarations, and rejects a wrong use", { timeout: 60_000 }, async () => {
     const consumer = [
-      'import { Verbatim, type ErrorCode, type TranscriptResult, ContentError } from "@verbatim/sdk";',
+      'import { Verbatim, type ErrorCode, type FinishedTranscriptResult, ContentError } from "@verbatim/sdk";',
       "const verbatim = new Verbatim();",
       "export async function text(video: string): Promise<string | undefined> {",
-      "  const result: TranscriptResult = await verbatim.transcripts.video({ video }, { wait: true });",
+      "  const result: FinishedTranscriptResult = await verbatim.transcripts.video({ video }, { wait: true });",
       "  return result.data.text;",
       "}",
       'export function branch(error: unknown): ErrorCode | "other" {',

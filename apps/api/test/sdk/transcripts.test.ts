@@ -75,7 +75,7 @@ describe("transcripts.video", () => {
 
   it("with wait, follows the 202 of a speech job to its transcript, charged 1 credit on completion", async () => {
     const before = (await balance()) ?? 0;
-    const finished = await verbatim.transcripts.video({ video: jfk("wait") }, { wait: true, pollInterval: 100 });
+    const finished = await verbatim.transcripts.video({ video: jfk("wait") }, { wait: { pollInterval: 100 } });
     expect(finished).toMatchObject({ status: "completed", job_id: expect.stringMatching(/^job_[0-9A-Z]{26}$/) });
     expect(finished.httpStatus).toBe(200);
     expect(finished.data).toMatchObject({ kind: "transcript", platform: "file", source: "audio" });

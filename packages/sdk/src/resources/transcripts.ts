@@ -32,6 +32,8 @@ export type JobAcceptedResult = Result<SuccessBody<"fetchVideoTranscript", 202>>
 export type JobStatusResult = Result<SuccessBody<"getTranscriptJob">>;
 /** A finished job: its transcript (text and segments) and what completing it charged. */
 export type CompletedJobResult = Extract<JobStatusResult, { status: "completed" }>;
+/** A transcript that is ready: answered at once (200), or the completed job a 202 started. Both carry `data` and `usage`. */
+export type FinishedTranscriptResult = TranscriptResult | CompletedJobResult;
 /** One page of a channel, playlist or search. */
 export type VideoPageResult = Result<SuccessBody<"fetchChannelVideos">>;
 /** A row of a channel, playlist or search page. */
@@ -66,31 +68,31 @@ export class Transcripts {
   /**
    * The transcript of one YouTube video, podcast episode, feed or media file. Captions and
    * publisher transcripts answer at once (200); speech recognition of long media continues as a
-   * job (202), unless `wait` is set: the call then polls the job and answers its transcript.
-   * A string is the `video` of a request with every other field at its default.
+   * job (202), unless `wait` is set (`true`, or how to wait): the call then polls the job and
+   * answers its transcript. A string is the `video` of a request with every other field at its default.
    */
   video(
     request: TranscriptRequest | string,
-    options: RequestOptions & { wait: true } & WaitOptions,
-  ): Promise<TranscriptResult>;
+    options: RequestOptions & { wait: true | WaitOptions },
+  ): Promise<FinishedTranscriptResult>;
   video(
     request: TranscriptRequest | string,
     options?: RequestOptions & { wait?: false },
   ): Promise<TranscriptResult | JobAcceptedResult>;
   async video(
     request: TranscriptRequest | string,
-    options: RequestOptions & { wait?: boolean } & WaitOptions = {},
-  ): Promise<TranscriptResult | JobAcceptedResult> {
+    options: RequestOptions & { wait?: boolean | WaitOptions } = {},
+  ): Promise<TranscriptResult | JobAcceptedResult | CompletedJobResult> {
+    const { wait, ...requestOptions } = options;
     const answer = await unwrap<SuccessBody<"fetchVideoTranscript", 200 | 202>>(
       this.client.raw.POST("/transcripts/video", {
         body: typeof request === "string" ? { video: request } : request,
-        signal: options.signal,
-        fetch: this.client.fetchFor(options),
+        signal: requestOptions.signal,
+        fetch: this.client.fetchFor(requestOptions),
       }),
     );
-    if (!options.wait || !("job_id" in answer)) return answer;
-    const { pollInterval, timeout, signal, onProgress } = options;
-    return this.waitForJob(answer, { pollInterval, timeout, signal, onProgress });
+    if (!wait || !("job_id" in answer)) return answer;
+    return this.waitForJob(answer, { signal: requestOptions.signal, ...(wait === true ? {} : wait) });
   }
 
   /** Up to 500 transcripts in one request (50 on Free, Basic and Pro): one row per item, in order. */
