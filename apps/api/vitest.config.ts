@@ -4,7 +4,8 @@ export default defineProject({
   test: {
     name: "api",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    testTimeout: 20_000,
+    // Speech recognition runs for real; on a loaded 2-core machine an 11 s recording can take 20 s.
+    testTimeout: 60_000,
     // A fresh PGlite takes seconds to start, more on a loaded 2-core machine.
     hookTimeout: 60_000,
   },
