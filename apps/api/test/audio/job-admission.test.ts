@@ -70,7 +70,8 @@ describe("503 overloaded: admission closes when the queue holds the configured m
 
 describe("per-account concurrency by plan, across the process's workers", () => {
   let server: AudioServer;
-  const engine = new ConcurrencyCountingEngine(800);
+  // Each job holds its worker 3 s after recognising, so jobs that may overlap do even on a loaded machine.
+  const engine = new ConcurrencyCountingEngine(3_000);
 
   beforeAll(async () => {
     // More workers than the Free plan may use, so only the plan's limit can hold the jobs back.
