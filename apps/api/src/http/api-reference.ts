@@ -66,6 +66,8 @@ export function apiReference(deps: AppDeps): Router {
       showDeveloperTools: "never",
       agent: { disabled: true },
       mcp: { disabled: true },
+      // An empty icon: without one the browser asks for /favicon.ico, which this API answers 404.
+      favicon: "data:,",
       defaultOpenAllTags: true,
     }),
   );
