@@ -1,4 +1,3 @@
-import { fromFixture } from "@verbatim/api/test/support/fake-youtube";
 import { startYoutubeServer, type YoutubeTestServer } from "@verbatim/api/test/support/youtube-server";
 import { Verbatim } from "@verbatim/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,12 +13,7 @@ let yt: YoutubeTestServer;
 beforeAll(async () => {
   yt = await startYoutubeServer({ credits: 100, upstream: { maxAttempts: upstreamAttempts } });
   yt.fake
-    .player(surfaceGo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
-    .timedtext({ v: surfaceGo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
-    .timedtext({ v: surfaceGo, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
-    .player(russianCivilWar, fromFixture("youtube-transcript-api/youtube_ww1_nl_en.innertube.json.static"))
-    .timedtext({ v: russianCivilWar, lang: "en" }, fromFixture("authored/F1xioXWb8CY.en.json3"))
-    .player(takenDown, fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"))
+    .serveRecordedVideos()
     // Every attempt of the first batch fails; the recording answers from then on.
     .player(surfaceGo, { status: 500, body: "upstream broke" }, upstreamAttempts);
 });

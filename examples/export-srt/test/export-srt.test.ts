@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { fromFixture } from "@verbatim/api/test/support/fake-youtube";
 import { startYoutubeServer, type YoutubeTestServer } from "@verbatim/api/test/support/youtube-server";
 import { Verbatim } from "@verbatim/sdk";
 import { type NodeCue, parseSync } from "subtitle";
@@ -19,10 +18,7 @@ let yt: YoutubeTestServer;
 let outDir: string;
 beforeAll(async () => {
   yt = await startYoutubeServer({ credits: 10 });
-  yt.fake
-    .player(surfaceGo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
-    .timedtext({ v: surfaceGo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
-    .timedtext({ v: surfaceGo, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"));
+  yt.fake.serveRecordedVideos();
   outDir = await mkdtemp(join(tmpdir(), "verbatim-export-srt-"));
 });
 afterAll(async () => {

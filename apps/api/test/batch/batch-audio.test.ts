@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AudioServer, pollUntilFinished, startAudioServer } from "../audio/harness.ts";
 import { audioFixture } from "../support/fake-podcast-host.ts";
-import { FakeYoutube, fromFixture } from "../support/fake-youtube.ts";
+import { FakeYoutube } from "../support/fake-youtube.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 
 const surfaceGo = "GJLlxj_dtq8";
@@ -14,11 +14,7 @@ let server: AudioServer;
 describe("a batch mixing captions, speech recognition and failures", () => {
   beforeAll(async () => {
     fake = await FakeYoutube.start();
-    fake
-      .player(surfaceGo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
-      .timedtext({ v: surfaceGo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
-      .timedtext({ v: surfaceGo, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
-      .player(takenDown, fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"));
+    fake.serveRecordedVideos();
     server = await startAudioServer({ youtube: fake, inlineAudioSeconds: 0, workers: 0, credits: 100 });
     server.host.serveFile("/media/jfk.mp3", audioFixture("whisper-cpp/jfk.mp3"), "audio/mpeg");
   }, serverStartTimeoutMs);

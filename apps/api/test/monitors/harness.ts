@@ -10,7 +10,7 @@ import type { PlanName } from "../../src/services/plans.ts";
 import { createTranscripts } from "../../src/services/transcripts.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
-import { FakeYoutube, fixture, fromFixture, newpipeRequest } from "../support/fake-youtube.ts";
+import { FakeYoutube, fixture, newpipeRequest } from "../support/fake-youtube.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
 import { openTestStore } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
@@ -81,7 +81,8 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   const now = () => clock.now();
   const fake = await FakeYoutube.start();
   fake.replayNewpipe(resolveRecording).replayNewpipe(firstPageRecording);
-  serveCaptionedVideos(fake);
+  // Captions for two of the new uploads; the third (`authoredNW1`) was taken down.
+  fake.serveRecordedVideos();
   const receiver = await startReceiver();
   const store = await openTestStore();
   const platform = await createPlatform(store, { now });
@@ -148,17 +149,6 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
       await fake.close();
     },
   };
-}
-
-/** Captions for two of the new uploads; the third (`authoredNW1`) was taken down. */
-function serveCaptionedVideos(fake: FakeYoutube): void {
-  fake
-    .player("GJLlxj_dtq8", fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
-    .timedtext({ v: "GJLlxj_dtq8", lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
-    .timedtext({ v: "GJLlxj_dtq8", lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
-    .player("F1xioXWb8CY", fromFixture("youtube-transcript-api/youtube_ww1_nl_en.innertube.json.static"))
-    .timedtext({ v: "F1xioXWb8CY", lang: "en" }, fromFixture("authored/F1xioXWb8CY.en.json3"))
-    .player("authoredNW1", fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"));
 }
 
 /** Waits until `condition` holds, polling every 20 ms, for at most `timeoutMs`. */

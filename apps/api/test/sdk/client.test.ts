@@ -2,7 +2,6 @@ import { AccountError, ApiError, RequestError, TimeoutError, Verbatim, type Verb
 import sdkPackage from "@verbatim/sdk/package.json" with { type: "json" };
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { plans, pollsPerMinute } from "../../src/services/plans.ts";
-import { fromFixture } from "../support/fake-youtube.ts";
 import { type ProxiedRequest, type RecordingProxy, startRecordingProxy } from "../support/recording-proxy.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
@@ -19,11 +18,7 @@ let proxy: RecordingProxy;
 
 beforeAll(async () => {
   yt = await startYoutubeServer({ credits: 1000 });
-  yt.fake
-    .player(surfaceGo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
-    .timedtext({ v: surfaceGo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
-    .timedtext({ v: surfaceGo, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
-    .player(hanging, { hang: true });
+  yt.fake.serveRecordedVideos().player(hanging, { hang: true });
   proxy = await startRecordingProxy(yt.server.baseUrl);
 }, serverStartTimeoutMs);
 afterAll(async () => {

@@ -1,7 +1,6 @@
 import { ConnectionError, type VerbatimOptions } from "@verbatim/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ledgerOf } from "../platform/helpers.ts";
-import { fromFixture } from "../support/fake-youtube.ts";
 import { type ProxiedRequest, type RecordingProxy, startRecordingProxy } from "../support/recording-proxy.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
@@ -20,13 +19,7 @@ const proxies: RecordingProxy[] = [];
 
 beforeAll(async () => {
   yt = await startYoutubeServer({ credits: 1000 });
-  yt.fake
-    .player(surfaceGo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
-    .timedtext({ v: surfaceGo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
-    .timedtext({ v: surfaceGo, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
-    .player(russianCivilWar, fromFixture("youtube-transcript-api/youtube_ww1_nl_en.innertube.json.static"))
-    .timedtext({ v: russianCivilWar, lang: "en" }, fromFixture("authored/F1xioXWb8CY.en.json3"))
-    .player(takenDown, fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"));
+  yt.fake.serveRecordedVideos();
 }, serverStartTimeoutMs);
 afterEach(async () => {
   await Promise.all(proxies.splice(0).map((proxy) => proxy.close()));

@@ -5,7 +5,7 @@ import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { type AudioServer, startAudioServer } from "../audio/harness.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { audioFixture } from "../support/fake-podcast-host.ts";
-import { FakeYoutube, fromFixture } from "../support/fake-youtube.ts";
+import { FakeYoutube } from "../support/fake-youtube.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 
@@ -23,11 +23,7 @@ let verbatim: Verbatim;
 
 beforeAll(async () => {
   fake = await FakeYoutube.start();
-  fake
-    .player(surfaceGo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
-    .timedtext({ v: surfaceGo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
-    .timedtext({ v: surfaceGo, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
-    .player(takenDown, fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"));
+  fake.serveRecordedVideos();
   // Every transcription is a job, so the 202 path runs on a short fixture.
   server = await startAudioServer({ youtube: fake, inlineAudioSeconds: 0, credits: 100 });
   server.host.serveFile("/media/jfk.mp3", audioFixture("whisper-cpp/jfk.mp3"), "audio/mpeg");

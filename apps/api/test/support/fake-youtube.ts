@@ -59,6 +59,13 @@ export function newpipeRequest(path: string): { endpoint: string; body: Record<s
 /** The body fields a recorded InnerTube request is told apart by; the rest (`context`) varies per client. */
 const identifyingFields = ["browseId", "params", "continuation", "query", "url", "videoId"] as const;
 
+/** The ids of the videos `serveRecordedVideos` serves. */
+export const recordedVideos = {
+  captioned: "GJLlxj_dtq8",
+  json3Captioned: "F1xioXWb8CY",
+  takenDown: "authoredNW1",
+} as const;
+
 /**
  * A loopback stand-in for www.youtube.com: answers InnerTube calls (`POST /youtubei/v1/<endpoint>`)
  * by their path and body fields and caption downloads (`GET /api/timedtext`) by `v`, `lang` and
@@ -118,6 +125,20 @@ export class FakeYoutube {
       identifyingFields.flatMap((name) => (typeof body[name] === "string" ? [[name, body[name]]] : [])),
     );
     return this.innertube(endpoint, match ?? recordedFields, newpipeRecording(path), times);
+  }
+
+  /**
+   * Serves the recorded videos most tests fetch: `GJLlxj_dtq8` with its manual and automatic
+   * English tracks, `F1xioXWb8CY` with an English json3 track, and `authoredNW1`, taken down.
+   */
+  serveRecordedVideos(): this {
+    const { captioned, json3Captioned, takenDown } = recordedVideos;
+    return this.player(captioned, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
+      .timedtext({ v: captioned, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
+      .timedtext({ v: captioned, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
+      .player(json3Captioned, fromFixture("youtube-transcript-api/youtube_ww1_nl_en.innertube.json.static"))
+      .timedtext({ v: json3Captioned, lang: "en" }, fromFixture("authored/F1xioXWb8CY.en.json3"))
+      .player(takenDown, fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"));
   }
 
   /** Answers the player call for a video with a recorded player response. */
