@@ -40,5 +40,17 @@ export function mcpRoutes(deps: AppDeps): Router {
     await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   });
+  // Stateless: no stream to open (GET) and no session to end (DELETE). 405 tells an MCP client
+  // so; it takes any other status for a failure.
+  router.all("/mcp", (_req, res) => {
+    res
+      .status(405)
+      .set("Allow", "POST")
+      .json({
+        jsonrpc: "2.0",
+        error: { code: -32000, message: "Method not allowed: this MCP server is stateless; POST messages to /mcp." },
+        id: null,
+      });
+  });
   return router;
 }

@@ -122,6 +122,18 @@ describe("401 before MCP", () => {
   });
 });
 
+describe("405 for anything but POST /mcp", () => {
+  it("answers GET /mcp, which would open a stream, with 405 and Allow: POST, which MCP clients expect of a stateless server", async () => {
+    const answer = await send(yt.server, {
+      method: "GET",
+      path: "/mcp",
+      headers: { accept: "text/event-stream" },
+    });
+    expect(answer.status, answer.text).toBe(405);
+    expect(answer.headers.get("allow")).toBe("POST");
+  });
+});
+
 describe("get_transcript", () => {
   it("answers the captions as plain text with the transcript's metadata, charging 1 credit like the endpoint", async () => {
     const before = await yt.balance();
@@ -179,6 +191,7 @@ describe("get_transcript", () => {
     const error = expectToolError(result, "private");
     expect(error.number).toBe(4001);
     expect(textOf(result)).toContain("(4001)");
+    expect(result.structuredContent.error).toMatchObject({ docs: `${yt.server.baseUrl}/docs/errors/private` });
     expect(await yt.balance()).toBe(before);
   });
 
@@ -186,7 +199,7 @@ describe("get_transcript", () => {
     const unknownField = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, format: "srt" });
     expectToolError(unknownField, "invalid_request");
     const tooLarge = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, max_chars: 100_001 });
-    expect(textOf(expectToolErrorResult(tooLarge))).toContain("max_chars");
+    expect(expectToolError(tooLarge, "invalid_request").message).toContain("max_chars");
   });
 
   it("answers 402 insufficient_credits as an error result for an account without credits", async () => {
@@ -197,11 +210,6 @@ describe("get_transcript", () => {
     await broke.mcp.close();
   });
 });
-
-function expectToolErrorResult<T extends { structuredContent: Record<string, unknown> }>(result: T): T {
-  expectToolError(result as never, "invalid_request");
-  return result;
-}
 
 describe("lists", () => {
   it("search_videos answers the search's first page of rows with a cursor", async () => {
