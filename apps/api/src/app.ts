@@ -9,6 +9,7 @@ import { authenticate } from "./http/auth.ts";
 import { errorCatalog } from "./http/error-catalog.ts";
 import { errorHandler, routeNotFound } from "./http/error-handler.ts";
 import { idempotent } from "./http/idempotency.ts";
+import { mcpRoutes } from "./http/mcp.ts";
 import { v2Operations } from "./http/operations.ts";
 import { assignRequestId } from "./http/request-id.ts";
 import { recordSentBodyFields } from "./http/route.ts";
@@ -36,6 +37,8 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   app.use("/api/v2", v2Router(deps));
+  // Outside /api/v2: MCP is not an operation of the contract, and its validator would refuse it.
+  app.use(mcpRoutes(deps));
   app.use("/docs/errors", errorCatalog());
   app.use(apiReference(deps));
   app.use((req, _res, next) => next(routeNotFound(req)));

@@ -1,4 +1,4 @@
-import type { RequestHandler, Response } from "express";
+import type { Request, RequestHandler, Response } from "express";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { apiKeyPattern, hashApiKey } from "../services/api-keys.ts";
@@ -21,8 +21,8 @@ export function authOf(res: Response): Authentication {
  */
 export function authenticate(deps: AppDeps, allowance: Allowance): RequestHandler {
   return async (req, res, next) => {
-    const key = /^Bearer (\S+)$/i.exec(req.get("authorization") ?? "")?.[1];
-    if (!key || !apiKeyPattern.test(key)) throw unauthorized();
+    const key = bearerKeyOf(req);
+    if (!key) throw unauthorized();
     const now = deps.now();
     let auth: Authentication | null;
     try {
@@ -43,6 +43,33 @@ export function authenticate(deps: AppDeps, allowance: Allowance): RequestHandle
     res.locals.auth = auth;
     next();
   };
+}
+
+/**
+ * Requires a valid API key without counting the request against an allowance, and keeps the key
+ * in `res.locals.apiKey`: for the MCP endpoint, whose tool calls each run as an API request with
+ * that key and are counted and charged there.
+ */
+export function requireApiKey(deps: AppDeps): RequestHandler {
+  return async (req, res, next) => {
+    const key = bearerKeyOf(req);
+    if (!key) throw unauthorized();
+    let active: boolean;
+    try {
+      active = await deps.platform.authenticator.isActive(hashApiKey(key), deps.now());
+    } catch (cause) {
+      throw storeUnreachable(cause);
+    }
+    if (!active) throw unauthorized();
+    res.locals.apiKey = key;
+    next();
+  };
+}
+
+/** The API key of `Authorization: Bearer <key>`, when the header holds a well-formed one. */
+function bearerKeyOf(req: Request): string | undefined {
+  const key = /^Bearer (\S+)$/i.exec(req.get("authorization") ?? "")?.[1];
+  return key && apiKeyPattern.test(key) ? key : undefined;
 }
 
 /**

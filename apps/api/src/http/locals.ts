@@ -25,7 +25,8 @@ export function publicBaseUrl(req: Request, configured: string | undefined): str
   return `${protocol}://${usable ? host : connectedAddress(req)}`;
 }
 
-function connectedAddress(req: Request): string {
+/** The address and port the request's connection reached: where this server answers, whatever the `Host` header says. */
+export function connectedAddress(req: Request): string {
   const { localAddress, localPort } = req.socket;
   if (!localAddress || !localPort) return "localhost";
   return isIPv6(localAddress) ? `[${localAddress}]:${localPort}` : `${localAddress}:${localPort}`;

@@ -45,6 +45,15 @@ interface AuthenticateRow {
 export class Authenticator {
   constructor(private readonly store: Store) {}
 
+  /** Whether the key is known and not revoked, without counting anything against its allowances. */
+  async isActive(secretHash: string, now: Date): Promise<boolean> {
+    const rows = await this.store.query<{ active: boolean }>(
+      sql`select true as active from api_keys
+           where secret_hash = ${secretHash} and (revoked_at is null or revoked_at > ${now.toISOString()}::timestamptz)`,
+    );
+    return rows.length > 0;
+  }
+
   /** `null` when the key is unknown or revoked. */
   async authenticate(secretHash: string, allowance: Allowance, now: Date): Promise<Authentication | null> {
     const [row] = await this.store.query<AuthenticateRow>(

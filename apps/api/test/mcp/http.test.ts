@@ -1,0 +1,270 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { createClient } from "@verbatim/sdk";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectErrorEnvelope, send } from "../support/http.ts";
+import { registerRecordedLists } from "../support/youtube-lists.ts";
+import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
+import {
+  callTool,
+  compile,
+  connectOverHttp,
+  expectToolError,
+  privateVideo,
+  registerVideos,
+  surfaceGo,
+  surfaceGoText,
+  textOf,
+} from "./mcp-client.ts";
+
+let yt: YoutubeTestServer;
+let mcp: Client;
+let tools: Tool[];
+
+beforeAll(async () => {
+  yt = await startYoutubeServer({ credits: 100 });
+  registerVideos(yt);
+  registerRecordedLists(yt.fake);
+  mcp = await connectOverHttp(yt.server.baseUrl, yt.server.key.key);
+  tools = (await mcp.listTools()).tools;
+}, serverStartTimeoutMs);
+
+afterAll(async () => {
+  await mcp?.close();
+  await yt?.close();
+});
+
+/** A new account on the server and an MCP client with its key. */
+async function newAccount(options: { plan?: "free" | "pro"; credits: number }) {
+  const { account, key } = await yt.server.platform.accounts.create({
+    plan: options.plan ?? "pro",
+    credits: options.credits,
+    name: "mcp",
+  });
+  return { account, key, mcp: await connectOverHttp(yt.server.baseUrl, key.key) };
+}
+
+describe("tools/list", () => {
+  it("lists the six tools, each with a closed input schema and an output schema that strict ajv compiles", () => {
+    expect(tools.map((tool) => tool.name)).toEqual([
+      "get_transcript",
+      "search_videos",
+      "list_channel_videos",
+      "list_playlist_videos",
+      "get_credits",
+      "get_job",
+    ]);
+    for (const tool of tools) {
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+      expect(() => compile(tool.inputSchema), tool.name).not.toThrow();
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
+      expect(() => compile(tool.outputSchema as object), tool.name).not.toThrow();
+      expect(tool.annotations, tool.name).toMatchObject({
+        readOnlyHint: true,
+        destructiveHint: false,
+        openWorldHint: true,
+      });
+    }
+  });
+
+  it("takes get_transcript's video, mode and language from the contract's TranscriptRequest", () => {
+    const properties = tools[0]?.inputSchema.properties as Record<string, Record<string, unknown>>;
+    expect(properties.video).toMatchObject({ type: "string", minLength: 1, maxLength: 2000 });
+    expect(properties.mode).toMatchObject({ type: "string", enum: ["auto", "captions", "audio"], default: "auto" });
+    expect(properties.language?.pattern).toBe("^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$");
+    expect(tools[0]?.inputSchema.required).toEqual(["video"]);
+  });
+});
+
+describe("GET /.well-known/mcp/server-card.json", () => {
+  it("describes the server, its /mcp endpoint, bearer authentication and exactly the listed tools", async () => {
+    const answer = await send(yt.server, {
+      method: "GET",
+      path: "/.well-known/mcp/server-card.json",
+      authorized: false,
+    });
+    expect(answer.status, answer.text).toBe(200);
+    const card = answer.body as Record<string, unknown>;
+    expect(card).toMatchObject({
+      name: "verbatim",
+      title: "Verbatim",
+      transport: { type: "streamable-http", url: `${yt.server.baseUrl}/mcp` },
+      authentication: { type: "bearer" },
+    });
+    expect(card.version).toBe(mcp.getServerVersion()?.version);
+    expect(card.instructions).toBe(mcp.getInstructions());
+    expect(card.tools).toEqual(tools);
+  });
+});
+
+describe("401 before MCP", () => {
+  it("answers a POST /mcp without a key with 401 unauthorized in the API's envelope", async () => {
+    const answer = await send(yt.server, {
+      method: "POST",
+      path: "/mcp",
+      authorized: false,
+      json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      headers: { accept: "application/json, text/event-stream" },
+    });
+    expectErrorEnvelope(answer, 401, "unauthorized");
+  });
+
+  it("answers an unknown key with 401 before any MCP message is read, so the client cannot connect", async () => {
+    const answer = await send(yt.server, {
+      method: "POST",
+      path: "/mcp",
+      authorized: false,
+      json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      headers: { accept: "application/json, text/event-stream", authorization: `Bearer vb_live_${"x".repeat(40)}` },
+    });
+    expectErrorEnvelope(answer, 401, "unauthorized");
+    await expect(connectOverHttp(yt.server.baseUrl, `vb_live_${"y".repeat(40)}`)).rejects.toThrow(/unauthorized/);
+  });
+});
+
+describe("405 for anything but POST /mcp", () => {
+  it("answers GET /mcp, which would open a stream, with 405 and Allow: POST, which MCP clients expect of a stateless server", async () => {
+    const answer = await send(yt.server, {
+      method: "GET",
+      path: "/mcp",
+      headers: { accept: "text/event-stream" },
+    });
+    expect(answer.status, answer.text).toBe(405);
+    expect(answer.headers.get("allow")).toBe("POST");
+  });
+});
+
+describe("get_transcript", () => {
+  it("answers the captions as plain text with the transcript's metadata, charging 1 credit like the endpoint", async () => {
+    const before = await yt.balance();
+    const result = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, language: "en" });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      status: "completed",
+      video_id: surfaceGo,
+      title: "Surface Go Review - It’s Awesome",
+      channel: "Dave2D",
+      source: "captions",
+      text: surfaceGoText,
+      offset: 0,
+      total_chars: surfaceGoText.length,
+      truncated: false,
+      next_offset: null,
+      usage: { credits_spent: 1, balance: (before ?? 0) - 1 },
+    });
+    expect(textOf(result)).toContain(surfaceGoText);
+    expect(await yt.balance()).toBe((before ?? 0) - 1);
+  });
+
+  it("gives one [mm:ss] line per segment with timestamps: true", async () => {
+    const result = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, timestamps: true });
+    expect(result.structuredContent.text).toBe(
+      [
+        "[00:00] Microsoft's Surface Go is the smallest",
+        "[00:02] and cheapest Surface & it's really good.",
+        '[00:05] The "Type Cover" is sold separately.',
+      ].join("\n"),
+    );
+  });
+
+  it("pages a long text by max_chars: following next_offset reassembles the whole text, each page charged", async () => {
+    const before = (await yt.balance()) ?? 0;
+    const pages: string[] = [];
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const result = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, max_chars: 100, offset });
+      const page = result.structuredContent as { text: string; next_offset: number | null; truncated: boolean };
+      expect(Array.from(page.text).length).toBeLessThanOrEqual(100);
+      expect(page.truncated).toBe(page.next_offset !== null);
+      if (page.truncated) expect(textOf(result)).toContain(`offset ${page.next_offset}`);
+      pages.push(page.text);
+      offset = page.next_offset;
+    }
+    expect(pages).toHaveLength(2);
+    expect(pages.join("")).toBe(surfaceGoText);
+    expect(await yt.balance()).toBe(before - 2);
+  });
+
+  it("answers a private video as an error result with the API's code and number, charging nothing", async () => {
+    const before = await yt.balance();
+    const result = await callTool(mcp, tools, "get_transcript", { video: privateVideo });
+    const error = expectToolError(result, "private");
+    expect(error.number).toBe(4001);
+    expect(textOf(result)).toContain("(4001)");
+    expect(result.structuredContent.error).toMatchObject({ docs: `${yt.server.baseUrl}/docs/errors/private` });
+    expect(await yt.balance()).toBe(before);
+  });
+
+  it("answers arguments outside the schema as an invalid_request error result", async () => {
+    const unknownField = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, format: "srt" });
+    expectToolError(unknownField, "invalid_request");
+    const tooLarge = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, max_chars: 100_001 });
+    expect(expectToolError(tooLarge, "invalid_request").message).toContain("max_chars");
+  });
+
+  it("answers 402 insufficient_credits as an error result for an account without credits", async () => {
+    const broke = await newAccount({ credits: 0 });
+    const result = await callTool(broke.mcp, tools, "get_transcript", { video: surfaceGo });
+    const error = expectToolError(result, "insufficient_credits");
+    expect(Math.floor(error.number / 1000)).toBe(2);
+    await broke.mcp.close();
+  });
+});
+
+describe("lists", () => {
+  it("search_videos answers the search's first page of rows with a cursor", async () => {
+    const result = await callTool(mcp, tools, "search_videos", { query: "test", limit: 3 });
+    const page = result.structuredContent as { videos: Array<{ url: string }>; next_cursor: string | null };
+    expect(page.videos).toHaveLength(3);
+    expect(page.next_cursor).toEqual(expect.any(String));
+    expect(textOf(result)).toContain(page.videos[0]?.url);
+  });
+
+  it("list_channel_videos follows next_cursor to the channel's next page", async () => {
+    const first = await callTool(mcp, tools, "list_channel_videos", {
+      channel: "https://www.youtube.com/user/creativecommons",
+      limit: 2,
+    });
+    const firstPage = first.structuredContent as { videos: Array<{ videoId: string }>; next_cursor: string };
+    const second = await callTool(mcp, tools, "list_channel_videos", {
+      channel: "https://www.youtube.com/user/creativecommons",
+      limit: 2,
+      cursor: firstPage.next_cursor,
+    });
+    const secondPage = second.structuredContent as { videos: Array<{ videoId: string }> };
+    expect(secondPage.videos).toHaveLength(2);
+    expect(secondPage.videos.map((row) => row.videoId)).not.toEqual(firstPage.videos.map((row) => row.videoId));
+  });
+
+  it("list_playlist_videos answers the playlist's rows, charging 1 credit", async () => {
+    const before = await yt.balance();
+    const result = await callTool(mcp, tools, "list_playlist_videos", {
+      playlist: "PLoumn5BIsUDeGF1vy5Nylf_RJKn5aL_nr",
+      limit: 5,
+    });
+    expect((result.structuredContent.videos as unknown[]).length).toBe(5);
+    expect(result.structuredContent.usage).toMatchObject({ credits_spent: 1, balance: (before ?? 0) - 1 });
+  });
+});
+
+describe("allowances", () => {
+  it("counts a transcript call as one request; get_credits counts on the polling allowance instead", async () => {
+    const fresh = await newAccount({ plan: "free", credits: 10 });
+    const sdk = createClient({ baseUrl: yt.server.baseUrl, apiKey: fresh.key.key });
+    const credits = await callTool(fresh.mcp, tools, "get_credits");
+    expect(credits.structuredContent).toMatchObject({
+      credits: 10,
+      plan: "free",
+      rate_limit: { limit: 10, remaining: 10 },
+    });
+    expect(textOf(credits)).toContain("10 credits left");
+
+    await callTool(fresh.mcp, tools, "get_transcript", { video: surfaceGo });
+    const after = await callTool(fresh.mcp, tools, "get_credits");
+    expect(after.structuredContent).toMatchObject({ credits: 9, rate_limit: { remaining: 9 } });
+
+    const poll = await sdk.GET("/me");
+    expect(poll.response.headers.get("x-ratelimit-remaining"), "two get_credits and this poll").toBe(String(120 - 3));
+    await fresh.mcp.close();
+  });
+});

@@ -1,0 +1,18 @@
+import { serverInfo, serverInstructions } from "./server.ts";
+import { toolDefinitions } from "./tools.ts";
+
+/**
+ * The server card served at `/.well-known/mcp/server-card.json`: who the server is, where its
+ * Streamable HTTP endpoint is, how to authenticate, and its tools exactly as `tools/list` gives them.
+ */
+export function serverCard(publicBaseUrl: string) {
+  return {
+    ...serverInfo,
+    description:
+      "Transcripts of YouTube videos, podcast episodes, feeds and media files (captions, or speech recognition when there are none), and YouTube search, channel and playlist listings, for LLM pipelines, RAG and agents.",
+    instructions: serverInstructions,
+    transport: { type: "streamable-http", url: `${publicBaseUrl.replace(/\/+$/, "")}/mcp` },
+    authentication: { type: "bearer", schemes: ["bearer"], bearerFormat: "Verbatim API key (vb_live_…)" },
+    tools: toolDefinitions,
+  };
+}

@@ -1,0 +1,438 @@
+import { errorTable } from "@verbatim/contract";
+import { ApiError, ConnectionError, type ListRow, type Segment, toText, type Verbatim } from "@verbatim/sdk";
+import { contractProperties, contractProperty, contractSchema, type JsonSchema } from "./contract-schemas.ts";
+import { defaultMaxChars, pageOf, pagingInputProperties, pagingOutputProperties } from "./text-page.ts";
+
+/** What MCP clients may assume about a tool (MCP `ToolAnnotations`). */
+export interface ToolAnnotations {
+  title: string;
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint?: boolean;
+  openWorldHint: boolean;
+}
+
+/** A tool as `tools/list` and the server card describe it. */
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema: JsonSchema;
+  annotations: ToolAnnotations;
+}
+
+/** What a tool call answers: a readable text and the same result as structured content. */
+export interface ToolResult {
+  [field: string]: unknown;
+  content: Array<{ type: "text"; text: string }>;
+  structuredContent: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** A tool and the call that runs it through the SDK. Arguments reach `run` already validated against `inputSchema`. */
+export interface Tool extends ToolDefinition {
+  run(client: Verbatim, args: Record<string, unknown>): Promise<ToolResult>;
+}
+
+/** An error result's `error`: the API's error block, and when to retry. */
+const errorSchema: JsonSchema = {
+  type: "object",
+  description: "Why the call failed, as the API answered it. Present only on results with `isError`.",
+  required: ["code", "message"],
+  properties: {
+    code: { type: "string", description: contractProperty("UnknownError", "code").description },
+    number: { type: "integer", description: contractProperty("UnknownError", "number").description },
+    message: contractProperty("UnknownError", "message"),
+    docs: contractProperty("UnknownError", "docs"),
+    retry_with: {
+      anyOf: [contractSchema("RetryWithMode"), contractSchema("RetryWithEndpoint")],
+      description: "What to change for the call to succeed: another `mode`, or another endpoint.",
+    },
+    // Retry-After is a header in the API; a tool result has no headers.
+    retry_after: { type: "integer", minimum: 0, description: "Seconds to wait before calling again." },
+  },
+};
+
+function inputSchemaOf(properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema {
+  return {
+    type: "object",
+    properties,
+    ...(required.length > 0 ? { required: [...required] } : {}),
+    additionalProperties: false,
+  };
+}
+
+/** A result's schema: the success fields, or `error` on an `isError` result. */
+function outputSchemaOf(properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema {
+  return {
+    type: "object",
+    properties: { ...properties, error: errorSchema },
+    anyOf: [{ required: [...required] }, { required: ["error"] }],
+  };
+}
+
+const transcriptFields = contractProperties("FullTranscript", [
+  "video_id",
+  "url",
+  "platform",
+  "title",
+  "channel",
+  "duration",
+  "language",
+  "source",
+]);
+
+const usage = contractProperty("TranscriptEnvelope", "usage");
+
+const listOutputSchema = outputSchemaOf({ ...contractProperties("VideoPage", ["videos", "next_cursor"]), usage }, [
+  "videos",
+  "next_cursor",
+  "usage",
+]);
+
+const chargedLikeTheEndpoint =
+  "Each call is a request on the account's allowance and is charged exactly as the REST endpoint charges it.";
+
+const readOnlyOpenWorld = { readOnlyHint: true, destructiveHint: false, openWorldHint: true } as const;
+
+const getTranscript: Tool = {
+  name: "get_transcript",
+  title: "Get a transcript",
+  description: [
+    "Fetch the transcript of a YouTube video, a podcast episode, feed or page, or a media file URL.",
+    `The result is plain text without timestamps (\`timestamps: true\` gives one \`[mm:ss] \` line per segment), at most \`max_chars\` characters (default ${defaultMaxChars}).`,
+    "A longer transcript comes back `truncated` with `next_offset` and `total_chars`: call get_transcript again with the same arguments and `offset: next_offset` to read on.",
+    "When speech recognition runs as a job, the result has `status: processing` and a `job_id`: call get_job with it until the transcript is there.",
+    `${chargedLikeTheEndpoint} Repeating a call for the next page reads the stored transcript but is charged again like the endpoint.`,
+  ].join(" "),
+  annotations: { title: "Get a transcript", ...readOnlyOpenWorld, idempotentHint: true },
+  inputSchema: inputSchemaOf(
+    {
+      ...contractProperties("TranscriptRequest", ["video", "mode", "language"]),
+      // The API's `timestamps` chooses segments or joined text; here it chooses the text's form.
+      timestamps: {
+        type: "boolean",
+        default: false,
+        description: "Prefix each segment's line with its start time as `[mm:ss] `. Default false: one plain text.",
+      },
+      ...pagingInputProperties,
+    },
+    ["video"],
+  ),
+  outputSchema: outputSchemaOf(
+    {
+      // The API tells a finished transcript (200) from a job (202) by status code; a tool result has none.
+      status: {
+        type: "string",
+        enum: ["completed", "processing"],
+        description:
+          "`completed`: the transcript is in `text`. `processing`: speech recognition continues as job `job_id`.",
+      },
+      job_id: contractProperty("JobAccepted", "job_id"),
+      ...transcriptFields,
+      ...pagingOutputProperties,
+      usage,
+    },
+    ["status", "usage"],
+  ),
+  async run(client, args) {
+    const { video, mode, language } = args as {
+      video: string;
+      mode?: "auto" | "captions" | "audio";
+      language?: string;
+    };
+    const answer = await client.transcripts.video({
+      video,
+      ...(mode === undefined ? {} : { mode }),
+      ...(language === undefined ? {} : { language }),
+    });
+    if ("job_id" in answer) return jobStarted(answer.job_id, answer.usage);
+    return transcriptResult({ status: "completed" }, answer.data, answer.usage, args);
+  },
+};
+
+const getJob: Tool = {
+  name: "get_job",
+  title: "Get a speech recognition job",
+  description: [
+    "Read a speech recognition job that get_transcript started. While it runs, the result says `processing` (with `progress` when known): call again in a few seconds.",
+    "When it has completed, the result holds the transcript text, paged by `max_chars` and `offset` as get_transcript pages it. A failed job answers its error.",
+    "Free: it counts on the polling allowance, not the request allowance.",
+  ].join(" "),
+  annotations: { title: "Get a speech recognition job", ...readOnlyOpenWorld, idempotentHint: true },
+  inputSchema: inputSchemaOf({ job_id: contractProperty("JobCompleted", "job_id"), ...pagingInputProperties }, [
+    "job_id",
+  ]),
+  outputSchema: outputSchemaOf(
+    {
+      // A failed job answers as an error result, so only these two states are results.
+      status: {
+        type: "string",
+        enum: ["processing", "completed"],
+        description: "`processing`: call get_job again later. `completed`: the transcript is in `text`.",
+      },
+      job_id: contractProperty("JobCompleted", "job_id"),
+      progress: contractProperty("JobProcessing", "progress"),
+      ...transcriptFields,
+      ...pagingOutputProperties,
+      usage,
+    },
+    ["status", "job_id"],
+  ),
+  async run(client, args) {
+    const state = await client.transcripts.job(args.job_id as string);
+    if (state.status === "failed") {
+      const { code, number, message, docs } = state.error;
+      const retryWith = (state.error as { retry_with?: unknown }).retry_with;
+      return errorResult({
+        code,
+        number,
+        message,
+        docs,
+        ...(retryWith === undefined ? {} : { retry_with: retryWith }),
+      });
+    }
+    if (state.status === "processing") {
+      const progress = state.progress === undefined ? {} : { progress: state.progress };
+      const done = state.progress === undefined ? "" : ` (${Math.round(state.progress * 100)}% done)`;
+      return {
+        content: [
+          {
+            type: "text",
+            text: `Job ${state.job_id} is still processing${done}. Call get_job again in a few seconds.`,
+          },
+        ],
+        structuredContent: { status: "processing", job_id: state.job_id, ...progress },
+      };
+    }
+    return transcriptResult({ status: "completed", job_id: state.job_id }, state.data, state.usage, args);
+  },
+};
+
+function listTool(options: {
+  name: string;
+  title: string;
+  description: string;
+  requestSchema: string;
+  inputs: readonly string[];
+  required: string;
+  list: (client: Verbatim, args: Record<string, unknown>) => ReturnType<Verbatim["transcripts"]["search"]>;
+}): Tool {
+  return {
+    name: options.name,
+    title: options.title,
+    description: options.description,
+    annotations: { title: options.title, ...readOnlyOpenWorld },
+    inputSchema: inputSchemaOf(contractProperties(options.requestSchema, options.inputs), [options.required]),
+    outputSchema: listOutputSchema,
+    async run(client, args) {
+      const page = await options.list(client, args);
+      const lines = page.data.videos.map(rowLine);
+      const more = page.data.next_cursor ? `\nMore: call again with cursor "${page.data.next_cursor}".` : "";
+      return {
+        content: [{ type: "text", text: `${lines.length} rows.\n${lines.join("\n")}${more}` }],
+        structuredContent: { videos: page.data.videos, next_cursor: page.data.next_cursor, usage: page.usage },
+      };
+    },
+  };
+}
+
+const searchVideos = listTool({
+  name: "search_videos",
+  title: "Search YouTube",
+  description: `Search YouTube videos by keywords. Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
+  requestSchema: "SearchRequest",
+  inputs: ["query", "limit"],
+  required: "query",
+  list: (client, args) => client.transcripts.search(args as { query: string; limit?: number }),
+});
+
+const listChannelVideos = listTool({
+  name: "list_channel_videos",
+  title: "List a channel's videos",
+  description: `List a YouTube channel's uploads, newest first, one page at a time: pass \`next_cursor\` back as \`cursor\` for the next page. Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
+  requestSchema: "ChannelRequest",
+  inputs: ["channel", "limit", "cursor"],
+  required: "channel",
+  list: (client, args) => client.transcripts.channel(args as { channel: string; limit?: number; cursor?: string }),
+});
+
+const listPlaylistVideos = listTool({
+  name: "list_playlist_videos",
+  title: "List a playlist's videos",
+  description: `List a YouTube playlist's videos in order, one page at a time: pass \`next_cursor\` back as \`cursor\` for the next page. Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
+  requestSchema: "PlaylistRequest",
+  inputs: ["playlist", "limit", "cursor"],
+  required: "playlist",
+  list: (client, args) => client.transcripts.playlist(args as { playlist: string; limit?: number; cursor?: string }),
+});
+
+const getCredits: Tool = {
+  name: "get_credits",
+  title: "Check the credit balance",
+  description:
+    "The account's remaining credits, its plan and its request allowance. Free: it counts on the polling allowance, not the request allowance.",
+  annotations: { title: "Check the credit balance", ...readOnlyOpenWorld, idempotentHint: true },
+  inputSchema: inputSchemaOf({}, []),
+  outputSchema: outputSchemaOf(contractProperties("Me", ["credits", "plan", "rate_limit"]), [
+    "credits",
+    "plan",
+    "rate_limit",
+  ]),
+  async run(client) {
+    const { data } = await client.me();
+    const credits = data.credits === null ? "Unlimited credits" : `${data.credits} credits left`;
+    return {
+      content: [
+        {
+          type: "text",
+          text: `${credits} on the ${data.plan} plan; ${data.rate_limit.remaining} of ${data.rate_limit.limit} requests left this minute.`,
+        },
+      ],
+      structuredContent: { credits: data.credits, plan: data.plan, rate_limit: data.rate_limit },
+    };
+  },
+};
+
+/** Every tool, in the order `tools/list` answers them. */
+export const tools: readonly Tool[] = [
+  getTranscript,
+  searchVideos,
+  listChannelVideos,
+  listPlaylistVideos,
+  getCredits,
+  getJob,
+];
+
+/** The tools as `tools/list` and the server card describe them, without their calls. */
+export const toolDefinitions: readonly ToolDefinition[] = tools.map(
+  ({ name, title, description, inputSchema, outputSchema, annotations }) => ({
+    name,
+    title,
+    description,
+    inputSchema,
+    outputSchema,
+    annotations,
+  }),
+);
+
+interface TranscriptFields {
+  video_id: string;
+  url: string | null;
+  platform: string;
+  title: string | null;
+  channel: string | null;
+  duration: number | null;
+  language: string | null;
+  source: string;
+  text?: string;
+  segments?: Segment[];
+}
+
+function transcriptResult(
+  head: { status: "completed"; job_id?: string },
+  transcript: TranscriptFields,
+  usage: unknown,
+  args: Record<string, unknown>,
+): ToolResult {
+  const whole = transcript.segments
+    ? toText(transcript.segments, { timestamps: args.timestamps === true })
+    : (transcript.text ?? "");
+  const page = pageOf(
+    whole,
+    (args.offset as number | undefined) ?? 0,
+    (args.max_chars as number | undefined) ?? defaultMaxChars,
+  );
+  const { video_id, url, platform, title, channel, duration, language, source } = transcript;
+  const heading = `${title ?? video_id}${channel ? ` (${channel})` : ""}, ${url ?? video_id}`;
+  const range = `characters ${page.offset} to ${page.offset + Array.from(page.text).length} of ${page.total_chars}`;
+  const more = page.truncated ? `\n\n[Truncated: call again with offset ${page.next_offset} to read on.]` : "";
+  return {
+    content: [{ type: "text", text: `${heading}, ${range}:\n\n${page.text}${more}` }],
+    structuredContent: {
+      ...head,
+      video_id,
+      url,
+      platform,
+      title,
+      channel,
+      duration,
+      language,
+      source,
+      ...page,
+      usage,
+    },
+  };
+}
+
+function jobStarted(jobId: string, usage: unknown): ToolResult {
+  return {
+    content: [
+      {
+        type: "text",
+        text: `Speech recognition continues as job ${jobId}. Call get_job with job_id "${jobId}" in a few seconds to get the transcript.`,
+      },
+    ],
+    structuredContent: { status: "processing", job_id: jobId, usage },
+  };
+}
+
+function rowLine(row: ListRow): string {
+  if ("videoId" in row) {
+    const duration = row.duration === null ? "" : `, ${Math.round(row.duration)} s`;
+    return `- ${row.title} (${row.channel ?? "unknown channel"}${duration}): ${row.url}`;
+  }
+  return `- ${"title" in row ? row.title : ""}: ${row.url}`;
+}
+
+interface ErrorFields {
+  code: string;
+  number?: number;
+  message: string;
+  docs?: string;
+  retry_with?: unknown;
+  retry_after?: number;
+}
+
+/** An error as a tool result: the model reads it and can act on it, where a protocol error would end the call. */
+export function errorResult(error: ErrorFields): ToolResult {
+  const retryWith = error.retry_with === undefined ? "" : ` Retry with ${JSON.stringify(error.retry_with)}.`;
+  const retryAfter = error.retry_after === undefined ? "" : ` Retry after ${error.retry_after} seconds.`;
+  const number = error.number === undefined ? "" : ` (${error.number})`;
+  return {
+    isError: true,
+    content: [{ type: "text", text: `Error ${error.code}${number}: ${error.message}${retryWith}${retryAfter}` }],
+    structuredContent: { error },
+  };
+}
+
+/** The error result of a failed call, or a rethrow for failures that are not the API's nor the network's. */
+export function failedCallResult(failure: unknown): ToolResult {
+  if (failure instanceof ApiError) {
+    return errorResult({
+      code: failure.code,
+      number: failure.number,
+      message: failure.message,
+      docs: failure.docs,
+      ...(failure.retryWith === null ? {} : { retry_with: failure.retryWith }),
+      ...(failure.retryAfter === null ? {} : { retry_after: failure.retryAfter }),
+    });
+  }
+  if (failure instanceof ConnectionError) {
+    return errorResult({
+      code: "connection_failed",
+      message: `The Verbatim API could not be reached: ${failure.message}`,
+    });
+  }
+  throw failure;
+}
+
+/** Arguments that break a tool's input schema, answered as the API answers a body that breaks its schema. */
+export function invalidArgumentsResult(problems: string): ToolResult {
+  return errorResult({
+    code: "invalid_request",
+    number: errorTable.invalid_request.number,
+    message: `Invalid arguments: ${problems}`,
+  });
+}
