@@ -2,7 +2,13 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    projects: ["packages/*", "apps/*", "examples/*", "scripts"],
+    // Config files, not folders: a folder's README would otherwise be taken for a project.
+    projects: [
+      "packages/*/vitest.config.ts",
+      "apps/*/vitest.config.ts",
+      "examples/*/vitest.config.ts",
+      "scripts/vitest.config.ts",
+    ],
     reporters: ["default", "./scripts/plain-summary-reporter.ts"],
   },
 });
