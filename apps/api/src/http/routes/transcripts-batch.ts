@@ -39,7 +39,7 @@ export function fetchTranscriptsBatch(deps: AppDeps, transcripts: Transcripts): 
           { extra: { details: { max: plan.maxBatchItems, sent: items.length } } },
         );
       }
-      const leases = await holdBatchSlots(deps, res, plan.batchWorkers, plan.extractionSlots);
+      const held = await holdBatchSlots(deps, res, plan.batchWorkers, plan.extractionSlots);
       const disconnected = new AbortController();
       res.once("close", () => {
         if (!res.writableFinished) disconnected.abort(new Error("the client closed the connection"));
@@ -52,10 +52,11 @@ export function fetchTranscriptsBatch(deps: AppDeps, transcripts: Transcripts): 
         balance: auth.credits,
         requestId: requestIdOf(res),
         docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
-        workers: leases.length,
+        workers: held.count,
         deadlineMs: deps.config.batchDeadlineMs ?? defaultBatchDeadlineMs,
         disconnected: disconnected.signal,
       });
+      await held.release();
       const bytes = outcome.rows.reduce(
         (sum, row) => sum + (row.outcome === "ok" ? Buffer.byteLength(row.text) : 0),
         0,
@@ -86,22 +87,35 @@ function itemsOf(body: BatchBody): string[] {
   return items;
 }
 
+/** Extraction slots a batch holds, and the one way to give them back. */
+interface HeldSlots {
+  count: number;
+  /** Gives every slot back; later calls do nothing. */
+  release(): Promise<void>;
+}
+
 /**
  * Takes up to `wanted` of the account's free extraction slots, at least one, or refuses with 429
- * before any work. They are given back when the response closes, whatever ends it.
+ * before any work. The handler gives them back before it answers, so the client's next request
+ * finds them free; a response that closes first (an error, a disconnect) gives them back then.
  */
-async function holdBatchSlots(deps: AppDeps, res: Response, wanted: number, slots: number): Promise<SlotLease[]> {
+async function holdBatchSlots(deps: AppDeps, res: Response, wanted: number, slots: number): Promise<HeldSlots> {
   const auth = authOf(res);
   const leases: SlotLease[] = [];
-  res.once("close", () => {
-    for (const lease of leases) {
-      deps.platform.slots
-        .release(lease)
-        .catch((err: unknown) =>
-          deps.logger.warn({ err, lease: lease.id }, "slot release failed; its lease will expire"),
-        );
-    }
-  });
+  let released: Promise<void> | undefined;
+  const release = () => {
+    released ??= Promise.all(
+      leases.map((lease) =>
+        deps.platform.slots
+          .release(lease)
+          .catch((err: unknown) =>
+            deps.logger.warn({ err, lease: lease.id }, "slot release failed; its lease will expire"),
+          ),
+      ),
+    ).then(() => undefined);
+    return released;
+  };
+  res.once("close", () => void release());
   while (leases.length < wanted) {
     const lease = await deps.platform.slots.acquire(auth.accountId, slots);
     if (!lease) break;
@@ -114,7 +128,7 @@ async function holdBatchSlots(deps: AppDeps, res: Response, wanted: number, slot
       { retryAfterSeconds: busySlotsRetryAfterSeconds },
     );
   }
-  return leases;
+  return { count: leases.length, release };
 }
 
 function capitalised(name: string): string {
