@@ -198,11 +198,9 @@ describe("aborts and timeouts", () => {
     const controller = new AbortController();
     const reason = new Error("the caller gave up");
     setTimeout(() => controller.abort(reason), 150);
-    const started = Date.now();
     const error = await rejectionOf(viaProxy().transcripts.video({ video: hanging }, { signal: controller.signal }));
     expect(error).toBe(reason);
-    // The server gives YouTube 2 s before it answers: the call ended on the abort, not on an answer.
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // The server gives YouTube 2 s before it answers; no answer had passed the proxy: the call ended on the abort.
     expect(lastProxied()).toMatchObject({ path: "/api/v2/transcripts/video", status: null });
   });
 
@@ -210,12 +208,11 @@ describe("aborts and timeouts", () => {
     const controller = new AbortController();
     const reason = new Error("raw caller gave up");
     setTimeout(() => controller.abort(reason), 150);
-    const started = Date.now();
     const error = await rejectionOf(
       viaProxy().raw.POST("/transcripts/video", { body: { video: hanging }, signal: controller.signal }),
     );
     expect(error).toBe(reason);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(lastProxied()).toMatchObject({ path: "/api/v2/transcripts/video", status: null });
   });
 
   it("sends nothing when the signal has already aborted", async () => {

@@ -1,7 +1,5 @@
 import { verifyWebhook, WebhookVerificationError } from "@verbatim/sdk";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { createLogger } from "../../src/logger.ts";
-import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
 import { type AudioServer, startAudioServer } from "../audio/harness.ts";
 import { channelUrl, eventually, type MonitorHarness, newUploads, startMonitorHarness } from "../monitors/harness.ts";
 import { audioFixture } from "../support/fake-podcast-host.ts";
@@ -97,28 +95,14 @@ describe("a monitor's delivery, signed with the monitor's own secret", () => {
 
 describe("a speech job's callback, signed with the account's secret", () => {
   let server: AudioServer;
-  let webhooks: Webhooks;
   let receiver: Receiver;
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    server = await startAudioServer({
-      inlineAudioSeconds: 0,
-      allowPrivateCallbackTargets: true,
-      webhooks: (store) => {
-        webhooks = createWebhooks(store, {
-          logger: createLogger("silent"),
-          allowPrivateTargets: true,
-          pollIntervalMs: 50,
-        });
-        return webhooks;
-      },
-    });
-    webhooks.start();
+    server = await startAudioServer({ inlineAudioSeconds: 0, deliverCallbacks: true });
     server.host.serveFile("/media/jfk.mp3", audioFixture("whisper-cpp/jfk.mp3"), "audio/mpeg");
   }, serverStartTimeoutMs);
   afterAll(async () => {
-    await webhooks?.stop();
     await server?.close();
     await receiver?.close();
   });
