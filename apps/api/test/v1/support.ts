@@ -1,6 +1,48 @@
 import { expect } from "vitest";
 import { v1DeprecationHeaders } from "../../src/http/v1/version.ts";
 import type { Answer } from "../support/http.ts";
+import { DocumentValidator, describeErrors, follow, operationsOf, readJsonDocument } from "../support/openapi.ts";
+
+/** The hosted service's published v1 contract (a copy of the anchor; see fixtures/transcriptfetch/SOURCE.md). */
+export const anchorV1 = new DocumentValidator(
+  readJsonDocument(new URL("../fixtures/transcriptfetch/transcriptfetch-api-v1-openapi.json", import.meta.url)),
+  "transcriptfetch-openapi-v1",
+  { discriminator: true },
+);
+
+/** The anchor's operations; their paths carry `/api/v1`. */
+export const anchorV1Operations = operationsOf(anchorV1.document);
+
+/**
+ * Asserts that an answer of Verbatim's v1 validates against the anchor's response schema of the
+ * operation for its status (falling back to `NXX` and `default`, as OpenAPI does, and
+ * to its `ErrorEnvelope` for a failure status it does not list). The anchor's
+ * schemas are open, so Verbatim's extra fields are allowed; its types, enums and required fields hold.
+ */
+export function expectAnchorShape(operationId: string, answer: Answer): void {
+  const operation = anchorV1Operations.find((candidate) => candidate.operationId === operationId);
+  if (!operation) throw new Error(`the anchor has no ${operationId}`);
+  const status = String(answer.status);
+  const pointer = [status, `${status[0]}XX`, "default"]
+    .map((key) =>
+      follow(anchorV1.document, [
+        "paths",
+        operation.path,
+        operation.method,
+        "responses",
+        key,
+        "content",
+        "application/json",
+        "schema",
+      ]),
+    )
+    .find((found) => found.node !== undefined)?.pointer;
+  // A failure status the anchor does not list (413, 500) still answers its one error envelope.
+  if (pointer === undefined && answer.status < 400)
+    throw new Error(`the anchor defines no ${status} of ${operationId}`);
+  const errors = anchorV1.errors(pointer ?? "/components/schemas/ErrorEnvelope", answer.body);
+  expect(errors, `${describeErrors(errors)}\n${answer.text.slice(0, 2000)}`).toEqual([]);
+}
 
 /** A v1 error envelope as a test reads it. */
 export interface V1ErrorShape {
