@@ -321,6 +321,21 @@ describe("the v1 error envelope, for each family", () => {
     expect(body.ai_fallback).toMatchObject({ available: false, unavailable_reason: "retry_captions_first" });
     expect(await yt.balance()).toBe(before);
   });
+  it("ours (9xxx): an unexpected failure is internal_error 500, without its cause", async () => {
+    const { credits } = yt.server.platform;
+    const requireAtLeast = credits.requireAtLeast;
+    credits.requireAtLeast = () => {
+      throw new Error("the ledger's disk is on fire");
+    };
+    try {
+      const answer = await post("/transcripts/video", { video: captioned });
+      const body = expectV1Error(answer, 500, "internal_error");
+      expect(answer.text).not.toContain("fire");
+      expect(body).not.toHaveProperty("ai_fallback");
+    } finally {
+      credits.requireAtLeast = requireAtLeast;
+    }
+  });
 });
 
 describe("one account across versions", () => {
