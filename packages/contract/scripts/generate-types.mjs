@@ -1,4 +1,4 @@
-// Writes the TypeScript types of each version's OpenAPI document with openapi-typescript.
+// Writes the TypeScript types of each OpenAPI document (v1, v2, the dashboard's) with openapi-typescript.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,7 +7,7 @@ import { parse } from "yaml";
 
 const generated = join(dirname(fileURLToPath(import.meta.url)), "..", "generated");
 
-for (const version of ["v1", "v2"]) {
+for (const version of ["v1", "v2", "dashboard"]) {
   const document = parse(readFileSync(join(generated, `openapi.${version}.yaml`), "utf8"));
   // A property with a default is optional for the client that sends it, so defaults must not make it required.
   const ast = await openapiTS(document, { defaultNonNullable: false });
