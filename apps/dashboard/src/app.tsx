@@ -1,0 +1,147 @@
+import type { Dashboard } from "@verbatim/contract";
+import { useEffect, useState } from "preact/hooks";
+import { call, csrf, dashboardApi, setCsrfToken, whenSignedOut } from "./api.ts";
+import { Account } from "./pages/account.tsx";
+import { Keys } from "./pages/keys.tsx";
+import { Library } from "./pages/library.tsx";
+import { Monitors } from "./pages/monitors.tsx";
+import { SignIn } from "./pages/sign-in.tsx";
+import { Usage } from "./pages/usage.tsx";
+import { Webhooks } from "./pages/webhooks.tsx";
+import { base, navigate, onLinkClick, usePath } from "./router.ts";
+import { ErrorState, useAction } from "./ui.tsx";
+
+export type Session = Dashboard.components["schemas"]["Session"];
+
+const pages = [
+  { path: "/", label: "Overview", render: () => <Account /> },
+  { path: "/keys", label: "Keys", render: () => <Keys /> },
+  { path: "/usage", label: "Usage", render: () => <Usage /> },
+  { path: "/monitors", label: "Monitors", render: () => <Monitors /> },
+  { path: "/webhooks", label: "Webhooks", render: () => <Webhooks /> },
+  { path: "/library", label: "Library", render: () => <Library /> },
+] as const;
+
+type SessionState =
+  | { state: "checking" }
+  | { state: "signed-out"; reason?: string }
+  | { state: "signed-in"; session: Session };
+
+export function App() {
+  const path = usePath();
+  const [session, setSession] = useState<SessionState>({ state: "checking" });
+
+  const signedIn = (value: Session) => {
+    setCsrfToken(value.csrf_token);
+    setSession({ state: "signed-in", session: value });
+  };
+  const signedOut = (reason?: string) => {
+    setCsrfToken(undefined);
+    setSession(reason ? { state: "signed-out", reason } : { state: "signed-out" });
+  };
+
+  useEffect(() => {
+    whenSignedOut(() => signedOut("Your session has ended. Sign in again."));
+    // A link's token is in the fragment of /sign-in: the sign-in page uses it, whatever session there is.
+    if (path === "/sign-in" && location.hash.includes("token=")) {
+      setSession({ state: "signed-out" });
+      return;
+    }
+    call(dashboardApi.GET("/session"), { signIn: true }).then(
+      (envelope) => signedIn(envelope.data),
+      () => signedOut(),
+    );
+  }, []);
+
+  useEffect(() => {
+    if (session.state === "signed-out" && path !== "/sign-in") navigate("/sign-in", { replace: true });
+    if (session.state === "signed-in" && path === "/sign-in") navigate("/", { replace: true });
+  }, [session.state, path]);
+
+  if (session.state === "checking") {
+    return (
+      <main id="main" class="centered">
+        <p class="muted">Loading…</p>
+      </main>
+    );
+  }
+  if (session.state === "signed-out") {
+    return (
+      <main id="main" class="centered">
+        <SignIn onSignedIn={signedIn} {...(session.reason ? { notice: session.reason } : {})} />
+      </main>
+    );
+  }
+  const page = pages.find((candidate) => candidate.path === path);
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <a class="brand" href={`${base}/`} onClick={onLinkClick}>
+          Verbatim
+        </a>
+        <nav aria-label="Dashboard">
+          <ul>
+            {pages.map((candidate) => (
+              <li key={candidate.path}>
+                <a
+                  href={`${base}${candidate.path === "/" ? "/" : candidate.path}`}
+                  aria-current={candidate.path === path ? "page" : undefined}
+                  onClick={onLinkClick}
+                >
+                  {candidate.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <SignOut account={session.session.account_id} onSignedOut={() => signedOut()} />
+      </header>
+      <main id="main" tabIndex={-1}>
+        {page ? page.render() : <NotFound />}
+      </main>
+    </>
+  );
+}
+
+function SignOut({ account, onSignedOut }: { account: string; onSignedOut: () => void }) {
+  const action = useAction();
+  return (
+    <div class="account">
+      <span class="muted mono" title="Signed-in account">
+        {account}
+      </span>
+      <button
+        type="button"
+        class="secondary"
+        disabled={action.busy}
+        onClick={() =>
+          action.run(async () => {
+            await call(dashboardApi.DELETE("/session", { params: { header: csrf() } }));
+            onSignedOut();
+          })
+        }
+      >
+        Sign out
+      </button>
+      <ErrorState failure={action.failure} />
+    </div>
+  );
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Not found</h1>
+      <p>
+        This page does not exist.{" "}
+        <a href={`${base}/`} onClick={onLinkClick}>
+          Go to the overview
+        </a>
+        .
+      </p>
+    </>
+  );
+}
