@@ -1,0 +1,359 @@
+import { existsSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { channelUrl, eventually, type MonitorHarness, startMonitorHarness } from "../monitors/harness.ts";
+import { recordedVideos } from "../support/fake-youtube.ts";
+
+const chromiumPath = "/usr/bin/chromium";
+const dashboardIndex = fileURLToPath(new URL("../../../dashboard/dist/index.html", import.meta.url));
+const artifacts = fileURLToPath(new URL("../../test-artifacts/dashboard/", import.meta.url));
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+/** Why the journey cannot run here, checked before any server starts. */
+const missing = !existsSync(chromiumPath)
+  ? `${chromiumPath} is not installed (.ci/run installs it)`
+  : !existsSync(dashboardIndex)
+    ? "apps/dashboard/dist is not built (pnpm install builds it)"
+    : undefined;
+
+let h: MonitorHarness;
+let baseUrl: string;
+/** Why the journey was skipped after the server started: the server has no dashboard. */
+let absent: string | undefined;
+let libraryLive = false;
+let userDataDir: string;
+let context: BrowserContext;
+let page: Page;
+const requested: string[] = [];
+const errors: string[] = [];
+/** The serious and critical accessibility violations axe found, per page. */
+const violations: Record<string, string[]> = {};
+
+function skipUnlessLive(skip: (condition: boolean, note?: string) => void): void {
+  skip(missing !== undefined || absent !== undefined, missing ?? absent);
+}
+
+beforeAll(async () => {
+  if (missing) return;
+  h = await startMonitorHarness({ credits: 100 });
+  baseUrl = h.server.baseUrl;
+  const served = await fetch(`${baseUrl}/dashboard/`);
+  const session = await fetch(`${baseUrl}/dashboard/api/session`);
+  if (!served.ok || session.status === 404) {
+    absent = `the server has no dashboard yet (GET /dashboard/ ${served.status}, GET /dashboard/api/session ${session.status})`;
+    return;
+  }
+  const library = await fetch(`${baseUrl}/api/v2/library`, {
+    headers: { Authorization: `Bearer ${h.server.key.key}` },
+  });
+  libraryLive = library.status !== 404;
+  await mkdir(artifacts, { recursive: true });
+  userDataDir = await mkdtemp(path.join(tmpdir(), "verbatim-dashboard-chromium-"));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1280, height: 900 },
+  });
+  context.on("request", (request) => requested.push(request.url()));
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on("dialog", (dialog) => dialog.accept());
+  page.on("console", (message) => {
+    // Chromium logs every 4xx answer; the app shows those itself, so only other errors count.
+    if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
+      errors.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => errors.push(`pageerror: ${error.message}`));
+}, 180_000);
+
+afterAll(async () => {
+  await context?.close();
+  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
+  await h?.close();
+});
+
+/** Saves a screenshot of the whole page as test-artifacts/dashboard/<name>.png. */
+async function screenshot(name: string): Promise<void> {
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+}
+
+/** Runs axe-core on the page as it is and keeps its serious and critical violations. */
+async function audit(name: string): Promise<void> {
+  if ((await page.evaluate<boolean>("typeof window.axe === 'undefined'")) === true) {
+    await page.addScriptTag({ content: axeSource });
+  }
+  const found = await page.evaluate<{ id: string; impact: string; help: string; targets: string[] }[]>(`
+    window.axe.run(document, { resultTypes: ["violations"] }).then((result) =>
+      result.violations
+        .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+        .map((violation) => ({
+          id: violation.id,
+          impact: violation.impact,
+          help: violation.help,
+          targets: violation.nodes.map((node) => node.target.join(" ")),
+        })),
+    )`);
+  violations[name] = found.map((v) => `${v.impact} ${v.id}: ${v.help} (${v.targets.join(", ")})`);
+}
+
+async function goTo(link: string, heading: string): Promise<void> {
+  await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: link, exact: true }).click();
+  await page.getByRole("heading", { level: 1, name: heading }).waitFor();
+}
+
+async function signOut(): Promise<void> {
+  await page.getByRole("button", { name: "Sign out" }).click();
+  await page.getByRole("heading", { level: 1, name: "Sign in to Verbatim" }).waitFor();
+}
+
+function bearer(key: string) {
+  return { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
+}
+
+describe("the dashboard in Chromium, against a live server", () => {
+  let createdKey = "";
+  let createdPrefix = "";
+
+  it("sends a visitor without a session to sign in, and signs in with an API key by keyboard", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await page.goto(`${baseUrl}/dashboard/`);
+    await page.getByRole("heading", { level: 1, name: "Sign in to Verbatim" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/dashboard/sign-in");
+    await audit("sign-in");
+    await screenshot("sign-in");
+    await page.getByLabel("API key").focus();
+    await page.keyboard.type(h.server.key.key);
+    await page.keyboard.press("Enter");
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/dashboard/");
+  });
+
+  it("shows the plan, balance, next refill and rate limit on the overview", async ({ skip }) => {
+    skipUnlessLive(skip);
+    const stats = page.locator("dl.stats");
+    await stats.getByText("100 credits").waitFor();
+    expect(await stats.getByText("pro", { exact: true }).count()).toBe(1);
+    expect(await stats.getByText(/requests left this minute/).count()).toBe(1);
+    expect(await stats.locator("dt").allTextContents()).toEqual([
+      "Plan",
+      "Balance",
+      "Next monthly refill",
+      "Rate limit now",
+    ]);
+    await audit("overview");
+    await screenshot("overview");
+  });
+
+  it("keeps the session across a reload, with the CSRF token read back from GET /session", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    const refused = await page.evaluate<number>(
+      `fetch("/dashboard/api/keys", { method: "POST", headers: { "Content-Type": "application/json" }, body: "{}" }).then((r) => r.status)`,
+    );
+    expect(refused, "a state change without the CSRF token").toBeGreaterThanOrEqual(400);
+    expect(refused).toBeLessThan(500);
+  });
+
+  it("creates a key, shows it once with a copy button, and the key works with the API", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await goTo("Keys", "API keys");
+    await page.getByLabel("Requests per minute (optional)").fill("30");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const secret = page.getByLabel(/^Key vb_/);
+    await secret.waitFor();
+    createdKey = await secret.inputValue();
+    createdPrefix = (await page.getByText(/^Key vb_/).textContent())?.replace(/^Key /, "") ?? "";
+    expect(createdKey).toMatch(/^vb_/);
+    expect(createdKey.startsWith(createdPrefix)).toBe(true);
+    expect(await page.getByRole("button", { name: "Copy" }).isVisible()).toBe(true);
+    await audit("keys");
+    await screenshot("keys-created");
+
+    const used = await fetch(`${baseUrl}/api/v2/transcripts/video`, {
+      method: "POST",
+      headers: bearer(createdKey),
+      body: JSON.stringify({ video: recordedVideos.captioned }),
+    });
+    expect(used.status, await used.clone().text()).toBe(200);
+
+    await page.getByRole("button", { name: "I have stored it" }).click();
+    expect(await page.getByLabel(/^Key vb_/).count(), "the key is shown only once").toBe(0);
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    const row = page.getByRole("row").filter({ hasText: createdPrefix });
+    await row.waitFor();
+    expect(await row.getByText("Never").count(), "the key's last use is listed").toBe(0);
+    expect(await page.getByText(createdKey).count(), "the secret is never shown again").toBe(0);
+  });
+
+  it("sets a key's limit and rotates a key with a grace period", async ({ skip }) => {
+    skipUnlessLive(skip);
+    const limit = page.getByLabel(`Requests per minute for key ${createdPrefix}`);
+    await limit.fill("20");
+    await page.getByRole("row").filter({ hasText: createdPrefix }).getByRole("button", { name: "Set limit" }).click();
+    await expect.poll(() => page.getByLabel(`Requests per minute for key ${createdPrefix}`).inputValue()).toBe("20");
+    const ownPrefix = h.server.key.prefix;
+    await page.getByLabel(`Grace period for key ${ownPrefix}`).selectOption({ label: "1 hour" });
+    await page.getByRole("button", { name: `Rotate key ${ownPrefix}` }).click();
+    await page.getByText(`Key ${ownPrefix} rotated; this is its successor.`).waitFor();
+    const successor = await page.getByLabel(/^Key vb_/).inputValue();
+    const withSuccessor = await fetch(`${baseUrl}/api/v2/me`, { headers: bearer(successor) });
+    const withOld = await fetch(`${baseUrl}/api/v2/me`, { headers: bearer(h.server.key.key) });
+    expect([withSuccessor.status, withOld.status], "both work during the grace period").toEqual([200, 200]);
+    await screenshot("keys-rotated");
+  });
+
+  it("revokes the key, after which the API answers 401", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await page.getByRole("button", { name: `Revoke key ${createdPrefix}` }).click();
+    await page
+      .getByRole("row")
+      .filter({ hasText: createdPrefix })
+      .getByText(/^Revoked /)
+      .waitFor();
+    const refused = await fetch(`${baseUrl}/api/v2/me`, { headers: bearer(createdKey) });
+    expect(refused.status).toBe(401);
+    await screenshot("keys-revoked");
+  });
+
+  it("shows the transcript's charge in usage, per day and per operation", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await goTo("Usage", "Usage");
+    await expect.poll(() => page.getByTestId("credits-spent").textContent()).toBe("1");
+    const perOperation = page.getByRole("table").filter({ hasText: "Operation" });
+    const row = perOperation.getByRole("row").filter({ hasText: "/transcripts/video" });
+    expect(await row.getByRole("cell").first().textContent()).toBe("1");
+    expect(await page.getByRole("img", { name: /Bar chart of credits spent per day/ }).count()).toBe(1);
+    await page.getByText("Every day as a table").click();
+    const today = new Date().toISOString().slice(0, 10);
+    const day = page.getByRole("row").filter({ has: page.getByRole("rowheader", { name: today }) });
+    expect(await day.getByRole("cell").first().textContent()).toBe("1");
+    await audit("usage");
+    await screenshot("usage");
+  });
+
+  it("creates a monitor, pauses and resumes it, and redelivers an event", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await goTo("Monitors", "Monitors");
+    await page.getByLabel("Channel (@handle, URL or UC… id)").fill(channelUrl);
+    await page.getByLabel("Name (optional)").fill("Creative Commons");
+    await page.getByLabel("Webhook URL (optional)").fill(h.receiver.url());
+    await page.getByRole("button", { name: "Create monitor" }).click();
+    await page.getByLabel("Monitor webhook secret").waitFor();
+    expect(await page.getByLabel("Monitor webhook secret").inputValue()).toMatch(/^whsec_/);
+    const card = page.getByRole("listitem").filter({ has: page.getByRole("heading", { name: /Creative Commons/ }) });
+    await card.getByText("active", { exact: true }).waitFor();
+    await card.getByRole("button", { name: "Pause Creative Commons" }).click();
+    await card.getByText("paused", { exact: true }).waitFor();
+    await screenshot("monitors-paused");
+
+    const monitors = await h.server.client.GET("/monitors");
+    const monitorId = monitors.data?.data.monitors[0]?.id ?? "";
+    h.publishNewUploads();
+    await h.server.client.POST("/monitors/{monitorId}/check", { params: { path: { monitorId } } });
+    await eventually(() => h.receiver.requests.length > 0);
+    await card.getByRole("button", { name: "Resume Creative Commons" }).click();
+    await card.getByText("active", { exact: true }).waitFor();
+    await card.getByRole("button", { name: "Show events of Creative Commons" }).click();
+    const events = card.getByRole("table");
+    await events.getByText("monitor.videos").waitFor();
+    await events.getByText("delivered").first().waitFor();
+    const before = h.receiver.requests.length;
+    await events
+      .getByRole("button", { name: /^Redeliver evt_/ })
+      .first()
+      .click();
+    await card.getByText("Sent again.").waitFor();
+    await eventually(() => h.receiver.requests.length > before);
+    await audit("monitors");
+    await screenshot("monitors-events");
+  });
+
+  it("reveals the webhook secret on request and lists the delivery log with each attempt", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await goTo("Webhooks", "Webhooks");
+    expect(await page.getByLabel("Webhook signing secret").count(), "hidden until asked").toBe(0);
+    await page.getByRole("button", { name: "Reveal secret" }).click();
+    const secret = await page.getByLabel("Webhook signing secret").inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole("button", { name: "Rotate secret" }).click();
+    await page.getByText("Rotated: this is the new secret.").waitFor();
+    expect(await page.getByLabel("Webhook signing secret").inputValue()).not.toBe(secret);
+    const delivery = page.getByRole("listitem").filter({ hasText: "monitor.videos" }).first();
+    await delivery.waitFor();
+    expect(await delivery.getByRole("rowheader", { name: "#1" }).count()).toBe(1);
+    await audit("webhooks");
+    await screenshot("webhooks");
+  });
+
+  it("searches the library and links the hit at its moment", async ({ skip }) => {
+    skipUnlessLive(skip);
+    skip(!libraryLive, "the server has no /api/v2/library yet");
+    await goTo("Library", "Library");
+    await audit("library");
+    await screenshot("library");
+  });
+
+  it("fits a phone's width without scrolling sideways", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await page.setViewportSize({ width: 375, height: 740 });
+    for (const [link, heading] of [
+      ["Overview", "Overview"],
+      ["Keys", "API keys"],
+      ["Usage", "Usage"],
+      ["Monitors", "Monitors"],
+      ["Webhooks", "Webhooks"],
+    ] as const) {
+      await goTo(link, heading);
+      const overflow = await page.evaluate<number>("document.documentElement.scrollWidth - window.innerWidth");
+      expect(overflow, `${heading} at 375 px`).toBeLessThanOrEqual(0);
+    }
+    await goTo("Overview", "Overview");
+    await screenshot("phone-overview");
+    await page.setViewportSize({ width: 1280, height: 900 });
+  });
+
+  it("signs out, then signs in once with a CLI link, whose second use fails", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await signOut();
+    const { token } = await h.server.platform.dashboard.createSignInLink(h.server.account.id);
+    await page.goto(`${baseUrl}/dashboard/sign-in#token=${token}`);
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    expect(page.url(), "the token is gone from the address").toBe(`${baseUrl}/dashboard/`);
+    await signOut();
+    await page.goto(`${baseUrl}/dashboard/sign-in#token=${token}`);
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/request id req_/);
+    expect(page.url()).toBe(`${baseUrl}/dashboard/sign-in`);
+    await audit("sign-in-error");
+    await screenshot("sign-in-link-used");
+  });
+
+  it("finds no serious or critical accessibility violation on any page", ({ skip }) => {
+    skipUnlessLive(skip);
+    expect(Object.keys(violations).length).toBeGreaterThanOrEqual(6);
+    expect(violations).toEqual(Object.fromEntries(Object.keys(violations).map((name) => [name, []])));
+  });
+
+  it("requests nothing outside the server, and logs no script error", ({ skip }) => {
+    skipUnlessLive(skip);
+    const origin = new URL(baseUrl).origin;
+    expect(requested.filter((url) => !/^(data|blob):/.test(url) && new URL(url).origin !== origin)).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
