@@ -318,7 +318,11 @@ function EventRow({ event, onRedelivered }: { event: MonitorEvent; onRedelivered
       <td>{formatTime(event.created_at)}</td>
       <td>
         {describeEvent(event)}
-        {event.credits_spent ? <div class="muted">{event.credits_spent} credits</div> : null}
+        {event.credits_spent ? (
+          <div class="muted">
+            {event.credits_spent} credit{event.credits_spent === 1 ? "" : "s"}
+          </div>
+        ) : null}
       </td>
       <td>
         <span class={`badge ${delivery.status}`}>{delivery.status}</span>
