@@ -30,6 +30,8 @@ let userDataDir: string;
 let context: BrowserContext;
 let page: Page;
 const requested: string[] = [];
+/** Links the journey followed out of the dashboard on purpose (answered by a route, never the network). */
+const followed: string[] = [];
 const errors: string[] = [];
 /** The serious and critical accessibility violations axe found, per page. */
 const violations: Record<string, string[]> = {};
@@ -126,6 +128,8 @@ function bearer(key: string) {
 describe("the dashboard in Chromium, against a live server", () => {
   let createdKey = "";
   let createdPrefix = "";
+  /** Two words of the transcript the new key fetched, searched for in the library. */
+  let phrase = "";
 
   it("sends a visitor without a session to sign in, and signs in with an API key by keyboard", async ({ skip }) => {
     skipUnlessLive(skip);
@@ -189,6 +193,12 @@ describe("the dashboard in Chromium, against a live server", () => {
       body: JSON.stringify({ video: recordedVideos.captioned }),
     });
     expect(used.status, await used.clone().text()).toBe(200);
+    const transcript = ((await used.json()) as { data: { segments: { text: string }[] } }).data;
+    const words = transcript.segments
+      .slice(Math.floor(transcript.segments.length / 2))
+      .flatMap((segment) => segment.text.split(/\s+/))
+      .filter((word) => /^[a-z]{4,}$/i.test(word));
+    phrase = words.slice(0, 2).join(" ");
 
     await page.getByRole("button", { name: "I have stored it" }).click();
     expect(await page.getByLabel(/^Key vb_/).count(), "the key is shown only once").toBe(0);
@@ -300,12 +310,33 @@ describe("the dashboard in Chromium, against a live server", () => {
     await screenshot("webhooks");
   });
 
-  it("searches the library and links the hit at its moment", async ({ skip }) => {
+  it("searches the library for a phrase of a fetched transcript and follows the hit's link", async ({ skip }) => {
     skipUnlessLive(skip);
     skip(!libraryLive, "the server has no /api/v2/library yet");
     await goTo("Library", "Library");
+    await page.getByRole("heading", { name: "Recently fetched" }).waitFor();
+    await page.getByRole("rowheader").first().waitFor();
+    await page.getByLabel("Search your transcripts").fill(`"${phrase}"`);
+    await page.getByRole("button", { name: "Search", exact: true }).click();
+    const hit = page.locator(".hits > li").first();
+    await hit.waitFor();
+    expect((await hit.locator("mark").allTextContents()).join(" ").toLowerCase()).toContain(
+      phrase.split(" ")[0]?.toLowerCase(),
+    );
     await audit("library");
-    await screenshot("library");
+    await screenshot("library-search");
+    const moment = hit.locator(".snippets a").first();
+    const href = (await moment.getAttribute("href")) ?? "";
+    expect(href).toMatch(new RegExp(`${recordedVideos.captioned}.*[?&]t=\\d+s`));
+    // The link leaves for YouTube: answer it here, so the test stays offline.
+    await context.route("https://www.youtube.com/**", (route) =>
+      route.fulfill({ status: 200, contentType: "text/html", body: "<title>the video</title>" }),
+    );
+    const [video] = await Promise.all([context.waitForEvent("page"), moment.click()]);
+    await video.waitForLoadState();
+    expect(video.url()).toBe(href);
+    followed.push(href);
+    await video.close();
   });
 
   it("fits a phone's width without scrolling sideways", async ({ skip }) => {
@@ -353,7 +384,10 @@ describe("the dashboard in Chromium, against a live server", () => {
   it("requests nothing outside the server, and logs no script error", ({ skip }) => {
     skipUnlessLive(skip);
     const origin = new URL(baseUrl).origin;
-    expect(requested.filter((url) => !/^(data|blob):/.test(url) && new URL(url).origin !== origin)).toEqual([]);
+    const elsewhere = requested.filter(
+      (url) => !/^(data|blob):/.test(url) && new URL(url).origin !== origin && !followed.includes(url),
+    );
+    expect(elsewhere).toEqual([]);
     expect(errors).toEqual([]);
   });
 });
