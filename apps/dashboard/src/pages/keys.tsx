@@ -81,7 +81,7 @@ export function Keys() {
         {keys.loading && !keys.data ? <Loading what="keys" /> : null}
         {keys.data ? (
           <div class="table-wrap">
-            <table>
+            <table class="stack">
               <thead>
                 <tr>
                   <th scope="col">Prefix</th>
@@ -167,9 +167,9 @@ function KeyRow({
       <th scope="row" class="mono">
         {apiKey.prefix}…
       </th>
-      <td>{formatTime(apiKey.created_at)}</td>
-      <td>{apiKey.last_used_at ? formatTime(apiKey.last_used_at) : "Never"}</td>
-      <td>
+      <td data-label="Created">{formatTime(apiKey.created_at)}</td>
+      <td data-label="Last used">{apiKey.last_used_at ? formatTime(apiKey.last_used_at) : "Never"}</td>
+      <td data-label="Limit per minute">
         {revoked ? (
           (apiKey.requests_per_minute ?? "Account's")
         ) : (
@@ -193,7 +193,7 @@ function KeyRow({
           </form>
         )}
       </td>
-      <td>
+      <td data-label="Status">
         {revoked
           ? revokesLater
             ? `Revoked at ${formatTime(apiKey.revoked_at)}`

@@ -265,7 +265,7 @@ function MonitorEvents({ monitor }: { monitor: Monitor }) {
       {events.data && events.data.events.length === 0 ? <p class="muted">No events yet.</p> : null}
       {events.data && events.data.events.length > 0 ? (
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <thead>
               <tr>
                 <th scope="col">Event</th>
@@ -315,8 +315,8 @@ function EventRow({ event, onRedelivered }: { event: MonitorEvent; onRedelivered
         {event.id}
         <div class="muted">{event.type}</div>
       </th>
-      <td>{formatTime(event.created_at)}</td>
-      <td>
+      <td data-label="When">{formatTime(event.created_at)}</td>
+      <td data-label="What">
         {describeEvent(event)}
         {event.credits_spent ? (
           <div class="muted">
@@ -324,7 +324,7 @@ function EventRow({ event, onRedelivered }: { event: MonitorEvent; onRedelivered
           </div>
         ) : null}
       </td>
-      <td>
+      <td data-label="Delivery">
         <span class={`badge ${delivery.status}`}>{delivery.status}</span>
         <div class="muted">
           {delivery.attempts} attempt{delivery.attempts === 1 ? "" : "s"}
