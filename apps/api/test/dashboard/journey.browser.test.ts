@@ -194,11 +194,16 @@ describe("the dashboard in Chromium, against a live server", () => {
     });
     expect(used.status, await used.clone().text()).toBe(200);
     const transcript = ((await used.json()) as { data: { segments: { text: string }[] } }).data;
-    const words = transcript.segments
-      .slice(Math.floor(transcript.segments.length / 2))
-      .flatMap((segment) => segment.text.split(/\s+/))
-      .filter((word) => /^[a-z]{4,}$/i.test(word));
-    phrase = words.slice(0, 2).join(" ");
+    // Two neighbouring words from the middle of the transcript: a phrase to search the library for.
+    for (const segment of transcript.segments.slice(Math.floor(transcript.segments.length / 2))) {
+      const words = segment.text.split(/\s+/);
+      const at = words.findIndex((word, i) => /^[a-z]{3,}$/i.test(word) && /^[a-z]{3,}$/i.test(words[i + 1] ?? ""));
+      if (at >= 0) {
+        phrase = `${words[at]} ${words[at + 1]}`;
+        break;
+      }
+    }
+    expect(phrase).not.toBe("");
 
     await page.getByRole("button", { name: "I have stored it" }).click();
     expect(await page.getByLabel(/^Key vb_/).count(), "the key is shown only once").toBe(0);
@@ -214,8 +219,13 @@ describe("the dashboard in Chromium, against a live server", () => {
     skipUnlessLive(skip);
     const limit = page.getByLabel(`Requests per minute for key ${createdPrefix}`);
     await limit.fill("20");
-    await page.getByRole("row").filter({ hasText: createdPrefix }).getByRole("button", { name: "Set limit" }).click();
-    await expect.poll(() => page.getByLabel(`Requests per minute for key ${createdPrefix}`).inputValue()).toBe("20");
+    await Promise.all([
+      page.waitForResponse((response) => response.request().method() === "PATCH"),
+      page.getByRole("row").filter({ hasText: createdPrefix }).getByRole("button", { name: "Set limit" }).click(),
+    ]);
+    await page.reload();
+    await page.getByLabel(`Requests per minute for key ${createdPrefix}`).waitFor();
+    expect(await page.getByLabel(`Requests per minute for key ${createdPrefix}`).inputValue()).toBe("20");
     const ownPrefix = h.server.key.prefix;
     await page.getByLabel(`Grace period for key ${ownPrefix}`).selectOption({ label: "1 hour" });
     await page.getByRole("button", { name: `Rotate key ${ownPrefix}` }).click();
@@ -275,7 +285,10 @@ describe("the dashboard in Chromium, against a live server", () => {
     const monitorId = monitors.data?.data.monitors[0]?.id ?? "";
     h.publishNewUploads();
     await h.server.client.POST("/monitors/{monitorId}/check", { params: { path: { monitorId } } });
-    await eventually(() => h.receiver.requests.length > 0);
+    await eventually(async () => {
+      const listed = await h.server.client.GET("/monitors/{monitorId}/events", { params: { path: { monitorId } } });
+      return listed.data?.data.events.some((event) => event.delivery.status === "delivered");
+    });
     await card.getByRole("button", { name: "Resume Creative Commons" }).click();
     await card.getByText("active", { exact: true }).waitFor();
     await card.getByRole("button", { name: "Show events of Creative Commons" }).click();

@@ -196,7 +196,7 @@ function KeyRow({
       <td data-label="Status">
         {revoked
           ? revokesLater
-            ? `Revoked at ${formatTime(apiKey.revoked_at)}`
+            ? `Works until ${formatTime(apiKey.revoked_at)}`
             : `Revoked ${formatTime(apiKey.revoked_at)}`
           : "Active"}
       </td>
