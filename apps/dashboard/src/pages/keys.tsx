@@ -165,7 +165,7 @@ function KeyRow({
   return (
     <tr>
       <th scope="row" class="mono">
-        {apiKey.prefix}…
+        {apiKey.prefix}
       </th>
       <td data-label="Created">{formatTime(apiKey.created_at)}</td>
       <td data-label="Last used">{apiKey.last_used_at ? formatTime(apiKey.last_used_at) : "Never"}</td>
@@ -203,21 +203,28 @@ function KeyRow({
       <td>
         {revoked && !revokesLater ? null : (
           <div class="actions">
-            <form class="inline compact" onSubmit={rotate}>
-              <label class="visually-hidden" for={`${ids}-grace`}>
-                Grace period for key {apiKey.prefix}
-              </label>
-              <select id={`${ids}-grace`} value={grace} onChange={(event) => setGrace(event.currentTarget.value)}>
-                {graces.map((option) => (
-                  <option key={option.seconds} value={String(option.seconds)}>
-                    {option.label}
-                  </option>
-                ))}
-              </select>
-              <button type="submit" class="secondary" disabled={action.busy} aria-label={`Rotate key ${apiKey.prefix}`}>
-                Rotate
-              </button>
-            </form>
+            {revokesLater ? null : (
+              <form class="inline compact" onSubmit={rotate}>
+                <label class="visually-hidden" for={`${ids}-grace`}>
+                  Grace period for key {apiKey.prefix}
+                </label>
+                <select id={`${ids}-grace`} value={grace} onChange={(event) => setGrace(event.currentTarget.value)}>
+                  {graces.map((option) => (
+                    <option key={option.seconds} value={String(option.seconds)}>
+                      {option.label}
+                    </option>
+                  ))}
+                </select>
+                <button
+                  type="submit"
+                  class="secondary"
+                  disabled={action.busy}
+                  aria-label={`Rotate key ${apiKey.prefix}`}
+                >
+                  Rotate
+                </button>
+              </form>
+            )}
             <button
               type="button"
               class="danger"

@@ -17,15 +17,23 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (session: Session) 
 
   useEffect(() => {
     document.title = "Sign in · Verbatim dashboard";
-    const token = takeLinkToken();
-    if (!token) return;
-    setUsingLink(true);
-    action
-      .run(async () => {
-        const envelope = await call(dashboardApi.POST("/session", { body: { link_token: token } }), { signIn: true });
-        onSignedIn(envelope.data);
-      })
-      .finally(() => setUsingLink(false));
+    const useLink = () => {
+      const token = takeLinkToken();
+      if (!token) return;
+      setUsingLink(true);
+      action
+        .run(async () => {
+          const envelope = await call(dashboardApi.POST("/session", { body: { link_token: token } }), {
+            signIn: true,
+          });
+          onSignedIn(envelope.data);
+        })
+        .finally(() => setUsingLink(false));
+    };
+    useLink();
+    // A link opened while this page is already showing changes only the fragment.
+    addEventListener("hashchange", useLink);
+    return () => removeEventListener("hashchange", useLink);
   }, []);
 
   const submit = (event: Event) => {
