@@ -1,5 +1,5 @@
 import type { Dashboard } from "@verbatim/contract";
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { call, csrf, dashboardApi, setCsrfToken, whenSignedOut } from "./api.ts";
 import { Account } from "./pages/account.tsx";
 import { Keys } from "./pages/keys.tsx";
@@ -52,6 +52,14 @@ export function App() {
       () => signedOut(),
     );
   }, []);
+
+  // After an in-app navigation, focus moves to the new page's content, as a page load would reset it.
+  const firstPath = useRef(path);
+  useEffect(() => {
+    if (path === firstPath.current) return;
+    firstPath.current = "";
+    document.getElementById("main")?.focus();
+  }, [path]);
 
   useEffect(() => {
     if (session.state === "signed-out" && path !== "/sign-in") navigate("/sign-in", { replace: true });
