@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { Accounts } from "./services/accounts.ts";
 import { Authenticator } from "./services/authenticator.ts";
 import { Credits } from "./services/credits.ts";
+import { DashboardSessions } from "./services/dashboard-sessions.ts";
 import { Idempotency } from "./services/idempotency.ts";
 import { ListCursors } from "./services/list-cursors.ts";
 import { ExtractionSlots } from "./services/slots.ts";
@@ -15,6 +16,8 @@ export interface Platform {
   accounts: Accounts;
   authenticator: Authenticator;
   credits: Credits;
+  /** Dashboard sessions and the CLI's sign-in links. */
+  dashboard: DashboardSessions;
   idempotency: Idempotency;
   /** Positions of paged YouTube lists, behind short signed cursors; swept by housekeeping. */
   listCursors: ListCursors;
@@ -37,6 +40,7 @@ export async function createPlatform(store: Store, options: PlatformOptions): Pr
     accounts,
     authenticator: new Authenticator(store),
     credits: new Credits(store, options.now),
+    dashboard: new DashboardSessions(store, options.now),
     idempotency: new Idempotency(store, { now: options.now }),
     listCursors: new ListCursors(store, options.now),
     slots: new ExtractionSlots(store, {

@@ -66,9 +66,34 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     /** From this moment the key is refused; set in the future for a rotation's grace period. */
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /**
+     * `api` for an API key; `session` for a dashboard session, which authenticates and counts
+     * against the allowance like a key, from a cookie, and ends at `revoked_at`.
+     */
+    kind: text("kind", { enum: ["api", "session"] })
+      .notNull()
+      .default("api"),
+    /** When the key last authenticated a request, to the minute. */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
   },
-  (table) => [index("api_keys_account_idx").on(table.accountId)],
+  (table) => [
+    index("api_keys_account_idx").on(table.accountId),
+    check("api_keys_kind", sql`${table.kind} in ('api', 'session')`),
+  ],
 );
+
+/** One-time dashboard sign-in links, printed by the operator CLI; only their hash is stored. */
+export const dashboardSignInLinks = pgTable("dashboard_sign_in_links", {
+  /** Hex SHA-256 of the link's token. */
+  tokenHash: text("token_hash").primaryKey(),
+  accountId: text("account_id")
+    .notNull()
+    .references(() => accounts.id),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  /** Set when the link signs in; a used link never signs in again. */
+  usedAt: timestamp("used_at", { withTimezone: true }),
+  createdAt: createdAt(),
+});
 
 /** Append-only: every change of a balance, with the balance after it. */
 export const creditLedger = pgTable(
