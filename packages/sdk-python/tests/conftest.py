@@ -156,8 +156,8 @@ def receiver() -> Iterator[Receiver]:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Ends the run with a plain ``N passed, N failed, N skipped`` line and appends the counts to ``VERBATIM_TEST_TOTALS``,
-    as the vitest runs do, so the repository's test command adds them up."""
+    """Ends the run with a plain ``N passed, N failed, N skipped`` line, and appends the counts to
+    ``VERBATIM_TEST_TOTALS`` as the vitest runs do, so the repository's test command adds them up."""
     stats = terminalreporter.stats
     passed = len(stats.get("passed", []))
     failed = len(stats.get("failed", [])) + len(stats.get("error", []))

@@ -84,17 +84,17 @@ def test_a_private_video_raises_content_error_private(client: Verbatim, live: Li
 
 
 def test_a_refused_key_raises_request_error_unauthorized(live: LiveServer) -> None:
-    with Verbatim(api_key="vb_live_" + "0" * 32, base_url=live.info["api"]["baseUrl"]) as stranger:
-        with pytest.raises(RequestError) as raised:
-            stranger.me()
+    stranger = Verbatim(api_key="vb_live_" + "0" * 32, base_url=live.info["api"]["baseUrl"])
+    with stranger, pytest.raises(RequestError) as raised:
+        stranger.me()
     assert (raised.value.status, raised.value.code, raised.value.number) == (401, "unauthorized", 1101)
 
 
 def test_an_account_without_credits_raises_account_error_insufficient_credits(live: LiveServer) -> None:
     broke = new_account(live, credits=0)
-    with Verbatim(api_key=broke.api_key, base_url=broke.base_url) as verbatim:
-        with pytest.raises(AccountError) as raised:
-            verbatim.transcripts.video(live.info["videos"]["captioned"])
+    verbatim = Verbatim(api_key=broke.api_key, base_url=broke.base_url)
+    with verbatim, pytest.raises(AccountError) as raised:
+        verbatim.transcripts.video(live.info["videos"]["captioned"])
     assert (raised.value.status, raised.value.code, raised.value.number) == (402, "insufficient_credits", 2001)
 
 
@@ -195,7 +195,7 @@ def test_monitors_are_created_listed_read_updated_checked_and_deleted_with_a_sig
         check = verbatim.monitors.check(monitor_id)
         assert check.data.new_videos > 0 and check.data.event is not None
         events = list(verbatim.monitors.iter_events(monitor_id, limit=1))
-        assert [event.id for event in events][0] == check.data.event.id
+        assert [event.id for event in events] == [check.data.event.id]
         assert verbatim.monitors.events(monitor_id).data.events[0].id == check.data.event.id
 
         delivery = receiver.wait_for(webhook_path)

@@ -25,7 +25,7 @@ _PlainLoader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
-DOCUMENT: Dict[str, Any] = yaml.load(CONTRACT.read_text(encoding="utf-8"), Loader=_PlainLoader)  # noqa: S506
+DOCUMENT: Dict[str, Any] = yaml.load(CONTRACT.read_text(encoding="utf-8"), Loader=_PlainLoader)
 
 
 def model_of(schema: Dict[str, Any]) -> Any:
