@@ -106,12 +106,9 @@ function modelClass(name, schema) {
     if (property.description) lines.push(docstring(property.description, "    "));
     return lines.join("\n");
   });
-  return [
-    `class ${name}(ApiModel):`,
-    docstring(schema.description ?? name, "    "),
-    "",
-    fields.join("\n\n"),
-  ].join("\n");
+  return [`class ${name}(ApiModel):`, docstring(schema.description ?? name, "    "), "", fields.join("\n\n")].join(
+    "\n",
+  );
 }
 
 function alias(name, schema) {

@@ -53,9 +53,18 @@ process.stdout.write(
     videos: { ...recordedVideos, private: privateVideo },
     media: { jfk: api.host.url("/media/jfk.mp3") },
     lists: {
-      channel: { channel: lists.channel.target.kind === "channel" ? lists.channel.target.channel : "", videoIds: lists.channel.videoIds },
-      playlist: { playlist: lists.playlist.target.kind === "playlist" ? lists.playlist.target.playlist : "", videoIds: lists.playlist.videoIds },
-      search: { query: lists.search.target.kind === "search" ? lists.search.target.query : "", videoIds: lists.search.videoIds },
+      channel: {
+        channel: lists.channel.target.kind === "channel" ? lists.channel.target.channel : "",
+        videoIds: lists.channel.videoIds,
+      },
+      playlist: {
+        playlist: lists.playlist.target.kind === "playlist" ? lists.playlist.target.playlist : "",
+        videoIds: lists.playlist.videoIds,
+      },
+      search: {
+        query: lists.search.target.kind === "search" ? lists.search.target.query : "",
+        videoIds: lists.search.videoIds,
+      },
     },
   })}\n`,
 );
