@@ -191,6 +191,15 @@ class AsyncTranscripts:
         idempotency_key: Optional[str] = None,
     ) -> Union[TranscriptEnvelope, JobCompleted]: ...
 
+    @overload
+    async def video(
+        self,
+        request: calls.TranscriptInput,
+        *,
+        wait: Union[bool, WaitOptions],
+        idempotency_key: Optional[str] = None,
+    ) -> Union[TranscriptEnvelope, JobAccepted, JobCompleted]: ...
+
     async def video(
         self,
         request: calls.TranscriptInput,

@@ -190,6 +190,15 @@ class Transcripts:
         idempotency_key: Optional[str] = None,
     ) -> Union[TranscriptEnvelope, JobCompleted]: ...
 
+    @overload
+    def video(
+        self,
+        request: calls.TranscriptInput,
+        *,
+        wait: Union[bool, WaitOptions],
+        idempotency_key: Optional[str] = None,
+    ) -> Union[TranscriptEnvelope, JobAccepted, JobCompleted]: ...
+
     def video(
         self,
         request: calls.TranscriptInput,
