@@ -16,17 +16,17 @@ import pytest
 
 from verbatim import AsyncVerbatim, Verbatim
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent
+API_DIR = Path(__file__).resolve().parents[3] / "apps" / "api"
 SERVER_START_SECONDS = 180.0
 
 
 class LiveServer:
-    """The process of tests/live-server.ts: what it printed when it started, and its commands."""
+    """The process of apps/api/test/support/python-sdk-server.ts: what it printed when it started, and its commands."""
 
     def __init__(self) -> None:
         self._process = subprocess.Popen(
-            ["node", "--import", "tsx", "tests/live-server.ts"],
-            cwd=PACKAGE_DIR,
+            ["node", "--import", "tsx", "test/support/python-sdk-server.ts"],
+            cwd=API_DIR,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,

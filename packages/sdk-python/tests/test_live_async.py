@@ -1,4 +1,4 @@
-"""Every resource of the async client against the live server of the session (tests/live-server.ts)."""
+"""Every resource of the async client against the session's live server (apps/api/test/support/python-sdk-server.ts)."""
 
 from __future__ import annotations
 

@@ -1,14 +1,15 @@
-// The live Verbatim the Python tests run against, started by their session fixture: the API with
+// The live Verbatim the Python SDK's tests (packages/sdk-python/tests) run against, started by
+// their session fixture with `node --import tsx test/support/python-sdk-server.ts`: the API with
 // speech recognition jobs and signed job callbacks over the fake YouTube (recorded videos and the
 // recorded channel, playlist and search) and a fake media host, and the API with monitors over
 // the recorded Creative Commons channel. It prints one JSON line with what the tests need, then
 // answers one JSON line per command line read from stdin, and stops when stdin closes.
 import { createInterface } from "node:readline";
-import { startAudioServer } from "@verbatim/api/test/audio/harness";
-import { startMonitorHarness } from "@verbatim/api/test/monitors/harness";
-import { audioFixture } from "@verbatim/api/test/support/fake-podcast-host";
-import { FakeYoutube, playerFromReelRecording, recordedVideos } from "@verbatim/api/test/support/fake-youtube";
-import { registerRecordedLists } from "@verbatim/api/test/support/youtube-lists";
+import { startAudioServer } from "../audio/harness.ts";
+import { startMonitorHarness } from "../monitors/harness.ts";
+import { audioFixture } from "./fake-podcast-host.ts";
+import { FakeYoutube, playerFromReelRecording, recordedVideos } from "./fake-youtube.ts";
+import { registerRecordedLists } from "./youtube-lists.ts";
 
 const privateVideo = "8VajtrESJzA";
 
