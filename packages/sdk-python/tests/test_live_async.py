@@ -22,6 +22,7 @@ async def test_health_me_and_usage_describe_the_server_and_the_account(
     me = await async_client.me()
     assert (me.data.user_id, me.data.credits) == (account.account_id, 1000)
     assert (await async_client.usage()).data.balance == 1000
+    assert (await async_client.deep_health()).data.kind == "health_deep"
 
 
 async def test_video_answers_a_captioned_video_and_raises_typed_errors(

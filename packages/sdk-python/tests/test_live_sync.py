@@ -47,6 +47,9 @@ def test_health_me_and_usage_describe_the_server_and_the_account(client: Verbati
     assert me.response.request_id == me.request_id
     usage = client.usage()
     assert (usage.data.kind, usage.data.balance, usage.data.credits_spent) == ("usage", 1000, 0)
+    deep = client.deep_health()
+    assert deep.data.kind == "health_deep"
+    assert {check.name for check in deep.data.checks} >= {"database"}
 
 
 def test_video_answers_a_captioned_video_at_once_charged_one_credit(client: Verbatim, live: LiveServer) -> None:
