@@ -6,7 +6,7 @@ import os
 import time
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Any, Literal, Optional, Type, Union, overload
+from typing import Literal, Optional, Type, TypeVar, Union, overload
 
 import httpx
 
@@ -44,7 +44,6 @@ from .generated.models import (
     JobAccepted,
     JobCompleted,
     JobFailed,
-    JobProcessing,
     ListRow,
     MeEnvelope,
     MonitorCheckEnvelope,
@@ -60,7 +59,7 @@ from .generated.models import (
     VideoPageEnvelope,
 )
 
-JobState = Union[JobProcessing, JobCompleted, JobFailed]
+Answer = TypeVar("Answer")
 
 
 class Verbatim:
@@ -106,19 +105,19 @@ class Verbatim:
 
     def me(self) -> MeEnvelope:
         """The account behind the key: plan, credits and request allowance. A poll: it uses the polling allowance."""
-        return self._send(calls.me())  # type: ignore[no-any-return]
+        return self._send(calls.me())
 
     def usage(self, *, from_: Optional[str] = None, to: Optional[str] = None) -> UsageReportEnvelope:
         """Credit usage per day and per operation, between ``from_`` and ``to`` (UTC dates, inclusive)."""
-        return self._send(calls.usage(from_, to))  # type: ignore[no-any-return]
+        return self._send(calls.usage(from_, to))
 
     def health(self) -> HealthEnvelope:
         """Liveness; needs no key."""
-        return self._send(calls.health())  # type: ignore[no-any-return]
+        return self._send(calls.health())
 
     def deep_health(self) -> DeepHealthEnvelope:
         """The database, the queue and the speech engine."""
-        return self._send(calls.deep_health())  # type: ignore[no-any-return]
+        return self._send(calls.deep_health())
 
     def close(self) -> None:
         if self._owns_http:
@@ -135,7 +134,7 @@ class Verbatim:
     ) -> None:
         self.close()
 
-    def _send(self, call: calls.Call, idempotency_key: Optional[str] = None) -> Any:
+    def _send(self, call: calls.Call[Answer], idempotency_key: Optional[str] = None) -> Answer:
         """Sends a call, retrying 429, 5xx and connection failures with full-jitter backoff or after a ``Retry-After``
         of at most a minute.
         """
@@ -222,19 +221,19 @@ class Transcripts:
 
     def batch(self, request: calls.BatchInput, *, idempotency_key: Optional[str] = None) -> BatchResultEnvelope:
         """Up to 500 transcripts in one request (50 on Free, Basic and Pro): one row per item, in order."""
-        return self._client._send(calls.batch(request), idempotency_key)  # type: ignore[no-any-return]
+        return self._client._send(calls.batch(request), idempotency_key)
 
     def channel(self, request: calls.ChannelInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
         """One page of a channel's uploads (or a search inside the channel)."""
-        return self._client._send(calls.channel(request), idempotency_key)  # type: ignore[no-any-return]
+        return self._client._send(calls.channel(request), idempotency_key)
 
     def playlist(self, request: calls.PlaylistInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
         """One page of a playlist."""
-        return self._client._send(calls.playlist(request), idempotency_key)  # type: ignore[no-any-return]
+        return self._client._send(calls.playlist(request), idempotency_key)
 
     def search(self, request: calls.SearchInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
         """One page of a YouTube search."""
-        return self._client._send(calls.search(request), idempotency_key)  # type: ignore[no-any-return]
+        return self._client._send(calls.search(request), idempotency_key)
 
     def iter_channel(self, request: calls.ChannelInput) -> Paginator[VideoPageEnvelope, ListRow]:
         """Every row of a channel, page after page (each page is a charged request); stops at ``since_video_id``."""
@@ -254,11 +253,11 @@ class Transcripts:
         first_cursor = body.pop("cursor", None)
         return Paginator(lambda cursor: self.search(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor)
 
-    def job(self, job_id: str) -> JobState:
+    def job(self, job_id: str) -> calls.JobState:
         """A speech recognition job's state. A poll: free, on the polling allowance. A failed job is a ``JobFailed``,
         not an exception.
         """
-        return self._client._send(calls.job(job_id))  # type: ignore[no-any-return]
+        return self._client._send(calls.job(job_id))
 
     def wait_for_job(
         self,
@@ -303,27 +302,27 @@ class Monitors:
         """Creates a monitor; its free baseline is taken now. The answer carries the monitor's ``webhook_secret``,
         shown only this once.
         """
-        return self._client._send(calls.create_monitor(monitor), idempotency_key)  # type: ignore[no-any-return]
+        return self._client._send(calls.create_monitor(monitor), idempotency_key)
 
     def list(self, *, since: Optional[str] = None) -> MonitorListEnvelope:
         """The account's monitors, with ``has_new`` against ``since`` (an event id)."""
-        return self._client._send(calls.list_monitors(since))  # type: ignore[no-any-return]
+        return self._client._send(calls.list_monitors(since))
 
     def get(self, monitor_id: str, *, since: Optional[str] = None) -> MonitorEnvelope:
         """One monitor."""
-        return self._client._send(calls.get_monitor(monitor_id, since))  # type: ignore[no-any-return]
+        return self._client._send(calls.get_monitor(monitor_id, since))
 
     def update(self, monitor_id: str, changes: calls.MonitorUpdateInput) -> MonitorEnvelope:
         """Changes a monitor: a field given as ``None`` is cleared, an omitted one kept."""
-        return self._client._send(calls.update_monitor(monitor_id, changes))  # type: ignore[no-any-return]
+        return self._client._send(calls.update_monitor(monitor_id, changes))
 
     def delete(self, monitor_id: str) -> MonitorDeletedEnvelope:
         """Deletes a monitor, its events and their pending deliveries."""
-        return self._client._send(calls.delete_monitor(monitor_id))  # type: ignore[no-any-return]
+        return self._client._send(calls.delete_monitor(monitor_id))
 
     def check(self, monitor_id: str, *, idempotency_key: Optional[str] = None) -> MonitorCheckEnvelope:
         """Checks a monitor now, even when paused. A check that finds nothing is free; new videos cost 1 credit."""
-        return self._client._send(calls.check_monitor(monitor_id), idempotency_key)  # type: ignore[no-any-return]
+        return self._client._send(calls.check_monitor(monitor_id), idempotency_key)
 
     def events(
         self,
@@ -334,7 +333,7 @@ class Monitors:
         limit: Optional[int] = None,
     ) -> MonitorEventListEnvelope:
         """One page of a monitor's events, newest first."""
-        return self._client._send(calls.monitor_events(monitor_id, since, cursor, limit))  # type: ignore[no-any-return]
+        return self._client._send(calls.monitor_events(monitor_id, since, cursor, limit))
 
     def iter_events(
         self, monitor_id: str, *, since: Optional[str] = None, limit: Optional[int] = None

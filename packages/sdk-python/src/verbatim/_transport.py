@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, TypeVar
 
 import httpx
 
@@ -20,6 +20,8 @@ from ._exceptions import APIError, UnexpectedResponseError
 from ._model import ApiModel, RateLimit, ResponseMeta
 from ._version import __version__
 from .generated.errors import ERROR_CODES, ERROR_FAMILIES
+
+Answer = TypeVar("Answer")
 
 DEFAULT_BASE_URL = "http://127.0.0.1:8080"
 DEFAULT_TIMEOUT = 120.0
@@ -76,7 +78,7 @@ def settings_from(
 
 
 def build_request(
-    http: httpx.Client | httpx.AsyncClient, settings: Settings, call: Call, idempotency_key: Optional[str]
+    http: httpx.Client | httpx.AsyncClient, settings: Settings, call: Call[Any], idempotency_key: Optional[str]
 ) -> httpx.Request:
     """The request of a call, built once so that every retry sends the same bytes and the same ``Idempotency-Key``."""
     headers = settings.headers()
@@ -121,7 +123,7 @@ def backoff_seconds(attempt: int) -> float:
     return random.random() * min(MAX_BACKOFF_SECONDS, FIRST_BACKOFF_SECONDS * 2.0**attempt)
 
 
-def answer_of(call: Call, response: httpx.Response) -> Any:
+def answer_of(call: Call[Answer], response: httpx.Response) -> Answer:
     """The model of a successful answer, carrying the response's metadata; raises the error an unsuccessful one
     carries.
     """
