@@ -454,7 +454,12 @@ export const libraryEntries = pgTable(
   },
   (table) => [
     unique("library_entries_video").on(table.accountId, table.videoKey),
-    index("library_entries_newest_idx").on(table.accountId, table.fetchedAt.desc(), table.id.desc()),
+    // DESC NULLS FIRST, the order of `order by ... desc`: an index in another null order is not used for it.
+    index("library_entries_newest_idx").on(
+      table.accountId,
+      table.fetchedAt.desc().nullsFirst(),
+      table.id.desc().nullsFirst(),
+    ),
   ],
 );
 
