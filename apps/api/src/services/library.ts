@@ -233,26 +233,36 @@ export class TranscriptLibrary implements JobFollower {
   async search(accountId: string, search: LibrarySearch): Promise<Page<LibraryHit>> {
     const scope = cursorScope(accountId, "search", search);
     const after = search.cursor ? await this.cursors.read(scope, search.cursor) : null;
+    // The distinct configurations by skipping through the index, one probe each, not a read of every entry.
     const configs = await this.store.query<{ search_config: string }>(
-      sql`select distinct search_config from library_entries where account_id = ${accountId}`,
+      sql`with recursive configs(search_config) as (
+            (select search_config from library_entries where account_id = ${accountId} order by search_config limit 1)
+            union all
+            select (select e.search_config from library_entries e
+                     where e.account_id = ${accountId} and e.search_config > configs.search_config
+                     order by e.search_config limit 1)
+              from configs where configs.search_config is not null)
+          select search_config from configs where search_config is not null`,
     );
     if (configs.length === 0) return { rows: [], nextCursor: null };
-    const matches = sql.join(
-      configs.map(
-        ({ search_config: config }) =>
-          sql`(e.search_config = ${config} and e.id in (
-                 select p.entry_id from library_passages p
-                  where p.words @@ websearch_to_tsquery(${config}::regconfig, ${search.query})))`,
-      ),
-      sql` or `,
+    // One branch per configuration, each a plain semi-join the planner can run either way: walking
+    // the newest entries for a common word, or the GIN index for a rare one. An OR of the
+    // configurations would leave it only the second.
+    const branches = configs.map(
+      ({ search_config: config }) =>
+        sql`(select ${entryColumns} from library_entries e
+              where e.account_id = ${accountId} and e.search_config = ${config}
+                and e.id in (select p.entry_id from library_passages p
+                              where p.words @@ websearch_to_tsquery(${config}::regconfig, ${search.query}))
+                ${search.platform ? sql`and e.platform = ${search.platform}` : sql``}
+                ${search.channel ? sql`and e.channel = ${search.channel}` : sql``}
+                ${after ? olderThan(after) : sql``}
+              order by e.fetched_at desc, e.id desc
+              limit ${search.limit + 1})`,
     );
     const rows = await this.store.query<EntryRow>(
-      sql`select ${entryColumns} from library_entries e
-           where e.account_id = ${accountId} and (${matches})
-             ${search.platform ? sql`and e.platform = ${search.platform}` : sql``}
-             ${search.channel ? sql`and e.channel = ${search.channel}` : sql``}
-             ${after ? olderThan(after) : sql``}
-           order by e.fetched_at desc, e.id desc
+      sql`select * from (${sql.join(branches, sql` union all `)}) hits
+           order by (hits.fetched_micros)::bigint desc, hits.id desc
            limit ${search.limit + 1}`,
     );
     const snippets = await this.snippetsOf(rows.slice(0, search.limit), search.query);

@@ -460,6 +460,8 @@ export const libraryEntries = pgTable(
       table.fetchedAt.desc().nullsFirst(),
       table.id.desc().nullsFirst(),
     ),
+    // A search first reads the configurations of the account's entries, skipping from one to the next.
+    index("library_entries_config_idx").on(table.accountId, table.searchConfig),
   ],
 );
 

@@ -29,4 +29,5 @@ CREATE TABLE "library_passages" (
 ALTER TABLE "library_entries" ADD CONSTRAINT "library_entries_account_id_accounts_id_fk" FOREIGN KEY ("account_id") REFERENCES "public"."accounts"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "library_passages" ADD CONSTRAINT "library_passages_entry_id_library_entries_id_fk" FOREIGN KEY ("entry_id") REFERENCES "public"."library_entries"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "library_entries_newest_idx" ON "library_entries" USING btree ("account_id","fetched_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
+CREATE INDEX "library_entries_config_idx" ON "library_entries" USING btree ("account_id","search_config");--> statement-breakpoint
 CREATE INDEX "library_passages_words_idx" ON "library_passages" USING gin ("words");
