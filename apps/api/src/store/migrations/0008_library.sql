@@ -30,4 +30,7 @@ ALTER TABLE "library_entries" ADD CONSTRAINT "library_entries_account_id_account
 ALTER TABLE "library_passages" ADD CONSTRAINT "library_passages_entry_id_library_entries_id_fk" FOREIGN KEY ("entry_id") REFERENCES "public"."library_entries"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "library_entries_newest_idx" ON "library_entries" USING btree ("account_id","fetched_at" DESC NULLS FIRST,"id" DESC NULLS FIRST);--> statement-breakpoint
 CREATE INDEX "library_entries_config_idx" ON "library_entries" USING btree ("account_id","search_config");--> statement-breakpoint
-CREATE INDEX "library_passages_words_idx" ON "library_passages" USING gin ("words");
+CREATE INDEX "library_passages_words_idx" ON "library_passages" USING gin ("words");--> statement-breakpoint
+-- Most words of a vocabulary are rare: a larger sample of the words' statistics lets the planner tell a rare
+-- word (read through the GIN index) from a common one (walk the newest entries until a page is full).
+ALTER TABLE "library_passages" ALTER COLUMN "words" SET STATISTICS 1000;
