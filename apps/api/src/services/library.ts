@@ -165,13 +165,16 @@ export class TranscriptLibrary implements JobFollower {
   /**
    * Records that the account received the transcript: the entry's `fetched_at` moves to now,
    * and its passages are indexed again only when the words differ from those recorded. Pass the
-   * transaction that delivers the transcript, so the entry commits with the delivery.
+   * transaction that delivers the transcript, so the entry commits with the delivery; without
+   * one, the record is a transaction of its own, so concurrent deliveries of the same video
+   * take turns on the entry's row instead of mixing their passages.
    */
-  async record(
-    accountId: string,
-    transcript: FullTranscript,
-    db: DatabaseOrTransaction = this.store.db,
-  ): Promise<void> {
+  async record(accountId: string, transcript: FullTranscript, db?: DatabaseOrTransaction): Promise<void> {
+    if (db) return this.write(accountId, transcript, db);
+    await this.store.db.transaction((tx) => this.write(accountId, transcript, tx));
+  }
+
+  private async write(accountId: string, transcript: FullTranscript, db: DatabaseOrTransaction): Promise<void> {
     const contentHash = createHash("sha256")
       .update(JSON.stringify([transcript.language, transcript.segments.map((s) => [s.start, s.text])]))
       .digest("base64url");
