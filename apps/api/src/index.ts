@@ -1,6 +1,6 @@
 export { createApp } from "./app.ts";
 export type { AppDeps, HttpConfig } from "./deps.ts";
 export { ApiError } from "./errors.ts";
-export { v2Operations } from "./http/operations.ts";
+export { v1Operations, v2Operations } from "./http/operations.ts";
 export { liveRoutes, pendingOperations } from "./http/routes/index.ts";
 export { createLogger } from "./logger.ts";

@@ -6,6 +6,7 @@ import { liveRoutes } from "../src/http/routes/index.ts";
 import { fromFixture } from "./support/fake-youtube.ts";
 import { type ErrorBodyShape, type RawRequest, send, verbatimValidator } from "./support/http.ts";
 import {
+  boundaryValues,
   type DocumentOperation,
   DocumentValidator,
   describeErrors,
@@ -15,6 +16,7 @@ import {
   operationsOf,
   readJsonDocument,
   resolveSchema,
+  shownValue,
 } from "./support/openapi.ts";
 import type { TestServer } from "./support/server.ts";
 import { registerRecordedLists } from "./support/youtube-lists.ts";
@@ -259,8 +261,8 @@ describe("Verbatim's request schemas accept every boundary value the anchor's ac
     const properties = resolveSchema(anchor.document, operation.jsonBody.schema).properties;
     if (!isObject(properties)) return [];
     return Object.entries(properties).flatMap(([field, schema]) =>
-      boundaryValues(schema as JsonObject).map((value) => ({
-        title: `${operation.operationId} accepts ${field} as ${shown(value)}, as the anchor does`,
+      boundaryValues(anchor.document, schema as JsonObject).map((value) => ({
+        title: `${operation.operationId} accepts ${field} as ${shownValue(value)}, as the anchor does`,
         operation,
         body: { ...base, [field]: value },
       })),
@@ -375,59 +377,4 @@ function enumAt(segments: string[]): Array<string | number> {
   const { node } = follow(anchor.document, segments);
   if (!Array.isArray(node)) throw new Error(`no enum at ${segments.join("/")}`);
   return node as Array<string | number>;
-}
-
-/**
- * The values at the edges of what an anchor schema accepts: each enum value, the shortest and
- * longest strings, the smallest and largest numbers, both booleans, and arrays of the fewest and
- * most items. A value inside the edges is accepted when both edges are (the schemas are simple).
- */
-function boundaryValues(schema: JsonObject): unknown[] {
-  const resolved = resolveSchema(anchor.document, schema);
-  if (Array.isArray(resolved.enum)) return resolved.enum;
-  const values: unknown[] = [];
-  for (const combinator of ["oneOf", "anyOf"]) {
-    const branches = resolved[combinator];
-    if (Array.isArray(branches)) for (const branch of branches) values.push(...boundaryValues(branch));
-  }
-  const declared = resolved.type;
-  for (const type of Array.isArray(declared) ? declared : [declared]) {
-    if (type === "null") values.push(null);
-    if (type === "boolean") values.push(true, false);
-    if (type === "integer" || type === "number") {
-      if (typeof resolved.minimum === "number") values.push(resolved.minimum);
-      if (typeof resolved.maximum === "number") values.push(resolved.maximum);
-    }
-    if (type === "string") {
-      const minLength = typeof resolved.minLength === "number" ? resolved.minLength : 0;
-      values.push(stringOf(resolved, minLength));
-      if (typeof resolved.maxLength === "number") values.push(stringOf(resolved, resolved.maxLength));
-    }
-    if (type === "array" && isObject(resolved.items)) {
-      const items = boundaryValues(resolved.items);
-      const minItems = typeof resolved.minItems === "number" ? resolved.minItems : 0;
-      const filler = items[0];
-      for (const item of items) values.push(Array.from({ length: Math.max(minItems, 1) }, () => item));
-      if (minItems === 0) values.push([]);
-      if (typeof resolved.maxItems === "number") values.push(Array.from({ length: resolved.maxItems }, () => filler));
-    }
-  }
-  return values;
-}
-
-/** A string of `length` characters that also satisfies the schema's `format`. */
-function stringOf(schema: JsonObject, length: number): string {
-  if (schema.format !== "uri") return "x".repeat(length);
-  const origin = "https://example.com/";
-  return origin + "x".repeat(Math.max(length - origin.length, 0));
-}
-
-/** A short name of a value for a test title. */
-function shown(value: unknown): string {
-  if (typeof value === "string" && value.length > 20) return `a string of ${value.length} characters`;
-  if (Array.isArray(value) && value.length > 2) return `an array of ${value.length} items`;
-  if (Array.isArray(value) && JSON.stringify(value).length > 40) {
-    return `an array of ${value.length} item${value.length === 1 ? "" : "s"} of ${String(value[0]).length} characters`;
-  }
-  return JSON.stringify(value);
 }

@@ -1,5 +1,5 @@
 // Turns the TypeSpec emitter's output into the committed OpenAPI documents:
-// packages/contract/generated/openapi.v{N}.yaml, one per API version.
+// packages/contract/generated/openapi.v{N}.yaml, one per API version, and openapi.dashboard.yaml.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -159,8 +159,8 @@ function dropUnreachedSchemas(document) {
 
 mkdirSync(target, { recursive: true });
 for (const file of readdirSync(emitted)) {
-  const version = /^openapi\.Verbatim\.V(\d+)\.yaml$/.exec(file)?.[1];
-  if (!version) continue;
+  const name = /^openapi\.Verbatim\.(V\d+|Dashboard)\.yaml$/.exec(file)?.[1]?.toLowerCase();
+  if (!name) continue;
   const document = parse(readFileSync(join(emitted, file), "utf8"));
   sealWithFalse(document);
   unwrapSingleReferences(document);
@@ -168,5 +168,5 @@ for (const file of readdirSync(emitted)) {
   declareServerAudience(document);
   listWebhooks(document);
   dropUnreachedSchemas(document);
-  writeFileSync(join(target, `openapi.v${version}.yaml`), header + stringify(document, { lineWidth: 0 }));
+  writeFileSync(join(target, `openapi.${name}.yaml`), header + stringify(document, { lineWidth: 0 }));
 }

@@ -1,12 +1,20 @@
 import { fileURLToPath } from "node:url";
+import type * as Dashboard from "../generated/dashboard.ts";
 import { errorTable } from "../generated/errors.v2.ts";
+import type * as V1 from "../generated/v1.ts";
 import type { components, operations, paths } from "../generated/v2.ts";
 
-export type { components, operations, paths };
+export type { components, Dashboard, operations, paths, V1 };
 export { errorTable };
 
 /** Absolute path of the v2 OpenAPI document. */
 export const openApiV2Path = fileURLToPath(new URL("../generated/openapi.v2.yaml", import.meta.url));
+
+/** Absolute path of the dashboard's OpenAPI document: the operations only a dashboard session may call. */
+export const openApiDashboardPath = fileURLToPath(new URL("../generated/openapi.dashboard.yaml", import.meta.url));
+
+/** Absolute path of the v1 OpenAPI document: the deprecated version, frozen. */
+export const openApiV1Path = fileURLToPath(new URL("../generated/openapi.v1.yaml", import.meta.url));
 
 /** A stable error code of the v2 API. */
 export type ErrorCode = keyof typeof errorTable;
@@ -33,3 +41,36 @@ export type RequestBody<Op extends OperationId> = operations[Op] extends {
 
 /** A schema of the v2 API by name. */
 export type Schema<Name extends keyof components["schemas"]> = components["schemas"][Name];
+
+/** The operation ids of the v1 API: each one is also a v2 operation, served by the same route. */
+export type V1OperationId = keyof V1.operations;
+
+/** The JSON body a v1 operation answers with a given status. */
+export type V1ResponseBody<Op extends V1OperationId, Status extends number> = V1.operations[Op]["responses"] extends {
+  [S in Status]: { content: { "application/json": infer Body } };
+}
+  ? Body
+  : never;
+
+/** A schema of the v1 API by name. */
+export type V1Schema<Name extends keyof V1.components["schemas"]> = V1.components["schemas"][Name];
+
+/** The operation ids of the dashboard's API. */
+export type DashboardOperationId = keyof Dashboard.operations;
+
+/** The JSON body a dashboard operation answers with a given status. */
+export type DashboardResponseBody<
+  Op extends DashboardOperationId,
+  Status extends number,
+> = Dashboard.operations[Op]["responses"] extends {
+  [S in Status]: { content: { "application/json": infer Body } };
+}
+  ? Body
+  : never;
+
+/** The JSON request body of a dashboard operation. */
+export type DashboardRequestBody<Op extends DashboardOperationId> = Dashboard.operations[Op] extends {
+  requestBody: { content: { "application/json": infer Body } };
+}
+  ? Body
+  : never;

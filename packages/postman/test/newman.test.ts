@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { liveRoutes, v2Operations } from "@verbatim/api";
+import { liveRoutes, v1Operations, v2Operations } from "@verbatim/api";
 import newman, { type NewmanRunSummary } from "newman";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type TestServer } from "../../../apps/api/test/support/server.ts";
@@ -17,9 +17,16 @@ interface Collection {
   item: CollectionItem[];
 }
 
-const collection = JSON.parse(
-  readFileSync(new URL("../generated/verbatim.v2.postman_collection.json", import.meta.url), "utf8"),
-) as Collection;
+function readCollection(version: "v1" | "v2"): Collection {
+  return JSON.parse(
+    readFileSync(new URL(`../generated/verbatim.${version}.postman_collection.json`, import.meta.url), "utf8"),
+  ) as Collection;
+}
+
+const collections = {
+  v1: { collection: readCollection("v1"), operations: v1Operations },
+  v2: { collection: readCollection("v2"), operations: v2Operations },
+};
 
 function requestsOf(items: CollectionItem[]): CollectionItem[] {
   return items.flatMap((item) => (item.item ? requestsOf(item.item) : [item]));
@@ -57,31 +64,62 @@ function failureLines(summary: NewmanRunSummary): string[] {
 }
 
 let server: TestServer;
-let liveCollection: Collection;
 let liveOperationIds: string[];
+let liveCollection: Collection;
 beforeAll(async () => {
   server = await startServer();
   liveOperationIds = liveRoutes(server.deps).map((route) => route.operationId);
-  liveCollection = { ...collection, item: keepOperations(collection.item, new Set(liveOperationIds)) };
+  liveCollection = liveCollectionOf("v2");
 });
 afterAll(() => server.close());
 
-describe("the generated collection", () => {
+/** The version's collection without the operations this test server does not serve. */
+function liveCollectionOf(version: keyof typeof collections): Collection {
+  const { collection: whole, operations } = collections[version];
+  const live = new Set(
+    operations
+      .map((operation) => operation.operationId)
+      .filter((operationId) => liveOperationIds.includes(operationId)),
+  );
+  return { ...whole, item: keepOperations(whole.item, live) };
+}
+
+describe.each(["v1", "v2"] as const)("the generated %s collection", (version) => {
   it("has one request per operation of the contract, with the operationId as its id", () => {
-    const ids = requestsOf(collection.item).map((item) => item.id);
-    expect(ids.toSorted()).toEqual(v2Operations.map((operation) => operation.operationId).toSorted());
+    const ids = requestsOf(collections[version].collection.item).map((item) => item.id);
+    expect(ids.toSorted()).toEqual(
+      collections[version].operations.map((operation) => operation.operationId).toSorted(),
+    );
+  });
+
+  it("runs the request of every live operation against the server with no failed assertion", async () => {
+    const run = liveCollectionOf(version);
+    const runIds = requestsOf(run.item).map((item) => item.id);
+    expect(runIds.length).toBeGreaterThan(0);
+
+    const summary = await runCollection(run, server.baseUrl, server.key.key);
+
+    expect(failureLines(summary)).toEqual([]);
+    expect(summary.run.stats.requests.total).toBe(runIds.length);
+    expect(summary.run.stats.assertions.total).toBeGreaterThan(0);
   });
 });
 
-describe("newman against the server", () => {
-  it("runs the request of every live operation with no failed assertion", async () => {
-    expect(requestsOf(liveCollection.item).map((item) => item.id)).toEqual(expect.arrayContaining(liveOperationIds));
-
-    const summary = await runCollection(liveCollection, server.baseUrl, server.key.key);
-
-    expect(failureLines(summary)).toEqual([]);
-    expect(summary.run.stats.requests.total).toBe(liveOperationIds.length);
-    expect(summary.run.stats.assertions.total).toBeGreaterThan(0);
+describe("newman with the v1 collection against a server that is not v1", () => {
+  it("fails when a response does not say v1 is deprecated", async () => {
+    const notV1 = createServer((_request, response) => {
+      response.writeHead(200, { "Content-Type": "application/json" }).end(JSON.stringify({ status: "ok" }));
+    });
+    await new Promise<void>((resolve) => notV1.listen(0, "127.0.0.1", resolve));
+    const { port } = notV1.address() as AddressInfo;
+    try {
+      const summary = await runCollection(liveCollectionOf("v1"), `http://127.0.0.1:${port}`, server.key.key);
+      expect(summary.run.failures.map((failure) => failure.error.test)).toContain(
+        "the response names v2 as its successor and v1 as deprecated",
+      );
+    } finally {
+      await new Promise((resolve) => notV1.close(resolve));
+    }
   });
 });
 

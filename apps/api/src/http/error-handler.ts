@@ -1,4 +1,4 @@
-import type { ErrorRequestHandler, Request } from "express";
+import type { ErrorRequestHandler, Request, Response } from "express";
 import type { AppDeps } from "../deps.ts";
 import { ApiError, type ValidationIssue } from "../errors.ts";
 import { publicBaseUrl, requestIdOf } from "./locals.ts";
@@ -16,12 +16,24 @@ export function routeNotFound(req: Request): ApiError {
   return new ApiError("not_found", `No route for ${req.method} ${req.path}.`);
 }
 
+/** Writes an error as the body of a version's error envelope. */
+export type ErrorEnvelope = (error: ApiError, req: Request, res: Response) => unknown;
+
+/** The v2 error envelope: `{ok: false, request_id, error: {code, number, message, docs, ...}}`. */
+function v2Envelope(deps: AppDeps): ErrorEnvelope {
+  return (error, req, res) => ({
+    ok: false,
+    request_id: requestIdOf(res),
+    error: error.toBody(publicBaseUrl(req, deps.config.publicUrl)),
+  });
+}
+
 /**
  * Turns every failure into the error envelope. Three branches: our own `ApiError`s, the
  * failures of request parsing and validation, and anything else, which is logged with its
  * cause and answered as `internal_error` without leaking it.
  */
-export function errorHandler(deps: AppDeps): ErrorRequestHandler {
+export function errorHandler(deps: AppDeps, envelope: ErrorEnvelope = v2Envelope(deps)): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const requestId = requestIdOf(res);
     const error = err instanceof ApiError ? err : (fromHttpLibrary(req, err) ?? unexpected(deps, err, requestId));
@@ -31,11 +43,7 @@ export function errorHandler(deps: AppDeps): ErrorRequestHandler {
       return;
     }
     if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
-    res.status(error.status).json({
-      ok: false,
-      request_id: requestId,
-      error: error.toBody(publicBaseUrl(req, deps.config.publicUrl)),
-    });
+    res.status(error.status).json(envelope(error, req, res));
   };
 }
 

@@ -37,9 +37,9 @@ export interface DocumentOperation {
 
 const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
-/** Verbatim's generated v2 document. */
-export function readVerbatimDocument(): OpenApiDocument {
-  return parse(readFileSync(openApiV2Path, "utf8")) as OpenApiDocument;
+/** Verbatim's generated document of a version, v2 unless asked. */
+export function readVerbatimDocument(path = openApiV2Path): OpenApiDocument {
+  return parse(readFileSync(path, "utf8")) as OpenApiDocument;
 }
 
 /** A JSON document such as the hosted service's published contract. */
@@ -186,4 +186,59 @@ export function describeErrors(errors: readonly ErrorObject[]): string {
   return errors
     .map((error) => `${error.instancePath || "/"} ${error.message ?? ""} ${JSON.stringify(error.params)}`)
     .join("\n");
+}
+
+/**
+ * The values at the edges of what a schema of the document accepts: each enum value, the shortest and
+ * longest strings, the smallest and largest numbers, both booleans, and arrays of the fewest and
+ * most items. A value inside the edges is accepted when both edges are (the schemas are simple).
+ */
+export function boundaryValues(document: OpenApiDocument, schema: JsonObject): unknown[] {
+  const resolved = resolveSchema(document, schema);
+  if (Array.isArray(resolved.enum)) return resolved.enum;
+  const values: unknown[] = [];
+  for (const combinator of ["oneOf", "anyOf"]) {
+    const branches = resolved[combinator];
+    if (Array.isArray(branches)) for (const branch of branches) values.push(...boundaryValues(document, branch));
+  }
+  const declared = resolved.type;
+  for (const type of Array.isArray(declared) ? declared : [declared]) {
+    if (type === "null") values.push(null);
+    if (type === "boolean") values.push(true, false);
+    if (type === "integer" || type === "number") {
+      if (typeof resolved.minimum === "number") values.push(resolved.minimum);
+      if (typeof resolved.maximum === "number") values.push(resolved.maximum);
+    }
+    if (type === "string") {
+      const minLength = typeof resolved.minLength === "number" ? resolved.minLength : 0;
+      values.push(stringOf(resolved, minLength));
+      if (typeof resolved.maxLength === "number") values.push(stringOf(resolved, resolved.maxLength));
+    }
+    if (type === "array" && isObject(resolved.items)) {
+      const items = boundaryValues(document, resolved.items);
+      const minItems = typeof resolved.minItems === "number" ? resolved.minItems : 0;
+      const filler = items[0];
+      for (const item of items) values.push(Array.from({ length: Math.max(minItems, 1) }, () => item));
+      if (minItems === 0) values.push([]);
+      if (typeof resolved.maxItems === "number") values.push(Array.from({ length: resolved.maxItems }, () => filler));
+    }
+  }
+  return values;
+}
+
+/** A string of `length` characters that also satisfies the schema's `format`. */
+function stringOf(schema: JsonObject, length: number): string {
+  if (schema.format !== "uri") return "x".repeat(length);
+  const origin = "https://example.com/";
+  return origin + "x".repeat(Math.max(length - origin.length, 0));
+}
+
+/** A short name of a value for a test title. */
+export function shownValue(value: unknown): string {
+  if (typeof value === "string" && value.length > 20) return `a string of ${value.length} characters`;
+  if (Array.isArray(value) && value.length > 2) return `an array of ${value.length} items`;
+  if (Array.isArray(value) && JSON.stringify(value).length > 40) {
+    return `an array of ${value.length} item${value.length === 1 ? "" : "s"} of ${String(value[0]).length} characters`;
+  }
+  return JSON.stringify(value);
 }

@@ -1,0 +1,91 @@
+import type { OperationId } from "@verbatim/contract";
+import express, { type ErrorRequestHandler, type RequestHandler, Router } from "express";
+import * as OpenApiValidator from "express-openapi-validator";
+import type { AppDeps } from "../deps.ts";
+import { ApiError } from "../errors.ts";
+import { authenticate } from "./auth.ts";
+import { idempotent } from "./idempotency.ts";
+import type { Operation } from "./operations.ts";
+import { type LiveRoute, recordSentBodyFields } from "./route.ts";
+import { allowanceOf, pendingOperations, publicOperations } from "./routes/index.ts";
+
+/** The most a request body may hold. */
+const maxBodyBytes = 1024 * 1024;
+
+/** One version of the API: its document, and what it adds around the shared routes. */
+export interface ApiVersion {
+  /** Where the version is mounted: `/api/v2`. */
+  basePath: string;
+  /** The version's OpenAPI document, which validates every request. */
+  documentPath: string;
+  /** The operations of that document. */
+  operations: readonly Operation[];
+  /** Runs first on every request of the version, whatever its path. */
+  onEveryRequest?: RequestHandler;
+  /** Runs after idempotency and before the route's own guards: where a version reshapes the route's answer. */
+  aroundRoute?: (operationId: OperationId) => RequestHandler;
+  /** Writes the version's failures; without one they reach the application's handler. */
+  errorHandler?: ErrorRequestHandler;
+}
+
+/**
+ * The router of one API version over the live routes. Every version shares the routes, and so
+ * authentication, allowances, idempotency, slots and charging; each validates requests
+ * against its own document.
+ */
+export function apiRouter(deps: AppDeps, version: ApiVersion, routes: readonly LiveRoute[]): Router {
+  const router = Router();
+  if (version.onEveryRequest) router.use(version.onEveryRequest);
+  // HEAD is GET without the body (RFC 9110 9.3.2); the contract names only GET, so HEAD runs as
+  // GET, and Node's response, which knows the request was HEAD, sends no body.
+  router.use((req, _res, next) => {
+    if (req.method === "HEAD") req.method = "GET";
+    next();
+  });
+  // The key is checked before the body is read (spec 5): a request without a valid key hears 401, whatever it sent.
+  // Only operations that take a body parse one, so nothing is parsed for an unknown path, a GET, or a stranger.
+  const parseJson = express.json({ limit: maxBodyBytes });
+  for (const operation of version.operations) {
+    const guards = publicOperations.has(operation.operationId)
+      ? []
+      : [authenticate(deps, allowanceOf(operation.operationId))];
+    const takesBody = operation.method === "post" || operation.method === "patch" || operation.method === "put";
+    if (guards.length > 0 || takesBody) {
+      router[operation.method](operation.expressPath, ...guards, ...(takesBody ? [parseJson] : []));
+    }
+  }
+  // The validator fills in defaults; routes that must tell "sent" from "defaulted" read this.
+  router.use(recordSentBodyFields());
+  router.use(
+    OpenApiValidator.middleware({
+      apiSpec: version.documentPath,
+      validateApiSpec: false,
+      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+      // The default "fast" format mode lets impossible dates such as 2026-02-30 through.
+      ajvFormats: { mode: "full" },
+      validateResponses: deps.validateResponses ? { allErrors: true } : false,
+      validateSecurity: false,
+      ignoreUndocumented: false,
+    }),
+  );
+  const live = new Map(routes.map((route) => [route.operationId, route]));
+  for (const operation of version.operations) {
+    const route = live.get(operation.operationId);
+    const handler =
+      route?.handler ??
+      (() => {
+        const pendingWork = pendingOperations[operation.operationId];
+        throw new ApiError(
+          "not_found",
+          `${operation.method.toUpperCase()} ${version.basePath}${operation.path} is part of the contract but not live on this server yet (it comes with ${pendingWork ?? "later work"}).`,
+        );
+      });
+    const isPublic = publicOperations.has(operation.operationId);
+    const idempotency = !isPublic && operation.idempotent ? [idempotent(deps)] : [];
+    const around = version.aroundRoute ? [version.aroundRoute(operation.operationId)] : [];
+    const routeGuards = isPublic ? [] : (route?.guards ?? []);
+    router[operation.method](operation.expressPath, ...idempotency, ...around, ...routeGuards, handler);
+  }
+  if (version.errorHandler) router.use(version.errorHandler);
+  return router;
+}

@@ -1,0 +1,72 @@
+import { type OperationId, openApiV1Path, type V1OperationId } from "@verbatim/contract";
+import type { RequestHandler, Response } from "express";
+import type { AppDeps } from "../../deps.ts";
+import type { Authentication } from "../../services/authenticator.ts";
+import type { ApiVersion } from "../api-router.ts";
+import { type ErrorEnvelope, errorHandler } from "../error-handler.ts";
+import { requestIdOf } from "../locals.ts";
+import { v1Operations } from "../operations.ts";
+import { aiFallbackOf, reasonOf, v1CodeOf } from "./errors.ts";
+import { v1BodyOf } from "./shapes.ts";
+
+/** When v1 was deprecated: the day v2 became the current version. */
+export const v1DeprecatedAt = new Date("2026-01-01T00:00:00Z");
+
+/** The headers of every v1 response (RFC 9745 `Deprecation`, RFC 8288 `Link`). */
+export const v1DeprecationHeaders = {
+  Deprecation: `@${Math.floor(v1DeprecatedAt.getTime() / 1000)}`,
+  Link: '</api/v2>; rel="successor-version"',
+} as const;
+
+/**
+ * API v1 at `/api/v1`: the v2 routes, validated against the v1 document, answering in v1's
+ * shapes. Keys, allowances, slots, idempotency and the credit ledger are the same; an
+ * `Idempotency-Key` is the account's across versions, and names one request: the same key on
+ * the other version's endpoint is a different request (409 `idempotency_conflict`).
+ */
+export function apiV1(deps: AppDeps): ApiVersion {
+  return {
+    basePath: "/api/v1",
+    documentPath: openApiV1Path,
+    operations: v1Operations,
+    onEveryRequest: (_req, res, next) => {
+      res.set(v1DeprecationHeaders);
+      next();
+    },
+    aroundRoute: answerInV1Shape,
+    errorHandler: errorHandler(deps, v1ErrorEnvelope),
+  };
+}
+
+/** Rewrites the route's successful v2 answer into v1's shape; failures are written by the v1 error handler. */
+function answerInV1Shape(operationId: OperationId): RequestHandler {
+  if (!isV1Operation(operationId)) throw new TypeError(`${operationId} is not an operation of v1`);
+  return (_req, res, next) => {
+    const send = res.json.bind(res);
+    res.json = (body: unknown) => send(res.statusCode < 400 ? v1BodyOf(operationId, res.statusCode, body) : body);
+    next();
+  };
+}
+
+function isV1Operation(operationId: OperationId): operationId is V1OperationId {
+  return v1Operations.some((operation) => operation.operationId === operationId);
+}
+
+/** The v1 error envelope: `{ok: false, request_id, error: {code, message, issues?}}`, with `reason` and `ai_fallback` on transcript failures. */
+const v1ErrorEnvelope: ErrorEnvelope = (error, req, res) => {
+  const issues = error.extra !== undefined && "issues" in error.extra ? { issues: error.extra.issues } : {};
+  const reason = reasonOf(error.code);
+  const aiFallback =
+    req.method === "POST" && req.path === "/transcripts/video" ? aiFallbackOf(error, balanceOf(res)) : undefined;
+  return {
+    ok: false,
+    request_id: requestIdOf(res),
+    error: { code: v1CodeOf(error.code), message: error.message, ...issues },
+    ...(reason === undefined ? {} : { reason }),
+    ...(aiFallback === undefined ? {} : { ai_fallback: aiFallback }),
+  };
+};
+
+function balanceOf(res: Response): number | null | undefined {
+  return (res.locals.auth as Authentication | undefined)?.credits;
+}

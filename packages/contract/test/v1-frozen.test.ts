@@ -1,0 +1,19 @@
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { openApiV1Path } from "../src/index.ts";
+
+/**
+ * v1 is frozen (api-decisions.md, "v1"): its clients were written against this document, so
+ * nothing may change it by accident, such as an edit of a model v2 also uses. The digest is of
+ * the generated document as committed. Change it only with a deliberate change of `spec/v1`,
+ * and say in the commit why v1's clients are not broken by it.
+ */
+const frozenV1Sha256 = "7a74b757e6d18b303992f7e3c150f714d6e0df96f7d5a29f8187c1e2a1685c7e";
+
+describe("the v1 document", () => {
+  it("is byte for byte the frozen one", () => {
+    const digest = createHash("sha256").update(readFileSync(openApiV1Path)).digest("hex");
+    expect(digest, "packages/contract/generated/openapi.v1.yaml changed; v1 is frozen").toBe(frozenV1Sha256);
+  });
+});
