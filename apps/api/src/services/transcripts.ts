@@ -42,7 +42,8 @@ export interface TranscriptsOptions {
  * Fetches the transcript of one input for one account: YouTube captions (from the store when
  * fetched before), a publisher's transcript, or speech recognition inline or as a job. Every
  * caller (the video endpoint, batch rows, monitors) goes through here, so the same input gets
- * the same errors and the same charges wherever it is asked.
+ * the same errors and the same charges wherever it is asked, and every transcript delivered
+ * lands in the account's library (a job's lands there when it completes).
  */
 export class Transcripts {
   constructor(private readonly options: TranscriptsOptions) {}
