@@ -7,7 +7,7 @@ import type { TestServer } from "../support/server.ts";
 import { testEngine } from "../support/store.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 
-const { captioned, json3Captioned } = recordedVideos;
+const { captioned, json3Captioned, takenDown } = recordedVideos;
 
 interface EntryShape {
   video_id: string;
@@ -38,13 +38,15 @@ describe(`the library records every surface that delivers a transcript (${testEn
     await fake.close();
   });
 
-  it("a request, a batch row and a completed job each add an entry; fetching again moves it to the top", async () => {
+  it("a request, a batch row and a completed job each add an entry, an error none; fetching again moves it to the top", async () => {
     const single = await server.client.POST("/transcripts/video", { body: { video: captioned } });
     expect(single.response.status).toBe(200);
     const media = server.host.url("/media/jfk.mp3");
-    const batch = await server.client.POST("/transcripts/batch", { body: { video_ids: [json3Captioned, media] } });
+    const batch = await server.client.POST("/transcripts/batch", {
+      body: { video_ids: [json3Captioned, media, takenDown] },
+    });
     const rows = batch.data?.data.results ?? [];
-    expect(rows.map((row) => row.outcome)).toEqual(["ok", "processing"]);
+    expect(rows.map((row) => row.outcome)).toEqual(["ok", "processing", "error"]);
     expect((await libraryOf(server)).map((entry) => entry.video_id)).toEqual([json3Captioned, captioned]);
 
     const again = await server.client.POST("/transcripts/video", { body: { video: captioned } });
