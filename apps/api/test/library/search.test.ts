@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
+import { plans } from "../../src/services/plans.ts";
 import { recordedVideos } from "../support/fake-youtube.ts";
 import { type Answer, type ErrorBodyShape, expectErrorEnvelope, send } from "../support/http.ts";
 import { testEngine } from "../support/store.ts";
@@ -207,6 +208,19 @@ describe(`library search over HTTP (${testEngine})`, () => {
     it("filters by platform and by channel", async () => {
       expect(await hitIds("moon or climate or chats", { platform: "podcast" })).toEqual(["climate-episode"]);
       expect(await hitIds("moon or climate or chats", { channel: "Radio Exemple" })).toEqual(["radio-chats"]);
+    });
+
+    it("counts both operations against the request allowance, free", async () => {
+      const before = await yt.balance();
+      for (const request of [
+        { method: "GET", path: "/api/v2/library" },
+        { method: "POST", path: "/api/v2/library/search", json: { query: "moon" } },
+      ]) {
+        const answer = await send(yt.server, request);
+        expect(answer.status, answer.text).toBe(200);
+        expect(answer.headers.get("x-ratelimit-limit")).toBe(String(plans.pro.requestsPerMinute));
+      }
+      expect(await yt.balance()).toBe(before);
     });
 
     it("escapes the transcript's markup in highlights", async () => {
