@@ -41,6 +41,15 @@ def search_videos(verbatim: Verbatim) -> object:
     return [row for _, row in zip(range(10), rows)]
 
 
+def list_library(verbatim: Verbatim) -> object:
+    return [entry.title for _, entry in zip(range(20), verbatim.library.list())]
+
+
+def search_library(verbatim: Verbatim) -> object:
+    hits = verbatim.library.search({"query": '"ask not" -remix', "platform": "youtube"})
+    return [(hit.title, snippet.start, snippet.url) for _, hit in zip(range(10), hits) for snippet in hit.snippets]
+
+
 def me(verbatim: Verbatim) -> object:
     account = verbatim.me()
     return account.data.credits, account.response.rate_limit
@@ -108,6 +117,8 @@ OPERATION_SAMPLES: Dict[str, Callable[..., object]] = {
     "fetchChannelVideos": fetch_channel_videos,
     "fetchPlaylistVideos": fetch_playlist_videos,
     "searchVideos": search_videos,
+    "listLibrary": list_library,
+    "searchLibrary": search_library,
     "me": me,
     "getUsage": get_usage,
     "healthCheck": health_check,

@@ -213,3 +213,19 @@ def test_monitors_are_created_listed_read_updated_checked_and_deleted_with_a_sig
         with pytest.raises(RequestError) as raised:
             verbatim.monitors.get(monitor_id)
         assert raised.value.code == "not_found"
+
+
+def test_the_library_lists_and_searches_what_the_account_fetched(live: LiveServer) -> None:
+    reader = new_account(live)
+    with Verbatim(api_key=reader.api_key, base_url=reader.base_url) as verbatim:
+        transcript = verbatim.transcripts.video(live.info["videos"]["captioned"])
+        assert isinstance(transcript, TranscriptEnvelope)
+        entries = list(verbatim.library.list(limit=1))
+        assert [entry.video_id for entry in entries] == [live.info["videos"]["captioned"]]
+        words = " ".join((transcript.data.segments or [])[0].text.split()[:3])
+        hits = list(verbatim.library.search({"query": f'"{words}"'}))
+        assert [hit.video_id for hit in hits] == [live.info["videos"]["captioned"]]
+        snippet = hits[0].snippets[0]
+        assert snippet.start == 0
+        assert "<mark>" in snippet.highlight
+        assert list(verbatim.library.search({"query": f'"{words}" -{words.split()[0]}'})) == []

@@ -25,7 +25,17 @@ from ._jobs import (
     next_interval,
     progress_of,
 )
-from ._pagination import AsyncPaginator, events_of, next_cursor_of, next_event_cursor_of, rows_of, with_cursor
+from ._pagination import (
+    AsyncPaginator,
+    events_of,
+    library_cursor_of,
+    library_entries_of,
+    library_hits_of,
+    next_cursor_of,
+    next_event_cursor_of,
+    rows_of,
+    with_cursor,
+)
 from ._transport import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
@@ -45,6 +55,11 @@ from .generated.models import (
     JobAccepted,
     JobCompleted,
     JobFailed,
+    LibraryEntry,
+    LibraryHit,
+    LibraryPageEnvelope,
+    LibrarySearchPageEnvelope,
+    LibrarySearchRequest,
     ListRow,
     MeEnvelope,
     MonitorCheckEnvelope,
@@ -87,6 +102,8 @@ class AsyncVerbatim:
         """Transcripts, batches, lists and speech recognition jobs."""
         self.monitors = AsyncMonitors(self)
         """Monitors of YouTube channels and their events."""
+        self.library = AsyncLibrary(self)
+        """Every transcript the account has fetched, listed and searched."""
 
     @property
     def base_url(self) -> str:
@@ -352,4 +369,33 @@ class AsyncMonitors:
             lambda cursor: self.events(monitor_id, since=since, cursor=cursor, limit=limit),
             events_of,
             next_event_cursor_of,
+        )
+
+
+class AsyncLibrary:
+    """The account's library: every transcript it has fetched, through any surface, listed and searched. Free."""
+
+    def __init__(self, client: AsyncVerbatim) -> None:
+        self._client = client
+
+    async def page(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> LibraryPageEnvelope:
+        """One page of the library, the most recently fetched first."""
+        return await self._client._send(calls.library(limit, cursor))
+
+    async def search_page(self, request: calls.LibrarySearchInput) -> LibrarySearchPageEnvelope:
+        """One page of hits, each with highlighted snippets and links to the moment they are spoken."""
+        return await self._client._send(calls.search_library(request))
+
+    def list(self, *, limit: Optional[int] = None) -> AsyncPaginator[LibraryPageEnvelope, LibraryEntry]:
+        """Every entry of the library, page after page."""
+        return AsyncPaginator(
+            lambda cursor: self.page(limit=limit, cursor=cursor), library_entries_of, library_cursor_of
+        )
+
+    def search(self, request: calls.LibrarySearchInput) -> AsyncPaginator[LibrarySearchPageEnvelope, LibraryHit]:
+        """Every hit of a search, page after page."""
+        body = calls.body_of(LibrarySearchRequest, request)
+        first_cursor = body.pop("cursor", None)
+        return AsyncPaginator(
+            lambda cursor: self.search_page(with_cursor(body, cursor)), library_hits_of, library_cursor_of, first_cursor
         )

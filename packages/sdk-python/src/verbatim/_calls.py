@@ -24,6 +24,9 @@ from .generated.models import (
     JobFailed,
     JobProcessing,
     JobStatus,
+    LibraryPageEnvelope,
+    LibrarySearchPageEnvelope,
+    LibrarySearchRequest,
     MeEnvelope,
     MonitorCheckEnvelope,
     MonitorCreate,
@@ -52,6 +55,7 @@ BatchInput = Union[BatchRequest, Mapping[str, Any]]
 ChannelInput = Union[ChannelRequest, Mapping[str, Any]]
 PlaylistInput = Union[PlaylistRequest, Mapping[str, Any]]
 SearchInput = Union[SearchRequest, Mapping[str, Any]]
+LibrarySearchInput = Union[LibrarySearchRequest, Mapping[str, Any]]
 MonitorCreateInput = Union[MonitorCreate, Mapping[str, Any]]
 MonitorUpdateInput = Union[MonitorUpdate, Mapping[str, Any]]
 
@@ -117,6 +121,19 @@ def search(request: SearchInput) -> Call[VideoPageEnvelope]:
 
 def job(job_id: str) -> Call[JobState]:
     return Call("GET", f"/transcripts/jobs/{_segment(job_id)}", _job_state)
+
+
+def library(limit: Optional[int], cursor: Optional[str]) -> Call[LibraryPageEnvelope]:
+    return Call("GET", "/library", parse_as(LibraryPageEnvelope), params=_present({"limit": limit, "cursor": cursor}))
+
+
+def search_library(request: LibrarySearchInput) -> Call[LibrarySearchPageEnvelope]:
+    return Call(
+        "POST",
+        "/library/search",
+        parse_as(LibrarySearchPageEnvelope),
+        json=body_of(LibrarySearchRequest, request),
+    )
 
 
 def me() -> Call[MeEnvelope]:

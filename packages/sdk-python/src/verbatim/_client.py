@@ -24,7 +24,17 @@ from ._jobs import (
     next_interval,
     progress_of,
 )
-from ._pagination import Paginator, events_of, next_cursor_of, next_event_cursor_of, rows_of, with_cursor
+from ._pagination import (
+    Paginator,
+    events_of,
+    library_cursor_of,
+    library_entries_of,
+    library_hits_of,
+    next_cursor_of,
+    next_event_cursor_of,
+    rows_of,
+    with_cursor,
+)
 from ._transport import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_TIMEOUT,
@@ -44,6 +54,11 @@ from .generated.models import (
     JobAccepted,
     JobCompleted,
     JobFailed,
+    LibraryEntry,
+    LibraryHit,
+    LibraryPageEnvelope,
+    LibrarySearchPageEnvelope,
+    LibrarySearchRequest,
     ListRow,
     MeEnvelope,
     MonitorCheckEnvelope,
@@ -86,6 +101,8 @@ class Verbatim:
         """Transcripts, batches, lists and speech recognition jobs."""
         self.monitors = Monitors(self)
         """Monitors of YouTube channels and their events."""
+        self.library = Library(self)
+        """Every transcript the account has fetched, listed and searched."""
 
     @property
     def base_url(self) -> str:
@@ -343,4 +360,31 @@ class Monitors:
             lambda cursor: self.events(monitor_id, since=since, cursor=cursor, limit=limit),
             events_of,
             next_event_cursor_of,
+        )
+
+
+class Library:
+    """The account's library: every transcript it has fetched, through any surface, listed and searched. Free."""
+
+    def __init__(self, client: Verbatim) -> None:
+        self._client = client
+
+    def page(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> LibraryPageEnvelope:
+        """One page of the library, the most recently fetched first."""
+        return self._client._send(calls.library(limit, cursor))
+
+    def search_page(self, request: calls.LibrarySearchInput) -> LibrarySearchPageEnvelope:
+        """One page of hits, each with highlighted snippets and links to the moment they are spoken."""
+        return self._client._send(calls.search_library(request))
+
+    def list(self, *, limit: Optional[int] = None) -> Paginator[LibraryPageEnvelope, LibraryEntry]:
+        """Every entry of the library, page after page."""
+        return Paginator(lambda cursor: self.page(limit=limit, cursor=cursor), library_entries_of, library_cursor_of)
+
+    def search(self, request: calls.LibrarySearchInput) -> Paginator[LibrarySearchPageEnvelope, LibraryHit]:
+        """Every hit of a search, page after page."""
+        body = calls.body_of(LibrarySearchRequest, request)
+        first_cursor = body.pop("cursor", None)
+        return Paginator(
+            lambda cursor: self.search_page(with_cursor(body, cursor)), library_hits_of, library_cursor_of, first_cursor
         )

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Iterator, Mapping
-from typing import Any, Callable, Generic, List, Optional, TypeVar
+from typing import Any, Callable, Generic, List, Optional, TypeVar, Union
 
-from .generated.models import ListRow, MonitorEvent, MonitorEventListEnvelope, VideoPageEnvelope
+from .generated.models import (
+    LibraryEntry,
+    LibraryHit,
+    LibraryPageEnvelope,
+    LibrarySearchPageEnvelope,
+    ListRow,
+    MonitorEvent,
+    MonitorEventListEnvelope,
+    VideoPageEnvelope,
+)
 
 Page = TypeVar("Page")
 Item = TypeVar("Item")
@@ -90,4 +99,16 @@ def events_of(page: MonitorEventListEnvelope) -> List[MonitorEvent]:
 
 
 def next_event_cursor_of(page: MonitorEventListEnvelope) -> Optional[str]:
+    return page.data.next_cursor
+
+
+def library_entries_of(page: LibraryPageEnvelope) -> List[LibraryEntry]:
+    return page.data.entries
+
+
+def library_hits_of(page: LibrarySearchPageEnvelope) -> List[LibraryHit]:
+    return page.data.hits
+
+
+def library_cursor_of(page: Union[LibraryPageEnvelope, LibrarySearchPageEnvelope]) -> Optional[str]:
     return page.data.next_cursor

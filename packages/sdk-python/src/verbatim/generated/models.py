@@ -905,6 +905,164 @@ class JobProcessing(ApiModel):
     """Share of the work done, from 0 to 1, when known."""
 
 
+class LibraryEntry(ApiModel):
+    """A transcript the account has fetched, as its library lists it."""
+
+    video_id: str
+    """The source's id, as the transcript gave it: the YouTube video id, or the id derived from the media URL."""
+
+    url: Optional[str]
+    """The canonical URL of the source."""
+
+    platform: Platform
+    """The platform the transcript came from."""
+
+    title: Optional[str]
+    """The title of the video or episode."""
+
+    channel: Optional[str]
+    """The channel or show."""
+
+    language: Optional[str]
+    """BCP-47 language of the transcript; it chooses the stemming of searches (`simple`, no stemming, when PostgreSQL has none for it)."""
+
+    source: Literal["captions", "audio"]
+    """Where the words came from: a caption track or speech recognition of the audio."""
+
+    duration: Optional[float]
+    """Length of the media in seconds."""
+
+    fetched_at: str
+    """When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor."""
+
+
+class LibraryHit(ApiModel):
+    """A transcript of the library that matches the search, with the moments it matched."""
+
+    video_id: str
+    """The source's id, as the transcript gave it: the YouTube video id, or the id derived from the media URL."""
+
+    url: Optional[str]
+    """The canonical URL of the source."""
+
+    platform: Platform
+    """The platform the transcript came from."""
+
+    title: Optional[str]
+    """The title of the video or episode."""
+
+    channel: Optional[str]
+    """The channel or show."""
+
+    language: Optional[str]
+    """BCP-47 language of the transcript; it chooses the stemming of searches (`simple`, no stemming, when PostgreSQL has none for it)."""
+
+    source: Literal["captions", "audio"]
+    """Where the words came from: a caption track or speech recognition of the audio."""
+
+    duration: Optional[float]
+    """Length of the media in seconds."""
+
+    fetched_at: str
+    """When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor."""
+
+    snippets: List[LibrarySnippet]
+    """The first moments of the transcript where the search matched, in time order (1 to 3)."""
+
+
+class LibraryPage(ApiModel):
+    """One page of the account's library, newest first."""
+
+    kind: Literal["library_page"]
+    """Always `library_page`."""
+
+    entries: List[LibraryEntry]
+    """Up to `limit` entries (at most 100), the most recently fetched first."""
+
+    next_cursor: Optional[Cursor]
+    """Pass back as `cursor` for the next page; `null` means the library is exhausted."""
+
+
+class LibraryPageEnvelope(ApiModel):
+    """The body of every successful response."""
+
+    ok: Literal[True]
+    """Always `true` on success."""
+
+    request_id: RequestId
+    """The request's id (`req_...`); equal to the `X-Request-Id` header."""
+
+    data: LibraryPage
+    """The result of the operation."""
+
+    usage: Usage
+    """Credit usage of the call."""
+
+
+class LibrarySearchPage(ApiModel):
+    """One page of a library search, the most recently fetched transcripts first."""
+
+    kind: Literal["library_search"]
+    """Always `library_search`."""
+
+    hits: List[LibraryHit]
+    """Up to `limit` matching transcripts (at most 50)."""
+
+    next_cursor: Optional[Cursor]
+    """Pass back as `cursor`, with the same search, for the next page; `null` means there are no more hits."""
+
+
+class LibrarySearchPageEnvelope(ApiModel):
+    """The body of every successful response."""
+
+    ok: Literal[True]
+    """Always `true` on success."""
+
+    request_id: RequestId
+    """The request's id (`req_...`); equal to the `X-Request-Id` header."""
+
+    data: LibrarySearchPage
+    """The result of the operation."""
+
+    usage: Usage
+    """Credit usage of the call."""
+
+
+class LibrarySearchRequest(ApiModel):
+    """Search the transcripts the account has fetched."""
+
+    query: str
+    """The search, in web search syntax: words (all must occur), `"a phrase"`, `or` between
+    alternatives, and `-word` to leave out passages that mention a word. Words are matched by
+    their stem in each transcript's language (`dogs` finds `dog`).
+    """
+
+    limit: Optional[int] = Field(default=10)
+    """Transcripts per page, 1 to 50."""
+
+    cursor: Optional[Cursor] = Field(default=None)
+    """The `next_cursor` of the previous page. Pass the other fields unchanged."""
+
+    platform: Optional[Platform] = Field(default=None)
+    """Only transcripts of this platform."""
+
+    channel: Optional[str] = Field(default=None)
+    """Only transcripts of this channel or show, by its exact name."""
+
+
+class LibrarySnippet(ApiModel):
+    """A moment of a transcript where the search matched."""
+
+    start: float
+    """Start time, in seconds, of the segment where the match begins."""
+
+    url: Optional[str]
+    """A link that opens the source at `start`: `&t=<seconds>s` on a YouTube watch URL, a media fragment `#t=<seconds>` otherwise; `null` when the source has no URL."""
+
+    highlight: str
+    """The words around the match, as HTML: the transcript's text escaped, each matched word wrapped in `<mark>` and `</mark>`."""
+
+
 class LiveStreamError(ApiModel):
     """The video is a live broadcast that is upcoming or still running. Retry after the recording is published."""
 
@@ -2269,7 +2427,7 @@ WebhookEvent = Annotated[Union[TranscriptJobCompletedWebhook, TranscriptJobFaile
 """Any event Verbatim delivers by webhook, told apart by `type`."""
 
 # The models name the unions above, which are defined after them.
-for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionsDisabledError, ChannelRequest, ChannelRow, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LiveStreamError, Me, MeEnvelope, MembersOnlyError, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, SearchRequest, Segment, SpeechEngineInfo, TimeoutError, Transcript, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError):
+for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionsDisabledError, ChannelRequest, ChannelRow, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LiveStreamError, Me, MeEnvelope, MembersOnlyError, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, SearchRequest, Segment, SpeechEngineInfo, TimeoutError, Transcript, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError):
     _model.model_rebuild()
 
-__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PrivateError", "ProxyUnavailableError", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptEnvelope", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl"]
+__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PrivateError", "ProxyUnavailableError", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptEnvelope", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl"]

@@ -16,7 +16,7 @@ ALTER TABLE "api_keys" ADD CONSTRAINT "api_keys_kind" CHECK ("api_keys"."kind" i
 -- `limit` hits of the window are younger than 60 seconds. The window rows of the account (and
 -- of a key with a lower limit) are locked in that order for the statement, so API processes on
 -- one database never admit more than the limit in any 60 seconds. It also answers the request
--- allowance, which `GET /me` shows while counting against the polling allowance. Since 0008 it
+-- allowance, which `GET /me` shows while counting against the polling allowance. Since 0009 it
 -- also records when the key was last used.
 CREATE OR REPLACE FUNCTION verbatim_authenticate(p_secret_hash text, p_allowance text, p_now timestamptz)
 RETURNS TABLE (
