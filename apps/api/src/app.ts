@@ -4,12 +4,13 @@ import { pinoHttp } from "pino-http";
 import type { AppDeps } from "./deps.ts";
 import { apiReference } from "./http/api-reference.ts";
 import { apiRouter } from "./http/api-router.ts";
+import { dashboardApi, dashboardRoutes } from "./http/dashboard/api.ts";
 import { errorCatalog } from "./http/error-catalog.ts";
 import { errorHandler, routeNotFound } from "./http/error-handler.ts";
 import { mcpRoutes } from "./http/mcp.ts";
 import { v2Operations } from "./http/operations.ts";
 import { assignRequestId } from "./http/request-id.ts";
-import { liveRoutes } from "./http/routes/index.ts";
+import { allowanceOf, liveRoutes, pendingOperations, publicOperations } from "./http/routes/index.ts";
 import { apiV1 } from "./http/v1/version.ts";
 
 /** Builds the HTTP application from its dependencies. It has no side effects: `main.ts` listens. */
@@ -34,9 +35,21 @@ export function createApp(deps: AppDeps): Express {
   const routes = liveRoutes(deps);
   app.use(
     "/api/v2",
-    apiRouter(deps, { basePath: "/api/v2", documentPath: openApiV2Path, operations: v2Operations }, routes),
+    apiRouter(
+      deps,
+      {
+        basePath: "/api/v2",
+        documentPath: openApiV2Path,
+        operations: v2Operations,
+        publicOperations,
+        allowanceOf,
+        pendingWork: pendingOperations,
+      },
+      routes,
+    ),
   );
   app.use("/api/v1", apiRouter(deps, apiV1(deps), routes));
+  app.use("/dashboard/api", apiRouter(deps, dashboardApi(), dashboardRoutes(deps)));
   // Outside /api/v2: MCP is not an operation of the contract, and its validator would refuse it.
   app.use(mcpRoutes(deps));
   app.use("/docs/errors", errorCatalog());

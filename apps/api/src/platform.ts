@@ -3,7 +3,10 @@ import { hostname } from "node:os";
 import { Accounts } from "./services/accounts.ts";
 import { Authenticator } from "./services/authenticator.ts";
 import { Credits } from "./services/credits.ts";
+import { DashboardSessions } from "./services/dashboard-sessions.ts";
 import { Idempotency } from "./services/idempotency.ts";
+import { TranscriptLibrary } from "./services/library.ts";
+import { LibraryCursors } from "./services/library-cursors.ts";
 import { ListCursors } from "./services/list-cursors.ts";
 import { ExtractionSlots } from "./services/slots.ts";
 import { UsageReports } from "./services/usage.ts";
@@ -15,7 +18,11 @@ export interface Platform {
   accounts: Accounts;
   authenticator: Authenticator;
   credits: Credits;
+  /** Dashboard sessions and the CLI's sign-in links. */
+  dashboard: DashboardSessions;
   idempotency: Idempotency;
+  /** Every transcript each account has received, searchable; the transcript service and jobs record into it. */
+  library: TranscriptLibrary;
   /** Positions of paged YouTube lists, behind short signed cursors; swept by housekeeping. */
   listCursors: ListCursors;
   slots: ExtractionSlots;
@@ -37,7 +44,9 @@ export async function createPlatform(store: Store, options: PlatformOptions): Pr
     accounts,
     authenticator: new Authenticator(store),
     credits: new Credits(store, options.now),
+    dashboard: new DashboardSessions(store, options.now),
     idempotency: new Idempotency(store, { now: options.now }),
+    library: new TranscriptLibrary(store, new LibraryCursors(store, options.now), options.now),
     listCursors: new ListCursors(store, options.now),
     slots: new ExtractionSlots(store, {
       holder: `${hostname()}:${process.pid}:${randomUUID()}`,

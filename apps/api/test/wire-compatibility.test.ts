@@ -16,6 +16,7 @@ import {
   operationsOf,
   readJsonDocument,
   resolveSchema,
+  responseSchemaPointer,
   shownValue,
 } from "./support/openapi.ts";
 import type { TestServer } from "./support/server.ts";
@@ -356,20 +357,9 @@ function verbatimBodyPointer(operationId: string): string {
 /** The anchor's response schema of an operation for a status, falling back to `default` as OpenAPI does. */
 function anchorResponsePointer(operation: DocumentOperation | undefined, status: number): string {
   if (!operation) throw new Error("the operation is not in the anchor");
-  for (const key of [String(status), `${String(status)[0]}XX`, "default"]) {
-    const found = follow(anchor.document, [
-      "paths",
-      operation.path,
-      operation.method,
-      "responses",
-      key,
-      "content",
-      "application/json",
-      "schema",
-    ]);
-    if (found.node !== undefined) return found.pointer;
-  }
-  throw new Error(`the anchor defines no ${status} response of ${operation.operationId}`);
+  const pointer = responseSchemaPointer(anchor.document, operation, status);
+  if (pointer === undefined) throw new Error(`the anchor defines no ${status} response of ${operation.operationId}`);
+  return pointer;
 }
 
 /** The values of an `enum` of the anchor. */

@@ -245,7 +245,7 @@ export interface components {
             kind: "api_key";
             /** @description The key's id. */
             id: components["schemas"]["KeyId"];
-            /** @description The first characters of the key, to recognise it. */
+            /** @description The first characters of the key and an ellipsis (`vb_live_AbCd…`), to recognise it. */
             prefix: string;
             /** @description The key's own requests-per-minute limit; `null` when only the plan's applies. */
             requests_per_minute: components["schemas"]["KeyLimit"] | null;

@@ -43,6 +43,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/library": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the library
+         * @description List the transcripts the account has fetched, the most recently fetched first. A transcript fetched again moves to the top. Free.
+         */
+        get: operations["listLibrary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/library/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search the library
+         * @description Search the words of the transcripts the account has fetched. A transcript is a hit when a
+         *     passage of it (about a minute of speech) matches the whole query; hits come the most
+         *     recently fetched first, each with up to three highlighted moments and links that open the
+         *     source there. Free.
+         */
+        post: operations["searchLibrary"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -1335,6 +1378,147 @@ export interface components {
         };
         /** @description The state of a speech recognition job: `processing`, then `completed` or `failed`. */
         JobStatus: components["schemas"]["JobProcessing"] | components["schemas"]["JobCompleted"] | components["schemas"]["JobFailed"];
+        /** @description A transcript the account has fetched, as its library lists it. */
+        LibraryEntry: {
+            /** @description The source's id, as the transcript gave it: the YouTube video id, or the id derived from the media URL. */
+            video_id: string;
+            /** @description The canonical URL of the source. */
+            url: string | null;
+            /** @description The platform the transcript came from. */
+            platform: components["schemas"]["Platform"];
+            /** @description The title of the video or episode. */
+            title: string | null;
+            /** @description The channel or show. */
+            channel: string | null;
+            /** @description BCP-47 language of the transcript; it chooses the stemming of searches (`simple`, no stemming, when PostgreSQL has none for it). */
+            language: string | null;
+            /**
+             * @description Where the words came from: a caption track or speech recognition of the audio.
+             * @enum {string}
+             */
+            source: "captions" | "audio";
+            /** @description Length of the media in seconds. */
+            duration: number | null;
+            /**
+             * Format: date-time
+             * @description When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor.
+             */
+            fetched_at: string;
+        };
+        /** @description A transcript of the library that matches the search, with the moments it matched. */
+        LibraryHit: {
+            /** @description The source's id, as the transcript gave it: the YouTube video id, or the id derived from the media URL. */
+            video_id: string;
+            /** @description The canonical URL of the source. */
+            url: string | null;
+            /** @description The platform the transcript came from. */
+            platform: components["schemas"]["Platform"];
+            /** @description The title of the video or episode. */
+            title: string | null;
+            /** @description The channel or show. */
+            channel: string | null;
+            /** @description BCP-47 language of the transcript; it chooses the stemming of searches (`simple`, no stemming, when PostgreSQL has none for it). */
+            language: string | null;
+            /**
+             * @description Where the words came from: a caption track or speech recognition of the audio.
+             * @enum {string}
+             */
+            source: "captions" | "audio";
+            /** @description Length of the media in seconds. */
+            duration: number | null;
+            /**
+             * Format: date-time
+             * @description When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor.
+             */
+            fetched_at: string;
+            /** @description The first moments of the transcript where the search matched, in time order (1 to 3). */
+            snippets: components["schemas"]["LibrarySnippet"][];
+        };
+        /** @description One page of the account's library, newest first. */
+        LibraryPage: {
+            /**
+             * @description Always `library_page`.
+             * @enum {string}
+             */
+            kind: "library_page";
+            /** @description Up to `limit` entries (at most 100), the most recently fetched first. */
+            entries: components["schemas"]["LibraryEntry"][];
+            /** @description Pass back as `cursor` for the next page; `null` means the library is exhausted. */
+            next_cursor: components["schemas"]["Cursor"] | null;
+        };
+        /** @description The body of every successful response. */
+        LibraryPageEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
+            request_id: components["schemas"]["RequestId"];
+            /** @description The result of the operation. */
+            data: components["schemas"]["LibraryPage"];
+            /** @description Credit usage of the call. */
+            usage: components["schemas"]["Usage"];
+        };
+        /** @description One page of a library search, the most recently fetched transcripts first. */
+        LibrarySearchPage: {
+            /**
+             * @description Always `library_search`.
+             * @enum {string}
+             */
+            kind: "library_search";
+            /** @description Up to `limit` matching transcripts (at most 50). */
+            hits: components["schemas"]["LibraryHit"][];
+            /** @description Pass back as `cursor`, with the same search, for the next page; `null` means there are no more hits. */
+            next_cursor: components["schemas"]["Cursor"] | null;
+        };
+        /** @description The body of every successful response. */
+        LibrarySearchPageEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
+            request_id: components["schemas"]["RequestId"];
+            /** @description The result of the operation. */
+            data: components["schemas"]["LibrarySearchPage"];
+            /** @description Credit usage of the call. */
+            usage: components["schemas"]["Usage"];
+        };
+        /** @description Search the transcripts the account has fetched. */
+        LibrarySearchRequest: {
+            /**
+             * @description The search, in web search syntax: words (all must occur), `"a phrase"`, `or` between
+             *     alternatives, and `-word` to leave out passages that mention a word. Words are matched by
+             *     their stem in each transcript's language (`dogs` finds `dog`).
+             */
+            query: string;
+            /**
+             * Format: int32
+             * @description Transcripts per page, 1 to 50.
+             * @default 10
+             */
+            limit?: number;
+            /** @description The `next_cursor` of the previous page. Pass the other fields unchanged. */
+            cursor?: components["schemas"]["Cursor"];
+            /** @description Only transcripts of this platform. */
+            platform?: components["schemas"]["Platform"];
+            /** @description Only transcripts of this channel or show, by its exact name. */
+            channel?: string;
+        };
+        /** @description A moment of a transcript where the search matched. */
+        LibrarySnippet: {
+            /**
+             * Format: double
+             * @description Start time, in seconds, of the segment where the match begins.
+             */
+            start: number;
+            /** @description A link that opens the source at `start`: `&t=<seconds>s` on a YouTube watch URL, a media fragment `#t=<seconds>` otherwise; `null` when the source has no URL. */
+            url: string | null;
+            /** @description The words around the match, as HTML: the transcript's text escaped, each matched word wrapped in `<mark>` and `</mark>`. */
+            highlight: string;
+        };
         /** @description One row of a list: a video, or for searches of other types a channel or a playlist. */
         ListRow: components["schemas"]["VideoRow"] | components["schemas"]["ChannelRow"] | components["schemas"]["PlaylistRow"];
         /**
@@ -2987,6 +3171,264 @@ export interface operations {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
                     "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listLibrary: {
+        parameters: {
+            query?: {
+                /** @description Entries per page, 1 to 100. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["schemas"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful answer of an endpoint that counts against an allowance. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibraryPageEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    searchLibrary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LibrarySearchRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful answer of an endpoint that counts against an allowance. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibrarySearchPageEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than 1 MiB: `invalid_request`, answered with HTTP 413. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {

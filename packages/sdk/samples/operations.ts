@@ -87,6 +87,15 @@ export const operationSamples = {
     for await (const event of verbatim.monitors.allEvents(monitorId)) types.push(event.type);
     return types;
   },
+  listLibrary: async (verbatim) => {
+    const titles = [];
+    for await (const entry of verbatim.library.list({ limit: 100 })) titles.push(entry.title);
+    return titles;
+  },
+  searchLibrary: async (verbatim) => {
+    const [hit] = await verbatim.library.search({ query: '"ask not" country' }).toArray(1);
+    return hit?.snippets.map((snippet) => `${snippet.url}: ${snippet.highlight}`);
+  },
 } satisfies Record<ClientOperationId, Sample>;
 
 /** The sample of every webhook: verify the delivery, then branch on its type. */

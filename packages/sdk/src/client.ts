@@ -3,6 +3,7 @@ import createFetchClient, { type Client } from "openapi-fetch";
 import packageJson from "../package.json" with { type: "json" };
 import { VerbatimError } from "./api-error.ts";
 import { versionedBaseUrl } from "./bare-client.ts";
+import { Library } from "./resources/library.ts";
 import { Monitors } from "./resources/monitors.ts";
 import { Transcripts } from "./resources/transcripts.ts";
 import { type Result, unwrap } from "./result.ts";
@@ -50,6 +51,8 @@ export class Verbatim {
   readonly transcripts: Transcripts;
   /** Monitors of YouTube channels and their events. */
   readonly monitors: Monitors;
+  /** The transcripts the account has fetched: listed, and searched in full text. */
+  readonly library: Library;
   /**
    * The typed openapi-fetch client under the SDK, for anyone who wants `{ data, error, response }`
    * as openapi-fetch answers it. It sends the SDK's headers, retries and idempotency keys.
@@ -79,6 +82,7 @@ export class Verbatim {
     this.raw = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: fetchForCall(this.settings) });
     this.transcripts = new Transcripts(this);
     this.monitors = new Monitors(this);
+    this.library = new Library(this);
   }
 
   /** The fetch of one call: the client's settings with the call's options. */

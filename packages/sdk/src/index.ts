@@ -32,6 +32,15 @@ export { type SuccessBody, sdkVersion, Verbatim, type VerbatimOptions } from "./
 export { type Segment, toSrt, toText, toVtt } from "./formats.ts";
 export { type PageResult, Paginator } from "./pagination.ts";
 export type {
+  Library,
+  LibraryEntry,
+  LibraryHit,
+  LibraryPageResult,
+  LibraryQuery,
+  LibrarySearchPageResult,
+  LibrarySearchRequest,
+} from "./resources/library.ts";
+export type {
   MonitorCreate,
   MonitorEvent,
   MonitorEventPageResult,

@@ -1,6 +1,6 @@
 import type { Platform } from "../platform.ts";
 import type { PlanName } from "../services/plans.ts";
-import { recentWebhookDeliveries } from "../services/webhooks.ts";
+import { WebhookLog } from "../services/webhook-log.ts";
 
 /** An operator command: what `verbatim <command>` asks, directly or through the running service. */
 export type AdminCommand =
@@ -15,7 +15,8 @@ export type AdminCommand =
   | { name: "keys.revoke"; keyId: string }
   | { name: "keys.rotate"; keyId: string; graceSeconds: number }
   | { name: "keys.set-limit"; keyId: string; requestsPerMinute: number | null }
-  | { name: "webhooks.list"; accountId: string; limit: number };
+  | { name: "webhooks.list"; accountId: string; limit: number }
+  | { name: "dashboard.link"; accountId: string; baseUrl: string };
 
 /** Runs an operator command against the platform and answers its result as plain data. */
 export async function runAdminCommand(platform: Platform, command: AdminCommand): Promise<unknown> {
@@ -54,7 +55,19 @@ export async function runAdminCommand(platform: Platform, command: AdminCommand)
       return accounts.rotateKey(command.keyId, command.graceSeconds);
     case "keys.set-limit":
       return accounts.setKeyLimit(command.keyId, command.requestsPerMinute);
-    case "webhooks.list":
-      return recentWebhookDeliveries(platform.store, command.accountId, command.limit);
+    case "webhooks.list": {
+      await accounts.show(command.accountId);
+      const log = new WebhookLog(platform.store, () => new Date());
+      return (await log.list(command.accountId, { limit: command.limit })).deliveries;
+    }
+    case "dashboard.link": {
+      await accounts.show(command.accountId);
+      const { token, expiresAt } = await platform.dashboard.createSignInLink(command.accountId);
+      return {
+        account_id: command.accountId,
+        link: `${command.baseUrl}/dashboard/sign-in#token=${token}`,
+        expires_at: expiresAt.toISOString(),
+      };
+    }
   }
 }

@@ -32,7 +32,7 @@ export function operatorProgram(
 ): Command {
   // Subcommands copy these settings when they are added, so they come first.
   const program = new Command("verbatim")
-    .description("Operate a Verbatim service: accounts, credits, API keys and webhooks.")
+    .description("Operate a Verbatim service: accounts, credits, API keys, webhooks and dashboard sign-in links.")
     .exitOverride()
     .configureOutput({ writeOut: output.out, writeErr: output.err })
     .showHelpAfterError();
@@ -159,7 +159,35 @@ export function operatorProgram(
       run({ name: "webhooks.list", accountId, limit: options.limit })(undefined, options),
     );
 
+  program
+    .command("dashboard")
+    .description("the account dashboard")
+    .command("link <account-id>")
+    .description("print a one-time sign-in link to the account's dashboard, valid for 15 minutes")
+    .option(
+      "--base-url <url>",
+      "where the dashboard is reached (default: VERBATIM_PUBLIC_URL, else this machine's PORT)",
+      baseUrlArgument,
+      defaultBaseUrl(),
+    )
+    .addOption(json())
+    .action((accountId: string, options: { baseUrl: string; json?: boolean }) =>
+      run({ name: "dashboard.link", accountId, baseUrl: options.baseUrl })(undefined, options),
+    );
+
   return program;
+}
+
+/** The service's address as this machine's environment gives it. */
+function defaultBaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return (env.VERBATIM_PUBLIC_URL || `http://127.0.0.1:${env.PORT || 8080}`).replace(/\/+$/, "");
+}
+
+function baseUrlArgument(value: string): string {
+  if (!/^https?:\/\/[^/\s]+/.test(value) || !URL.canParse(value)) {
+    throw new InvalidArgumentError("must be an http(s) address such as https://verbatim.example.com.");
+  }
+  return value.replace(/\/+$/, "");
 }
 
 function planArgument(value: string): PlanName {

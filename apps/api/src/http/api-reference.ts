@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { apiReference as scalarReference } from "@scalar/express-api-reference";
 import { openApiV2Path } from "@verbatim/contract";
-import codeSamples from "@verbatim/sdk/code-samples.json" with { type: "json" };
+import nodeSamples from "@verbatim/sdk/code-samples.json" with { type: "json" };
+import pythonSamples from "@verbatim/sdk-python/code-samples.json" with { type: "json" };
 import { Router } from "express";
 import { parse, stringify } from "yaml";
 import type { AppDeps } from "../deps.ts";
@@ -115,13 +116,17 @@ function buildServedDocument(): ServedDocument {
   };
 }
 
-/** Puts the SDK's generated samples on each operation as `x-codeSamples`, the extension Scalar and Redoc read. */
+/** Puts the SDKs' generated samples on each operation as `x-codeSamples`, the extension Scalar and Redoc read: Node's, then Python's. */
 function addCodeSamples(pathItems: Record<string, PathItem> | undefined): void {
-  const samples: Record<string, CodeSample[] | undefined> = codeSamples.operations;
+  const sdkSamples: Array<Record<string, CodeSample[] | undefined>> = [
+    nodeSamples.operations,
+    pythonSamples.operations,
+  ];
   for (const pathItem of Object.values(pathItems ?? {})) {
     for (const [method, operation] of Object.entries(pathItem)) {
-      const operationSamples = httpMethods.has(method) && operation.operationId && samples[operation.operationId];
-      if (operationSamples) operation["x-codeSamples"] = operationSamples;
+      if (!httpMethods.has(method) || !operation.operationId) continue;
+      const operationSamples = sdkSamples.flatMap((samples) => samples[operation.operationId as string] ?? []);
+      if (operationSamples.length > 0) operation["x-codeSamples"] = operationSamples;
     }
   }
 }

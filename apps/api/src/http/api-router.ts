@@ -1,29 +1,34 @@
-import type { OperationId } from "@verbatim/contract";
 import express, { type ErrorRequestHandler, type RequestHandler, Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import type { Allowance } from "../services/authenticator.ts";
 import { authenticate } from "./auth.ts";
 import { idempotent } from "./idempotency.ts";
 import type { Operation } from "./operations.ts";
 import { type LiveRoute, recordSentBodyFields } from "./route.ts";
-import { allowanceOf, pendingOperations, publicOperations } from "./routes/index.ts";
 
 /** The most a request body may hold. */
 const maxBodyBytes = 1024 * 1024;
 
-/** One version of the API: its document, and what it adds around the shared routes. */
-export interface ApiVersion {
-  /** Where the version is mounted: `/api/v2`. */
+/** One API (a version of the public API, or the dashboard's): its document, and what it adds around its routes. */
+export interface ApiVersion<Id extends string> {
+  /** Where the API is mounted: `/api/v2`. */
   basePath: string;
-  /** The version's OpenAPI document, which validates every request. */
+  /** The API's OpenAPI document, which validates every request. */
   documentPath: string;
   /** The operations of that document. */
-  operations: readonly Operation[];
+  operations: readonly Operation<Id>[];
+  /** Operations anyone may call: no key, no allowance. */
+  publicOperations: ReadonlySet<Id>;
+  /** Which allowance an authenticated operation counts against. */
+  allowanceOf(operationId: Id): Allowance;
+  /** Operations of the document that are not live on a server without some configuration, and what brings them. */
+  pendingWork?: Partial<Record<Id, string>>;
   /** Runs first on every request of the version, whatever its path. */
   onEveryRequest?: RequestHandler;
   /** Runs after idempotency and before the route's own guards: where a version reshapes the route's answer. */
-  aroundRoute?: (operationId: OperationId) => RequestHandler;
+  aroundRoute?: (operationId: Id) => RequestHandler;
   /** Writes the version's failures; without one they reach the application's handler. */
   errorHandler?: ErrorRequestHandler;
 }
@@ -33,7 +38,11 @@ export interface ApiVersion {
  * authentication, allowances, idempotency, slots and charging; each validates requests
  * against its own document.
  */
-export function apiRouter(deps: AppDeps, version: ApiVersion, routes: readonly LiveRoute[]): Router {
+export function apiRouter<Id extends string>(
+  deps: AppDeps,
+  version: ApiVersion<Id>,
+  routes: readonly LiveRoute<Id>[],
+): Router {
   const router = Router();
   if (version.onEveryRequest) router.use(version.onEveryRequest);
   // HEAD is GET without the body (RFC 9110 9.3.2); the contract names only GET, so HEAD runs as
@@ -46,9 +55,9 @@ export function apiRouter(deps: AppDeps, version: ApiVersion, routes: readonly L
   // Only operations that take a body parse one, so nothing is parsed for an unknown path, a GET, or a stranger.
   const parseJson = express.json({ limit: maxBodyBytes });
   for (const operation of version.operations) {
-    const guards = publicOperations.has(operation.operationId)
+    const guards = version.publicOperations.has(operation.operationId)
       ? []
-      : [authenticate(deps, allowanceOf(operation.operationId))];
+      : [authenticate(deps, version.allowanceOf(operation.operationId))];
     const takesBody = operation.method === "post" || operation.method === "patch" || operation.method === "put";
     if (guards.length > 0 || takesBody) {
       router[operation.method](operation.expressPath, ...guards, ...(takesBody ? [parseJson] : []));
@@ -74,13 +83,13 @@ export function apiRouter(deps: AppDeps, version: ApiVersion, routes: readonly L
     const handler =
       route?.handler ??
       (() => {
-        const pendingWork = pendingOperations[operation.operationId];
+        const pendingWork = version.pendingWork?.[operation.operationId];
         throw new ApiError(
           "not_found",
           `${operation.method.toUpperCase()} ${version.basePath}${operation.path} is part of the contract but not live on this server yet (it comes with ${pendingWork ?? "later work"}).`,
         );
       });
-    const isPublic = publicOperations.has(operation.operationId);
+    const isPublic = version.publicOperations.has(operation.operationId);
     const idempotency = !isPublic && operation.idempotent ? [idempotent(deps)] : [];
     const around = version.aroundRoute ? [version.aroundRoute(operation.operationId)] : [];
     const routeGuards = isPublic ? [] : (route?.guards ?? []);

@@ -1,8 +1,16 @@
+import { parse as parseCookies } from "cookie";
 import type { Request, RequestHandler, Response } from "express";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { apiKeyPattern, hashApiKey } from "../services/api-keys.ts";
 import type { Allowance, AllowanceState, Authentication } from "../services/authenticator.ts";
+import { sessionSecretPattern } from "../services/dashboard-sessions.ts";
+
+/** The cookie that carries a dashboard session. */
+export const sessionCookieName = "verbatim_session";
+
+/** Methods that change nothing, which a dashboard session may send without its CSRF token. */
+const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Seconds a client should wait when admission is closed. */
 const admissionRetryAfterSeconds = 5;
@@ -14,35 +22,71 @@ export function authOf(res: Response): Authentication {
   return auth;
 }
 
+/** The dashboard session that authenticated the request, if one did (not an API key). */
+export function dashboardSessionOf(res: Response): string | undefined {
+  return res.locals.dashboardSession as string | undefined;
+}
+
 /**
- * Requires a valid API key and counts the request against its allowance. A missing,
- * malformed, unknown or revoked key gets the same 401; an exhausted allowance a 429 with
- * `Retry-After`; an unreachable store a 503 `overloaded` before any work.
+ * Requires a valid API key, or a dashboard session's cookie, and counts the request against its
+ * allowance: both are rows of `api_keys` and share the account's allowance (spec 8.1). A
+ * missing, malformed, unknown or revoked credential gets the same 401; an exhausted allowance a
+ * 429 with `Retry-After`; an unreachable store a 503 `overloaded` before any work. A session's
+ * state change must carry its CSRF token.
  */
 export function authenticate(deps: AppDeps, allowance: Allowance): RequestHandler {
   return async (req, res, next) => {
-    const key = bearerKeyOf(req);
-    if (!key) throw unauthorized();
-    const now = deps.now();
-    let auth: Authentication | null;
-    try {
-      auth = await deps.platform.authenticator.authenticate(hashApiKey(key), allowance, now);
-    } catch (cause) {
-      throw storeUnreachable(cause);
-    }
-    if (!auth) throw unauthorized();
-    setRateLimitHeaders(res, auth.allowance);
-    if (!auth.admitted) {
-      const retryAfter = Math.max(1, Math.ceil((auth.allowance.resetAt.getTime() - now.getTime()) / 1000));
-      throw new ApiError(
-        "rate_limited",
-        `The ${allowance === "poll" ? "polling" : "request"} allowance of ${auth.allowance.limit} per minute is used up. Retry after ${retryAfter} seconds.`,
-        { retryAfterSeconds: retryAfter },
-      );
+    const credential = credentialOf(req);
+    if (!credential) throw unauthorized();
+    const auth = await admit(deps, res, credential.secret, allowance);
+    if (credential.kind === "session") {
+      await requireCsrfToken(deps, req, auth.keyId);
+      res.locals.dashboardSession = auth.keyId;
     }
     res.locals.auth = auth;
     next();
   };
+}
+
+/**
+ * Counts a request of a key or session secret against its allowance, and sets the
+ * `X-RateLimit-*` headers: 401 for an unknown or revoked one, 429 with `Retry-After` when the
+ * allowance is used up, 503 `overloaded` when the store cannot be reached.
+ */
+export async function admit(
+  deps: AppDeps,
+  res: Response,
+  secret: string,
+  allowance: Allowance,
+): Promise<Authentication> {
+  const now = deps.now();
+  let auth: Authentication | null;
+  try {
+    auth = await deps.platform.authenticator.authenticate(hashApiKey(secret), allowance, now);
+  } catch (cause) {
+    throw storeUnreachable(cause);
+  }
+  if (!auth) throw unauthorized();
+  setRateLimitHeaders(res, auth.allowance);
+  if (!auth.admitted) {
+    const retryAfter = Math.max(1, Math.ceil((auth.allowance.resetAt.getTime() - now.getTime()) / 1000));
+    throw new ApiError(
+      "rate_limited",
+      `The ${allowance === "poll" ? "polling" : "request"} allowance of ${auth.allowance.limit} per minute is used up. Retry after ${retryAfter} seconds.`,
+      { retryAfterSeconds: retryAfter },
+    );
+  }
+  return auth;
+}
+
+/** A dashboard session's state change must send the session's CSRF token as `X-CSRF-Token`. */
+async function requireCsrfToken(deps: AppDeps, req: Request, sessionId: string): Promise<void> {
+  if (safeMethods.has(req.method)) return;
+  const token = req.get("x-csrf-token");
+  if (token && (await deps.platform.dashboard.verifyCsrfToken(sessionId, token))) return;
+  throw new ApiError("invalid_request", "A change made with a dashboard session needs the session's X-CSRF-Token.", {
+    extra: { issues: [{ path: "/headers/x-csrf-token", message: "must be the session's csrf_token" }] },
+  });
 }
 
 /**
@@ -64,6 +108,19 @@ export function requireApiKey(deps: AppDeps): RequestHandler {
     res.locals.apiKey = key;
     next();
   };
+}
+
+/**
+ * What authenticates the request: `Authorization: Bearer <key>`, or without that header the
+ * dashboard session's cookie. A malformed one of either is none.
+ */
+function credentialOf(req: Request): { secret: string; kind: "key" | "session" } | undefined {
+  if (req.get("authorization") !== undefined) {
+    const key = bearerKeyOf(req);
+    return key ? { secret: key, kind: "key" } : undefined;
+  }
+  const session = parseCookies(req.get("cookie") ?? "")[sessionCookieName];
+  return session && sessionSecretPattern.test(session) ? { secret: session, kind: "session" } : undefined;
 }
 
 /** The API key of `Authorization: Bearer <key>`, when the header holds a well-formed one. */

@@ -1,10 +1,16 @@
 import { readFileSync } from "node:fs";
-import { type OperationId, openApiV1Path, openApiV2Path } from "@verbatim/contract";
+import {
+  type DashboardOperationId,
+  type OperationId,
+  openApiDashboardPath,
+  openApiV1Path,
+  openApiV2Path,
+} from "@verbatim/contract";
 import { parse } from "yaml";
 
 /** An operation of an OpenAPI document, with the Express path it is mounted on. */
-export interface Operation {
-  operationId: OperationId;
+export interface Operation<Id extends string = OperationId> {
+  operationId: Id;
   method: "get" | "post" | "patch" | "delete" | "put";
   /** The path as the document writes it, relative to the version's base (`/api/v2`): `/transcripts/jobs/{jobId}`. */
   path: string;
@@ -22,12 +28,12 @@ interface Document {
 }
 
 interface DocumentOperation {
-  operationId: OperationId;
+  operationId: string;
   parameters?: Array<{ $ref?: string; name?: string; in?: string }>;
 }
 
 /** Every operation of an OpenAPI document. */
-function operationsOf(documentPath: string): readonly Operation[] {
+function operationsOf<Id extends string>(documentPath: string): readonly Operation<Id>[] {
   const document = parse(readFileSync(documentPath, "utf8")) as Document;
   const resolveParameter = (parameter: { $ref?: string; name?: string }): { name?: string } =>
     parameter.$ref ? (document.components.parameters?.[parameter.$ref.split("/").at(-1) ?? ""] ?? {}) : parameter;
@@ -37,7 +43,7 @@ function operationsOf(documentPath: string): readonly Operation[] {
       if (!operation) return [];
       return [
         {
-          operationId: operation.operationId,
+          operationId: operation.operationId as Id,
           method,
           path,
           expressPath: path.replace(/\{(\w+)\}/g, ":$1"),
@@ -51,7 +57,11 @@ function operationsOf(documentPath: string): readonly Operation[] {
 }
 
 /** Every operation of the v2 document. */
-export const v2Operations: readonly Operation[] = operationsOf(openApiV2Path);
+export const v2Operations: readonly Operation[] = operationsOf<OperationId>(openApiV2Path);
 
 /** Every operation of the v1 document: each is also a v2 operation, served by the same route. */
-export const v1Operations: readonly Operation[] = operationsOf(openApiV1Path);
+export const v1Operations: readonly Operation[] = operationsOf<OperationId>(openApiV1Path);
+
+/** Every operation of the dashboard's document. */
+export const dashboardOperations: readonly Operation<DashboardOperationId>[] =
+  operationsOf<DashboardOperationId>(openApiDashboardPath);

@@ -2,8 +2,8 @@ import type { OperationId, ResponseBody } from "@verbatim/contract";
 import type { Request, RequestHandler, Response } from "express";
 
 /** A live operation: its id in the contract and the handler that serves it. */
-export interface LiveRoute {
-  operationId: OperationId;
+export interface LiveRoute<Id extends string = OperationId> {
+  operationId: Id;
   handler: RequestHandler;
   /** Middleware the operation needs after authentication and idempotency (an extraction slot). */
   guards?: RequestHandler[];

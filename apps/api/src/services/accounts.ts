@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Store } from "../store/database.ts";
@@ -27,6 +27,7 @@ export interface ApiKeyView {
   requests_per_minute: number | null;
   created_at: string;
   revoked_at: string | null;
+  last_used_at: string | null;
   state: "active" | "revoking" | "revoked";
 }
 
@@ -157,27 +158,33 @@ export class Accounts {
     const rows = await this.store.db
       .select()
       .from(apiKeys)
-      .where(eq(apiKeys.accountId, accountId))
+      .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "api")))
       .orderBy(desc(apiKeys.createdAt));
     return rows.map((row) => this.keyView(row));
   }
 
-  /** Revokes a key from the next request on. */
-  async revokeKey(keyId: string): Promise<ApiKeyView> {
+  /** Revokes a key from the next request on. With `accountId`, only a key of that account. */
+  async revokeKey(keyId: string, accountId?: string): Promise<ApiKeyView> {
+    await this.key(keyId, accountId);
     return this.setRevokedAt(keyId, this.now());
   }
 
   /** Issues a new key for the same account and revokes the old one, after a grace period if given. */
-  async rotateKey(keyId: string, graceSeconds = 0): Promise<{ issued: IssuedKey; revoked: ApiKeyView }> {
-    const old = await this.key(keyId);
+  async rotateKey(
+    keyId: string,
+    graceSeconds = 0,
+    accountId?: string,
+  ): Promise<{ issued: IssuedKey; revoked: ApiKeyView }> {
+    const old = await this.key(keyId, accountId);
     if (old.revokedAt && old.revokedAt <= this.now()) throw new ApiError("not_found", `Key ${keyId} is revoked.`);
     const issued = await this.createKey(old.accountId, old.requestsPerMinute);
     const revoked = await this.setRevokedAt(keyId, new Date(this.now().getTime() + graceSeconds * 1000));
     return { issued, revoked };
   }
 
-  /** Sets a requests-per-minute limit on a key, or clears it with `null`. */
-  async setKeyLimit(keyId: string, requestsPerMinute: number | null): Promise<ApiKeyView> {
+  /** Sets a requests-per-minute limit on a key, or clears it with `null`. With `accountId`, only a key of that account. */
+  async setKeyLimit(keyId: string, requestsPerMinute: number | null, accountId?: string): Promise<ApiKeyView> {
+    await this.key(keyId, accountId);
     const [row] = await this.store.db
       .update(apiKeys)
       .set({ requestsPerMinute })
@@ -187,9 +194,15 @@ export class Accounts {
     return this.keyView(row);
   }
 
-  private async key(keyId: string): Promise<typeof apiKeys.$inferSelect> {
-    const [row] = await this.store.db.select().from(apiKeys).where(eq(apiKeys.id, keyId));
-    if (!row) throw new ApiError("not_found", `No key ${keyId}.`);
+  /** An API key (not a dashboard session), of `accountId` when given: another account's key is as unknown as a missing one. */
+  private async key(keyId: string, accountId?: string): Promise<typeof apiKeys.$inferSelect> {
+    const [row] = await this.store.db
+      .select()
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, keyId), eq(apiKeys.kind, "api")));
+    if (!row || (accountId !== undefined && row.accountId !== accountId)) {
+      throw new ApiError("not_found", `No key ${keyId}.`);
+    }
     return row;
   }
 
@@ -214,6 +227,7 @@ export class Accounts {
       requests_per_minute: row.requestsPerMinute,
       created_at: row.createdAt.toISOString(),
       revoked_at: row.revokedAt?.toISOString() ?? null,
+      last_used_at: row.lastUsedAt?.toISOString() ?? null,
       state: row.revokedAt === null ? "active" : row.revokedAt > now ? "revoking" : "revoked",
     };
   }

@@ -14,7 +14,7 @@ export function generateApiKey(): string {
   return keyPrefix + secret;
 }
 
-/** The stored form of a key: hex SHA-256. */
+/** The stored form of a key (and of a dashboard session's secret or a sign-in link's token): hex SHA-256. */
 export function hashApiKey(key: string): string {
   return createHash("sha256").update(key).digest("hex");
 }

@@ -648,14 +648,10 @@ export function createAudioTranscripts(
   const transcripts = new AudioTranscriptStore(platform.store);
   return new AudioTranscripts({
     credits: platform.credits,
-    jobs: new TranscriptJobs(
-      platform.store,
-      platform.credits,
-      transcripts,
-      options.now,
-      audio.webhooks,
-      audio.jobFollowers,
-    ),
+    jobs: new TranscriptJobs(platform.store, platform.credits, transcripts, options.now, audio.webhooks, [
+      platform.library,
+      ...(audio.jobFollowers ?? []),
+    ]),
     transcripts,
     sources: audio.sources,
     ...(audio.youtube === undefined ? {} : { youtube: audio.youtube }),

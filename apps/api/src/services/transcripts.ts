@@ -1,9 +1,11 @@
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
 import { type AudioRequest, type AudioTranscripts, createAudioTranscripts } from "./audio-transcripts.ts";
 import type { Credits } from "./credits.ts";
+import type { TranscriptLibrary } from "./library.ts";
 import { pricing } from "./pricing.ts";
 import {
   isCaptionless,
@@ -26,6 +28,10 @@ export type TranscriptOutcome =
 
 export interface TranscriptsOptions {
   credits: Credits;
+  /** Where each transcript delivered to an account is recorded; jobs record theirs when they complete. */
+  library: TranscriptLibrary;
+  /** Told when recording in the library fails: the transcript was delivered and charged all the same. */
+  logger: Logger;
   /** YouTube captions; without them, YouTube inputs are refused. */
   youtube?: VideoTranscripts;
   /** Podcasts, feeds, media and speech recognition; without them, only YouTube captions are served. */
@@ -36,12 +42,26 @@ export interface TranscriptsOptions {
  * Fetches the transcript of one input for one account: YouTube captions (from the store when
  * fetched before), a publisher's transcript, or speech recognition inline or as a job. Every
  * caller (the video endpoint, batch rows, monitors) goes through here, so the same input gets
- * the same errors and the same charges wherever it is asked.
+ * the same errors and the same charges wherever it is asked, and every transcript delivered
+ * lands in the account's library (a job's lands there when it completes).
  */
 export class Transcripts {
   constructor(private readonly options: TranscriptsOptions) {}
 
   async fetch(query: TranscriptQuery): Promise<TranscriptOutcome> {
+    const outcome = await this.deliver(query);
+    if (outcome.kind === "transcript") {
+      await this.options.library.record(query.accountId, outcome.transcript).catch((error: unknown) => {
+        this.options.logger.error(
+          { err: error, videoId: outcome.transcript.video_id, requestId: query.requestId },
+          "recording a delivered transcript in the library failed",
+        );
+      });
+    }
+    return outcome;
+  }
+
+  private async deliver(query: TranscriptQuery): Promise<TranscriptOutcome> {
     const reference = parseVideoReference(query.video);
     if (reference.kind === "youtube-without-video") {
       throw new ApiError("invalid_input", `"${query.video}" is a YouTube address but names no video.`);
@@ -110,6 +130,8 @@ export function createTranscripts(
   const { platform } = deps;
   return new Transcripts({
     credits: platform.credits,
+    library: platform.library,
+    logger: deps.logger,
     ...(deps.youtube
       ? { youtube: new VideoTranscripts(platform.store, deps.youtube.captions, platform.credits, deps.now) }
       : {}),

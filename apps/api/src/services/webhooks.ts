@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { and, desc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { createPublicFetch } from "../adapters/net/public-fetch.ts";
 import { ApiError } from "../errors.ts";
@@ -48,25 +48,6 @@ export interface WebhooksOptions {
   breakerThreshold?: number;
   /** How long a host that kept failing is left alone before one attempt tries it again. Default 60 s. */
   breakerCooldownMs?: number;
-}
-
-/** One delivery of the operator's list, with its last attempt. */
-export interface WebhookDeliveryView {
-  id: string;
-  event_type: string;
-  url: string;
-  status: "pending" | "delivered" | "failed";
-  attempts: number;
-  created_at: string;
-  next_attempt_at: string | null;
-  delivered_at: string | null;
-  last_attempt: {
-    attempt: number;
-    attempted_at: string;
-    response_status: number | null;
-    error: string | null;
-    duration_ms: number;
-  } | null;
 }
 
 type Claimed = Pick<
@@ -478,54 +459,6 @@ export function createWebhooks(store: Store, options: WebhooksOptions): Webhooks
 }
 
 /** An account's most recent deliveries, newest first, each with its last attempt: for the operator. */
-export async function recentWebhookDeliveries(
-  store: Store,
-  accountId: string,
-  limit: number,
-): Promise<WebhookDeliveryView[]> {
-  const [account] = await store.db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
-  if (!account) throw new ApiError("not_found", `No account ${accountId}.`);
-  const deliveries = await store.db
-    .select()
-    .from(webhookDeliveries)
-    .where(eq(webhookDeliveries.accountId, accountId))
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-    .limit(limit);
-  if (deliveries.length === 0) return [];
-  const attempts = await store.db
-    .selectDistinctOn([webhookAttempts.deliveryId])
-    .from(webhookAttempts)
-    .where(
-      inArray(
-        webhookAttempts.deliveryId,
-        deliveries.map((delivery) => delivery.id),
-      ),
-    )
-    .orderBy(webhookAttempts.deliveryId, desc(webhookAttempts.attempt), desc(webhookAttempts.id));
-  const lastAttempts = new Map(attempts.map((attempt) => [attempt.deliveryId, attempt]));
-  return deliveries.map((delivery) => {
-    const last = lastAttempts.get(delivery.id);
-    return {
-      id: delivery.id,
-      event_type: delivery.eventType,
-      url: delivery.url,
-      status: delivery.status as WebhookDeliveryView["status"],
-      attempts: delivery.attempts,
-      created_at: delivery.createdAt.toISOString(),
-      next_attempt_at: delivery.nextAttemptAt?.toISOString() ?? null,
-      delivered_at: delivery.deliveredAt?.toISOString() ?? null,
-      last_attempt: last
-        ? {
-            attempt: last.attempt,
-            attempted_at: last.attemptedAt.toISOString(),
-            response_status: last.responseStatus,
-            error: last.error,
-            duration_ms: last.durationMs,
-          }
-        : null,
-    };
-  });
-}
 
 function redirectTarget(response: Response): string {
   const location = response.headers.get("location");

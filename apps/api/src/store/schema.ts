@@ -4,6 +4,7 @@ import {
   bigserial,
   boolean,
   check,
+  customType,
   doublePrecision,
   index,
   integer,
@@ -66,9 +67,34 @@ export const apiKeys = pgTable(
     createdAt: createdAt(),
     /** From this moment the key is refused; set in the future for a rotation's grace period. */
     revokedAt: timestamp("revoked_at", { withTimezone: true }),
+    /**
+     * `api` for an API key; `session` for a dashboard session, which authenticates and counts
+     * against the allowance like a key, from a cookie, and ends at `revoked_at`.
+     */
+    kind: text("kind", { enum: ["api", "session"] })
+      .notNull()
+      .default("api"),
+    /** When the key last authenticated a request, to the minute. */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
   },
-  (table) => [index("api_keys_account_idx").on(table.accountId)],
+  (table) => [
+    index("api_keys_account_idx").on(table.accountId),
+    check("api_keys_kind", sql`${table.kind} in ('api', 'session')`),
+  ],
 );
+
+/** One-time dashboard sign-in links, printed by the operator CLI; only their hash is stored. */
+export const dashboardSignInLinks = pgTable("dashboard_sign_in_links", {
+  /** Hex SHA-256 of the link's token. */
+  tokenHash: text("token_hash").primaryKey(),
+  accountId: text("account_id")
+    .notNull()
+    .references(() => accounts.id),
+  expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+  /** Set when the link signs in; a used link never signs in again. */
+  usedAt: timestamp("used_at", { withTimezone: true }),
+  createdAt: createdAt(),
+});
 
 /** Append-only: every change of a balance, with the balance after it. */
 export const creditLedger = pgTable(
@@ -418,5 +444,75 @@ export const monitorTranscriptTasks = pgTable(
     index("monitor_transcript_tasks_pending_idx").on(table.claimedUntil).where(sql`${table.status} = 'pending'`),
     index("monitor_transcript_tasks_job_idx").on(table.jobId),
     check("monitor_transcript_tasks_status", sql`${table.status} in ('pending', 'awaiting_job', 'done')`),
+  ],
+);
+
+/** A `tsvector`: the words of a text as PostgreSQL full-text search indexes them. */
+const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
+
+/**
+ * A transcript an account has received, through any operation: one row per account and video
+ * (`video_key`), whose `fetched_at` a later delivery refreshes. Its words are in `library_passages`.
+ */
+export const libraryEntries = pgTable(
+  "library_entries",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** `<platform>:<video_id>`: the same video through another language or source stays one entry. */
+    videoKey: text("video_key").notNull(),
+    videoId: text("video_id").notNull(),
+    platform: text("platform").notNull(),
+    url: text("url"),
+    title: text("title"),
+    channel: text("channel"),
+    language: text("language"),
+    source: text("source").notNull(),
+    durationSeconds: doublePrecision("duration_seconds"),
+    /** The text search configuration (`english`, `german`, ..., `simple`) its passages were indexed with. */
+    searchConfig: text("search_config").notNull(),
+    /** SHA-256 of the segments: a delivery of the same words refreshes `fetched_at` without indexing them again. */
+    contentHash: text("content_hash").notNull(),
+    fetchedAt: timestamp("fetched_at", { withTimezone: true, precision: 6 }).notNull(),
+  },
+  (table) => [
+    unique("library_entries_video").on(table.accountId, table.videoKey),
+    // DESC NULLS FIRST, the order of `order by ... desc`: an index in another null order is not used for it.
+    index("library_entries_newest_idx").on(
+      table.accountId,
+      table.fetchedAt.desc().nullsFirst(),
+      table.id.desc().nullsFirst(),
+    ),
+    // A search first reads the configurations of the account's entries, skipping from one to the next.
+    index("library_entries_config_idx").on(table.accountId, table.searchConfig),
+  ],
+);
+
+/**
+ * About a minute of a library entry's segments, indexed for full-text search: small enough that
+ * a match names the moment it happened, large enough that a phrase rarely straddles two rows.
+ */
+export const libraryPassages = pgTable(
+  "library_passages",
+  {
+    entryId: bigint("entry_id", { mode: "number" })
+      .notNull()
+      .references(() => libraryEntries.id, { onDelete: "cascade" }),
+    /** Where the passage is in its transcript, from 0. */
+    position: integer("position").notNull(),
+    /** The segments' texts joined by single spaces. */
+    text: text("text").notNull(),
+    /** Start time of each segment, in seconds. */
+    segmentStarts: doublePrecision("segment_starts").array().notNull(),
+    /** Where each segment's text begins in `text`, in characters. */
+    segmentOffsets: integer("segment_offsets").array().notNull(),
+    /** `text` under the entry's search configuration. */
+    words: tsvector("words").notNull(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.entryId, table.position] }),
+    index("library_passages_words_idx").using("gin", table.words),
   ],
 );

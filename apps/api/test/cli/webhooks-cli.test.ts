@@ -8,7 +8,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
-import type { WebhookDeliveryView } from "../../src/services/webhooks.ts";
+import type { WebhookDelivery } from "../../src/services/webhook-log.ts";
 import { createWebhooks } from "../../src/services/webhooks.ts";
 import { openConfiguredStore } from "../../src/store/open.ts";
 import { webhookDeliveries } from "../../src/store/schema.ts";
@@ -91,27 +91,25 @@ describe("verbatim webhooks list", () => {
   });
 
   it(
-    "prints the recent deliveries as JSON, newest first, with status, attempts and the last answer",
+    "prints the recent deliveries as JSON, newest first, with status and each attempt's answer",
     async () => {
       const result = await verbatim(["webhooks", "list", accountId, "--json"]);
       expect(result.code, described(result)).toBe(0);
-      const listed = JSON.parse(result.stdout) as WebhookDeliveryView[];
+      const listed = JSON.parse(result.stdout) as WebhookDelivery[];
       expect(listed, result.stdout).toEqual([
         expect.objectContaining({
           id: failedId,
           event_type: "second",
           url: receiver.url("/broken"),
           status: "failed",
-          attempts: 1,
           delivered_at: null,
-          last_attempt: expect.objectContaining({ attempt: 1, response_status: 500, error: "answered HTTP 500" }),
+          attempts: [expect.objectContaining({ attempt: 1, response_status: 500, error: "answered HTTP 500" })],
         }),
         expect.objectContaining({
           id: deliveredId,
           status: "delivered",
-          attempts: 1,
           delivered_at: expect.any(String),
-          last_attempt: expect.objectContaining({ attempt: 1, response_status: 200, error: null }),
+          attempts: [expect.objectContaining({ attempt: 1, response_status: 200, error: null })],
         }),
       ]);
     },

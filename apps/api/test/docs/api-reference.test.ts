@@ -1,4 +1,5 @@
-import codeSamples from "@verbatim/sdk/code-samples.json" with { type: "json" };
+import nodeSamples from "@verbatim/sdk/code-samples.json" with { type: "json" };
+import pythonSamples from "@verbatim/sdk-python/code-samples.json" with { type: "json" };
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type JsonObject, readVerbatimDocument } from "../support/openapi.ts";
@@ -11,7 +12,8 @@ interface ServedDocument extends JsonObject {
   webhooks: Record<string, Record<string, JsonObject>>;
 }
 
-const samples: Record<string, unknown> = codeSamples.operations;
+const samples: Record<string, unknown[]> = nodeSamples.operations;
+const python: Record<string, unknown[]> = pythonSamples.operations;
 const contract = readVerbatimDocument() as unknown as ServedDocument;
 
 let server: TestServer;
@@ -64,17 +66,21 @@ describe("GET /openapi.json: 200", () => {
     expect((await get("/docs/errors")).response.status).toBe(200);
   });
 
-  it("gives every operation and webhook the SDK's JavaScript sample as x-codeSamples", async () => {
+  it("gives every operation and webhook the Node SDK's JavaScript sample, then the Python SDK's, as x-codeSamples", async () => {
     const document = await servedJson();
     const operations = [...operationsIn(document.paths), ...operationsIn(document.webhooks)];
     expect(operations.length).toBe(Object.keys(samples).length);
+    expect(operations.length).toBe(Object.keys(python).length);
     for (const [name, operation] of operations) {
+      const operationId = operation.operationId as string;
       const codeSamples = operation["x-codeSamples"] as Array<{ lang: string; source: string }> | undefined;
-      expect(codeSamples, name).toEqual(samples[operation.operationId as string]);
+      expect(codeSamples, name).toEqual([...(samples[operationId] ?? []), ...(python[operationId] ?? [])]);
       expect(
-        codeSamples?.some((sample) => sample.lang === "JavaScript" && sample.source.includes("@verbatim/sdk")),
+        codeSamples?.map((sample) => sample.lang),
         name,
-      ).toBe(true);
+      ).toEqual(["JavaScript", "Python"]);
+      expect(codeSamples?.[0]?.source, name).toContain("@verbatim/sdk");
+      expect(codeSamples?.[1]?.source, name).toContain("from verbatim import");
     }
   });
 });

@@ -142,6 +142,31 @@ export function resolveSchema(document: OpenApiDocument, schema: JsonObject): Js
   return current;
 }
 
+/**
+ * The pointer of an operation's JSON response schema for a status, falling back to `NXX` and
+ * `default` as OpenAPI does; `undefined` when the document defines none.
+ */
+export function responseSchemaPointer(
+  document: OpenApiDocument,
+  operation: Pick<DocumentOperation, "path" | "method">,
+  status: number,
+): string | undefined {
+  for (const key of [String(status), `${String(status)[0]}XX`, "default"]) {
+    const found = follow(document, [
+      "paths",
+      operation.path,
+      operation.method,
+      "responses",
+      key,
+      "content",
+      "application/json",
+      "schema",
+    ]);
+    if (found.node !== undefined) return found.pointer;
+  }
+  return undefined;
+}
+
 /** Validates values against the schemas of one OpenAPI 3.1 document with ajv (draft 2020-12). */
 export class DocumentValidator {
   readonly document: OpenApiDocument;

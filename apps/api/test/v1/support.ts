@@ -1,7 +1,13 @@
 import { expect } from "vitest";
 import { v1DeprecationHeaders } from "../../src/http/v1/version.ts";
 import type { Answer } from "../support/http.ts";
-import { DocumentValidator, describeErrors, follow, operationsOf, readJsonDocument } from "../support/openapi.ts";
+import {
+  DocumentValidator,
+  describeErrors,
+  operationsOf,
+  readJsonDocument,
+  responseSchemaPointer,
+} from "../support/openapi.ts";
 
 /** The hosted service's published v1 contract (a copy of the anchor; see fixtures/transcriptfetch/SOURCE.md). */
 export const anchorV1 = new DocumentValidator(
@@ -22,24 +28,10 @@ export const anchorV1Operations = operationsOf(anchorV1.document);
 export function expectAnchorShape(operationId: string, answer: Answer): void {
   const operation = anchorV1Operations.find((candidate) => candidate.operationId === operationId);
   if (!operation) throw new Error(`the anchor has no ${operationId}`);
-  const status = String(answer.status);
-  const pointer = [status, `${status[0]}XX`, "default"]
-    .map((key) =>
-      follow(anchorV1.document, [
-        "paths",
-        operation.path,
-        operation.method,
-        "responses",
-        key,
-        "content",
-        "application/json",
-        "schema",
-      ]),
-    )
-    .find((found) => found.node !== undefined)?.pointer;
+  const pointer = responseSchemaPointer(anchorV1.document, operation, answer.status);
   // A failure status the anchor does not list (413, 500) still answers its one error envelope.
   if (pointer === undefined && answer.status < 400)
-    throw new Error(`the anchor defines no ${status} of ${operationId}`);
+    throw new Error(`the anchor defines no ${answer.status} of ${operationId}`);
   const errors = anchorV1.errors(pointer ?? "/components/schemas/ErrorEnvelope", answer.body);
   expect(errors, `${describeErrors(errors)}\n${answer.text.slice(0, 2000)}`).toEqual([]);
 }

@@ -5,12 +5,8 @@ import { createPublicFetch } from "../../src/adapters/net/public-fetch.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createPlatform, type Platform } from "../../src/platform.ts";
 import type { WebhookEvent } from "../../src/services/webhook-events.ts";
-import {
-  createWebhooks,
-  recentWebhookDeliveries,
-  type Webhooks,
-  type WebhooksOptions,
-} from "../../src/services/webhooks.ts";
+import { WebhookLog } from "../../src/services/webhook-log.ts";
+import { createWebhooks, type Webhooks, type WebhooksOptions } from "../../src/services/webhooks.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { webhookAttempts, webhookDeliveries } from "../../src/store/schema.ts";
 import { createPostgresDatabase, openTestStore } from "../support/store.ts";
@@ -201,8 +197,8 @@ describe("a delivery", () => {
   });
 });
 
-describe("the operator's list", () => {
-  it("shows an account's deliveries newest first, each with its last attempt", async () => {
+describe("the webhook log (the operator's list and the dashboard's)", () => {
+  it("shows an account's deliveries newest first, each with its attempts, and pages by id", async () => {
     const endpoint = await receiver(() => ({ status: endpoint.requests.length === 1 ? 500 : 200 }));
     const webhooks = deliverer({ retryDelaysMs: [50] });
     const owner = (await platform.accounts.create({ plan: "free" })).account.id;
@@ -211,14 +207,23 @@ describe("the operator's list", () => {
     const newer = await webhooks.enqueue({ accountId: owner, url: endpoint.url(), type: "newer", payload: {} });
     await settled(newer);
 
-    const listed = await recentWebhookDeliveries(store, owner, 10);
-    expect(listed).toEqual([
-      expect.objectContaining({ id: newer, event_type: "newer", status: "delivered", attempts: 1 }),
-      expect.objectContaining({ id: older, event_type: "older", status: "delivered", attempts: 2 }),
+    const log = new WebhookLog(store, () => new Date());
+    const listed = await log.list(owner, { limit: 10 });
+    expect(listed.deliveries).toEqual([
+      expect.objectContaining({ id: newer, event_type: "newer", status: "delivered" }),
+      expect.objectContaining({ id: older, event_type: "older", status: "delivered" }),
     ]);
-    expect(listed[1]?.last_attempt).toMatchObject({ attempt: 2, response_status: 200, error: null });
-    expect(await recentWebhookDeliveries(store, owner, 1)).toHaveLength(1);
-    await expect(recentWebhookDeliveries(store, "acct_nope", 1)).rejects.toThrow("No account acct_nope.");
+    expect(listed.nextBefore).toBeNull();
+    expect(listed.deliveries[1]?.attempts).toEqual([
+      expect.objectContaining({ attempt: 1, response_status: 500 }),
+      expect.objectContaining({ attempt: 2, response_status: 200, error: null }),
+    ]);
+    const first = await log.list(owner, { limit: 1 });
+    expect(first.deliveries.map((delivery) => delivery.id)).toEqual([newer]);
+    expect(first.nextBefore).toBe(newer);
+    const second = await log.list(owner, { limit: 1, before: newer });
+    expect(second.deliveries.map((delivery) => delivery.id)).toEqual([older]);
+    expect((await log.list("acct_nope", { limit: 1 })).deliveries).toEqual([]);
   });
 });
 

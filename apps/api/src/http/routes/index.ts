@@ -6,6 +6,7 @@ import { createTranscripts } from "../../services/transcripts.ts";
 import type { LiveRoute } from "../route.ts";
 import { healthCheck } from "./health.ts";
 import { type DependencyProbe, deepHealthCheck } from "./health-deep.ts";
+import { libraryRoutes } from "./library.ts";
 import { me } from "./me.ts";
 import { monitorRoutes } from "./monitors.ts";
 import { getTranscriptJob } from "./transcript-jobs.ts";
@@ -51,6 +52,7 @@ export function liveRoutes(deps: AppDeps): LiveRoute[] {
     ...jobs,
     ...lists,
     ...monitors,
+    ...libraryRoutes(deps),
   ];
 }
 

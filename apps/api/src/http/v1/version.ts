@@ -6,6 +6,7 @@ import type { ApiVersion } from "../api-router.ts";
 import { type ErrorEnvelope, errorHandler } from "../error-handler.ts";
 import { requestIdOf } from "../locals.ts";
 import { v1Operations } from "../operations.ts";
+import { allowanceOf, pendingOperations, publicOperations } from "../routes/index.ts";
 import { aiFallbackOf, reasonOf, v1CodeOf } from "./errors.ts";
 import { v1BodyOf } from "./shapes.ts";
 
@@ -24,11 +25,14 @@ export const v1DeprecationHeaders = {
  * `Idempotency-Key` is the account's across versions, and names one request: the same key on
  * the other version's endpoint is a different request (409 `idempotency_conflict`).
  */
-export function apiV1(deps: AppDeps): ApiVersion {
+export function apiV1(deps: AppDeps): ApiVersion<OperationId> {
   return {
     basePath: "/api/v1",
     documentPath: openApiV1Path,
     operations: v1Operations,
+    publicOperations,
+    allowanceOf,
+    pendingWork: pendingOperations,
     onEveryRequest: (_req, res, next) => {
       res.set(v1DeprecationHeaders);
       next();

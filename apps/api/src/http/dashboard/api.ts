@@ -1,0 +1,281 @@
+import {
+  type DashboardOperationId,
+  type DashboardRequestBody,
+  type DashboardResponseBody,
+  openApiDashboardPath,
+} from "@verbatim/contract";
+import type { Request, RequestHandler, Response } from "express";
+import type { AppDeps } from "../../deps.ts";
+import { ApiError } from "../../errors.ts";
+import type { ApiKeyView } from "../../services/accounts.ts";
+import { usageBlock } from "../../services/credits.ts";
+import { WebhookLog } from "../../services/webhook-log.ts";
+import type { ApiVersion } from "../api-router.ts";
+import { admit, authOf, dashboardSessionOf, sessionCookieName, storeUnreachable } from "../auth.ts";
+import { requestIdOf } from "../locals.ts";
+import { dashboardOperations } from "../operations.ts";
+import { bodyOf, type LiveRoute } from "../route.ts";
+
+type Route = LiveRoute<DashboardOperationId>;
+
+/** The dashboard's API at `/dashboard/api`: only sign-in is public; the rest needs a dashboard session. */
+export function dashboardApi(): ApiVersion<DashboardOperationId> {
+  return {
+    basePath: "/dashboard/api",
+    documentPath: openApiDashboardPath,
+    operations: dashboardOperations,
+    publicOperations: new Set(["signIn"]),
+    allowanceOf: () => "request",
+  };
+}
+
+/** Sends a response body typed by the dashboard's contract. */
+function send<Op extends DashboardOperationId, Status extends number>(
+  res: Response,
+  _operationId: Op,
+  status: Status,
+  body: DashboardResponseBody<Op, Status>,
+): void {
+  res.status(status).json(body);
+}
+
+/** An API key may not manage keys or read secrets: only a signed-in dashboard session may. */
+const requireSession: RequestHandler = (_req, res, next) => {
+  if (!dashboardSessionOf(res)) {
+    throw new ApiError("unauthorized", "This operation needs a dashboard session: sign in at /dashboard.");
+  }
+  next();
+};
+
+/** The envelope around a dashboard answer: nothing is charged, the balance is the one authentication read. */
+function envelope<T>(res: Response, data: T) {
+  const { credits } = authOf(res);
+  return { ok: true as const, request_id: requestIdOf(res), data, usage: usageBlock(0, credits) };
+}
+
+function keyOf(view: ApiKeyView) {
+  return {
+    kind: "api_key" as const,
+    id: view.id,
+    prefix: view.prefix,
+    requests_per_minute: view.requests_per_minute,
+    created_at: view.created_at,
+    last_used_at: view.last_used_at,
+    revoked_at: view.revoked_at,
+  };
+}
+
+/** The session cookie: HttpOnly, SameSite=Strict, for the whole origin (the dashboard calls `/api/v2` too), Secure over https. */
+function setSessionCookie(req: Request, res: Response, secret: string, expires: Date): void {
+  res.cookie(sessionCookieName, secret, { httpOnly: true, sameSite: "strict", secure: req.secure, path: "/", expires });
+}
+
+/** The operations of the dashboard's API. */
+export function dashboardRoutes(deps: AppDeps): Route[] {
+  const { accounts, dashboard } = deps.platform;
+  const webhookLog = new WebhookLog(deps.platform.store, deps.now);
+  const sessionGuards = [requireSession];
+
+  const sessionData = async (res: Response) => {
+    const sessionId = dashboardSessionOf(res) as string;
+    const expiresAt = await dashboard.expiresAt(sessionId);
+    return {
+      kind: "dashboard_session" as const,
+      account_id: authOf(res).accountId,
+      csrf_token: await dashboard.csrfTokenOf(sessionId),
+      expires_at: (expiresAt ?? deps.now()).toISOString(),
+    };
+  };
+
+  return [
+    {
+      operationId: "signIn",
+      handler: async (req, res) => {
+        const body = bodyOf<DashboardRequestBody<"signIn">>(req);
+        if ((body.api_key === undefined) === (body.link_token === undefined)) {
+          throw new ApiError("invalid_request", "Sign in with api_key or with link_token: one of the two.", {
+            extra: { issues: [{ path: "/body", message: "must have exactly one of api_key and link_token" }] },
+          });
+        }
+        let accountId: string | null;
+        try {
+          accountId =
+            body.api_key !== undefined
+              ? await dashboard.accountOfKey(body.api_key)
+              : await dashboard.redeemSignInLink(body.link_token as string);
+        } catch (cause) {
+          throw storeUnreachable(cause);
+        }
+        if (!accountId) {
+          throw new ApiError(
+            "unauthorized",
+            body.api_key !== undefined
+              ? "Unknown or revoked API key."
+              : "The sign-in link is unknown, expired or already used. Ask the operator for a new one.",
+          );
+        }
+        const session = await dashboard.open(accountId);
+        // Signing in is a request of the account like any other (spec 8.1): it counts, through the new session.
+        try {
+          res.locals.auth = await admit(deps, res, session.secret, "request");
+        } catch (refused) {
+          await dashboard.end(session.sessionId);
+          throw refused;
+        }
+        setSessionCookie(req, res, session.secret, session.expiresAt);
+        send(
+          res,
+          "signIn",
+          200,
+          envelope(res, {
+            kind: "dashboard_session",
+            account_id: accountId,
+            csrf_token: await dashboard.csrfTokenOf(session.sessionId),
+            expires_at: session.expiresAt.toISOString(),
+          }),
+        );
+      },
+    },
+    {
+      operationId: "getSession",
+      guards: sessionGuards,
+      handler: async (_req, res) => send(res, "getSession", 200, envelope(res, await sessionData(res))),
+    },
+    {
+      operationId: "signOut",
+      guards: sessionGuards,
+      handler: async (req, res) => {
+        await dashboard.end(dashboardSessionOf(res) as string);
+        res.clearCookie(sessionCookieName, { httpOnly: true, sameSite: "strict", secure: req.secure, path: "/" });
+        res.status(204).end();
+      },
+    },
+    {
+      operationId: "getAccount",
+      guards: sessionGuards,
+      handler: async (_req, res) => {
+        const auth = authOf(res);
+        const account = await accounts.show(auth.accountId);
+        const allowance = auth.requestAllowance;
+        send(
+          res,
+          "getAccount",
+          200,
+          envelope(res, {
+            kind: "dashboard_account",
+            account_id: account.id,
+            name: account.name,
+            plan: account.plan,
+            credits: account.credits,
+            next_refill_at: account.next_refill_at,
+            rate_limit: {
+              limit: allowance.limit,
+              remaining: allowance.remaining,
+              reset: Math.ceil(allowance.resetAt.getTime() / 1000),
+            },
+          }),
+        );
+      },
+    },
+    {
+      operationId: "listKeys",
+      guards: sessionGuards,
+      handler: async (_req, res) => {
+        const keys = await accounts.listKeys(authOf(res).accountId);
+        send(res, "listKeys", 200, envelope(res, { kind: "api_key_list", keys: keys.map(keyOf) }));
+      },
+    },
+    {
+      operationId: "createKey",
+      guards: sessionGuards,
+      handler: async (req, res) => {
+        const body = bodyOf<DashboardRequestBody<"createKey">>(req);
+        const issued = await accounts.createKey(authOf(res).accountId, body.requests_per_minute ?? null);
+        send(res, "createKey", 200, envelope(res, { kind: "issued_api_key", key: issued.key, api_key: keyOf(issued) }));
+      },
+    },
+    {
+      operationId: "updateKey",
+      guards: sessionGuards,
+      handler: async (req, res) => {
+        const body = bodyOf<DashboardRequestBody<"updateKey">>(req);
+        const key = await accounts.setKeyLimit(
+          String(req.params.keyId),
+          body.requests_per_minute,
+          authOf(res).accountId,
+        );
+        send(res, "updateKey", 200, envelope(res, keyOf(key)));
+      },
+    },
+    {
+      operationId: "revokeKey",
+      guards: sessionGuards,
+      handler: async (req, res) => {
+        const key = await accounts.revokeKey(String(req.params.keyId), authOf(res).accountId);
+        send(res, "revokeKey", 200, envelope(res, keyOf(key)));
+      },
+    },
+    {
+      operationId: "rotateKey",
+      guards: sessionGuards,
+      handler: async (req, res) => {
+        const body = bodyOf<DashboardRequestBody<"rotateKey">>(req);
+        const { issued, revoked } = await accounts.rotateKey(
+          String(req.params.keyId),
+          body.grace_seconds ?? 0,
+          authOf(res).accountId,
+        );
+        send(
+          res,
+          "rotateKey",
+          200,
+          envelope(res, { kind: "rotated_api_key", key: issued.key, api_key: keyOf(issued), revoked: keyOf(revoked) }),
+        );
+      },
+    },
+    {
+      operationId: "getWebhookSecret",
+      guards: sessionGuards,
+      handler: async (_req, res) => {
+        const secret = await accounts.webhookSecret(authOf(res).accountId);
+        send(res, "getWebhookSecret", 200, envelope(res, { kind: "webhook_secret", secret }));
+      },
+    },
+    {
+      operationId: "rotateWebhookSecret",
+      guards: sessionGuards,
+      handler: async (_req, res) => {
+        const secret = await accounts.rotateWebhookSecret(authOf(res).accountId);
+        send(res, "rotateWebhookSecret", 200, envelope(res, { kind: "webhook_secret", secret }));
+      },
+    },
+    {
+      operationId: "listWebhookDeliveries",
+      guards: sessionGuards,
+      handler: async (req, res) => {
+        const limit = Number(req.query.limit ?? 20);
+        const before = typeof req.query.before === "string" ? req.query.before : undefined;
+        const page = await webhookLog.list(authOf(res).accountId, {
+          limit,
+          ...(before === undefined ? {} : { before }),
+        });
+        send(
+          res,
+          "listWebhookDeliveries",
+          200,
+          envelope(res, { kind: "webhook_delivery_list", deliveries: page.deliveries, next_before: page.nextBefore }),
+        );
+      },
+    },
+    {
+      operationId: "redeliverWebhook",
+      guards: sessionGuards,
+      handler: async (req, res) => {
+        const deliveryId = String(req.params.deliveryId);
+        const delivery = await webhookLog.redeliver(authOf(res).accountId, deliveryId);
+        if (!delivery) throw new ApiError("not_found", `No webhook delivery ${deliveryId} on this account.`);
+        send(res, "redeliverWebhook", 200, envelope(res, delivery));
+      },
+    },
+  ];
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { linkAt, passagesOf, searchConfigFor } from "./library.ts";
+
+function segments(...timed: Array<[number, string]>) {
+  return timed.map(([start, text]) => ({ start, duration: 2, text }));
+}
+
+describe("searchConfigFor", () => {
+  it("takes the primary subtag of a BCP-47 language, in any case", () => {
+    expect(searchConfigFor("en")).toBe("english");
+    expect(searchConfigFor("pt-BR")).toBe("portuguese");
+    expect(searchConfigFor("DE_at")).toBe("german");
+    expect(searchConfigFor("nb")).toBe("norwegian");
+  });
+
+  it("falls back to simple for a language without a stemmer, or none", () => {
+    expect(searchConfigFor("ja")).toBe("simple");
+    expect(searchConfigFor("zh-Hans")).toBe("simple");
+    expect(searchConfigFor(null)).toBe("simple");
+    expect(searchConfigFor("")).toBe("simple");
+  });
+});
+
+describe("passagesOf", () => {
+  it("keeps each segment's start and its offset in the passage's text", () => {
+    const [passage, ...rest] = passagesOf(segments([0, "Hello  there,"], [2.5, "\tgeneral\nKenobi."]));
+    expect(rest).toEqual([]);
+    expect(passage).toEqual({
+      position: 0,
+      text: "Hello there, general Kenobi.",
+      starts: [0, 2.5],
+      offsets: [0, 13],
+    });
+    expect(passage?.text.slice(passage.offsets[1])).toBe("general Kenobi.");
+  });
+
+  it("starts a new passage once a minute of speech has passed, at a segment's start", () => {
+    const passages = passagesOf(segments([0, "one"], [30, "two"], [59.9, "three"], [60, "four"], [125, "five"]));
+    expect(passages.map((passage) => [passage.position, passage.starts])).toEqual([
+      [0, [0, 30, 59.9]],
+      [1, [60]],
+      [2, [125]],
+    ]);
+  });
+
+  it("starts a new passage once the text is long, however short the time", () => {
+    const word = "x".repeat(500);
+    const passages = passagesOf(segments([0, word], [1, word], [2, word], [3, word]));
+    expect(passages.map((passage) => passage.starts)).toEqual([[0, 1, 2], [3]]);
+  });
+
+  it("drops empty segments and makes control characters, ts_headline's markers among them, spaces", () => {
+    const [passage] = passagesOf(segments([0, "  "], [1, "a\u0002b\u0003c\u0000d"], [2, ""]));
+    expect(passage).toEqual({ position: 0, text: "a b c d", starts: [1], offsets: [0] });
+  });
+});
+
+describe("linkAt", () => {
+  it("sets YouTube's t parameter in whole seconds, replacing one already there", () => {
+    expect(linkAt("https://www.youtube.com/watch?v=jNQXAC9IVRw", "youtube", 123.9)).toBe(
+      "https://www.youtube.com/watch?v=jNQXAC9IVRw&t=123s",
+    );
+    expect(linkAt("https://www.youtube.com/watch?v=jNQXAC9IVRw&t=5s", "youtube", 7)).toBe(
+      "https://www.youtube.com/watch?v=jNQXAC9IVRw&t=7s",
+    );
+  });
+
+  it("gives other media a media fragment, replacing a fragment already there", () => {
+    expect(linkAt("https://cdn.example.org/episode.mp3", "podcast", 61.2)).toBe(
+      "https://cdn.example.org/episode.mp3#t=61",
+    );
+    expect(linkAt("https://cdn.example.org/talk.mp4#chapter-2", "file", 0)).toBe(
+      "https://cdn.example.org/talk.mp4#t=0",
+    );
+  });
+});

@@ -1,0 +1,350 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runAdminCommand } from "../../src/admin/commands.ts";
+import { createLogger } from "../../src/logger.ts";
+import { sessionLifetimeMs, signInLinkLifetimeMs } from "../../src/services/dashboard-sessions.ts";
+import { createWebhooks } from "../../src/services/webhooks.ts";
+import { type Answer, expectErrorEnvelope, expectIssueAt, send } from "../support/http.ts";
+import { startServer, type TestServer } from "../support/server.ts";
+
+// biome-ignore lint/suspicious/noExplicitAny: bodies are read loosely and asserted field by field.
+type Loose = any;
+
+let server: TestServer;
+/** Moves the server's clock, to expire links and sessions. */
+let clockOffsetMs = 0;
+
+beforeAll(async () => {
+  server = await startServer({ now: () => new Date(Date.now() + clockOffsetMs), credits: 500 });
+});
+afterAll(() => server?.close());
+
+/** A signed-in dashboard: its cookie and CSRF token. */
+interface Session {
+  cookie: string;
+  csrfToken: string;
+  answer: Answer;
+}
+
+async function signIn(body: Record<string, unknown>): Promise<Session> {
+  const answer = await send(server, { method: "POST", path: "/dashboard/api/session", json: body, authorized: false });
+  expect(answer.status, answer.text).toBe(200);
+  const setCookie = answer.headers.getSetCookie()[0] ?? "";
+  return { cookie: setCookie.split(";")[0] ?? "", csrfToken: (answer.body as Loose).data.csrf_token, answer };
+}
+
+/** A request with the session's cookie, and its CSRF token unless told otherwise. */
+function asSession(
+  session: Session,
+  method: string,
+  path: string,
+  options: { json?: unknown; csrfToken?: string | null } = {},
+): Promise<Answer> {
+  const csrf = options.csrfToken === undefined ? session.csrfToken : options.csrfToken;
+  return send(server, {
+    method,
+    path,
+    authorized: false,
+    ...(options.json === undefined ? {} : { json: options.json }),
+    headers: { cookie: session.cookie, ...(csrf === null ? {} : { "x-csrf-token": csrf }) },
+  });
+}
+
+describe("signing in", () => {
+  it("with an API key: an HttpOnly, SameSite=Strict session cookie for the whole origin, and a CSRF token", async () => {
+    const session = await signIn({ api_key: server.key.key });
+    const cookie = session.answer.headers.getSetCookie()[0] ?? "";
+    expect(cookie).toMatch(/^verbatim_session=vb_session_[0-9A-Za-z]{40};/);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Strict");
+    expect(cookie).toContain("Path=/");
+    expect(cookie).not.toContain("Secure");
+    expect((session.answer.body as Loose).data).toEqual({
+      kind: "dashboard_session",
+      account_id: server.account.id,
+      csrf_token: expect.stringMatching(/^[\w-]{43}$/),
+      expires_at: expect.any(String),
+    });
+    expect(session.answer.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
+  });
+
+  it("refuses an unknown key (401), both credentials or none (400)", async () => {
+    const unknown = await send(server, {
+      method: "POST",
+      path: "/dashboard/api/session",
+      json: { api_key: `vb_live_${"x".repeat(32)}` },
+      authorized: false,
+    });
+    expectErrorEnvelope(unknown, 401, "unauthorized");
+    for (const body of [{}, { api_key: server.key.key, link_token: "a".repeat(43) }]) {
+      const answer = await send(server, {
+        method: "POST",
+        path: "/dashboard/api/session",
+        json: body,
+        authorized: false,
+      });
+      expectErrorEnvelope(answer, 400, "invalid_request");
+    }
+  });
+
+  it("with a CLI link: once, within 15 minutes; a second use and an expired link are refused", async () => {
+    const printed = (await runAdminCommand(server.platform, {
+      name: "dashboard.link",
+      accountId: server.account.id,
+      baseUrl: "https://verbatim.example.com",
+    })) as { link: string; expires_at: string };
+    expect(printed.link).toMatch(/^https:\/\/verbatim\.example\.com\/dashboard\/sign-in#token=[\w-]{43}$/);
+    const token = printed.link.split("#token=")[1];
+    const session = await signIn({ link_token: token });
+    expect((session.answer.body as Loose).data.account_id).toBe(server.account.id);
+
+    const again = await send(server, {
+      method: "POST",
+      path: "/dashboard/api/session",
+      json: { link_token: token },
+      authorized: false,
+    });
+    expectErrorEnvelope(again, 401, "unauthorized");
+
+    const { token: late } = await server.platform.dashboard.createSignInLink(server.account.id);
+    clockOffsetMs = signInLinkLifetimeMs + 1000;
+    try {
+      const expired = await send(server, {
+        method: "POST",
+        path: "/dashboard/api/session",
+        json: { link_token: late },
+        authorized: false,
+      });
+      expectErrorEnvelope(expired, 401, "unauthorized");
+    } finally {
+      clockOffsetMs = 0;
+    }
+  });
+});
+
+describe("a session", () => {
+  let session: Session;
+  beforeAll(async () => {
+    session = await signIn({ api_key: server.key.key });
+  });
+
+  it("reads the v2 API and the dashboard's with the cookie alone, and finds its CSRF token again", async () => {
+    const me = await asSession(session, "GET", "/api/v2/me", { csrfToken: null });
+    expect(me.status, me.text).toBe(200);
+    expect((me.body as Loose).data.user_id).toBe(server.account.id);
+    const account = await asSession(session, "GET", "/dashboard/api/account", { csrfToken: null });
+    expect((account.body as Loose).data).toMatchObject({
+      kind: "dashboard_account",
+      account_id: server.account.id,
+      plan: "pro",
+      credits: expect.any(Number),
+      next_refill_at: expect.any(String),
+      rate_limit: { limit: expect.any(Number), remaining: expect.any(Number) },
+    });
+    const again = await asSession(session, "GET", "/dashboard/api/session", { csrfToken: null });
+    expect((again.body as Loose).data.csrf_token).toBe(session.csrfToken);
+  });
+
+  it("shares the account's request allowance with its API keys", async () => {
+    const byKey = await send(server, { method: "GET", path: "/dashboard/api/account", authorized: false, headers: {} });
+    expect(byKey.status).toBe(401);
+    const first = await asSession(session, "GET", "/dashboard/api/keys", { csrfToken: null });
+    const second = await send(server, { method: "POST", path: "/api/v2/transcripts/search", json: { query: "x" } });
+    expect(second.headers.get("x-ratelimit-remaining")).toBe(
+      String(Number(first.headers.get("x-ratelimit-remaining")) - 1),
+    );
+  });
+
+  it("refuses a state change without its CSRF token, or with another, on the dashboard's API and on v2", async () => {
+    const missing = await asSession(session, "POST", "/dashboard/api/keys", { json: {}, csrfToken: null });
+    expectErrorEnvelope(missing, 400, "invalid_request");
+    const forged = await asSession(session, "POST", "/dashboard/api/keys", { json: {}, csrfToken: "forged" });
+    expectErrorEnvelope(forged, 400, "invalid_request");
+    expectIssueAt(forged, "/headers/x-csrf-token");
+    const onV2 = await asSession(session, "POST", "/api/v2/monitors", {
+      json: { target: "@jawed" },
+      csrfToken: null,
+    });
+    expectErrorEnvelope(onV2, 400, "invalid_request");
+    expectIssueAt(onV2, "/headers/x-csrf-token");
+    const keys = await asSession(session, "GET", "/dashboard/api/keys", { csrfToken: null });
+    expect((keys.body as Loose).data.keys).toHaveLength(1);
+  });
+
+  it("is refused after signing out, and when it has expired", async () => {
+    const short = await signIn({ api_key: server.key.key });
+    const out = await asSession(short, "DELETE", "/dashboard/api/session");
+    expect(out.status, out.text).toBe(204);
+    expect(out.headers.getSetCookie()[0]).toMatch(/^verbatim_session=;.*Expires=Thu, 01 Jan 1970/);
+    expectErrorEnvelope(await asSession(short, "GET", "/dashboard/api/account"), 401, "unauthorized");
+
+    const expiring = await signIn({ api_key: server.key.key });
+    clockOffsetMs = sessionLifetimeMs + 1000;
+    try {
+      expectErrorEnvelope(await asSession(expiring, "GET", "/api/v2/me"), 401, "unauthorized");
+    } finally {
+      clockOffsetMs = 0;
+    }
+  });
+
+  it("is the only way to the dashboard's operations: an API key is refused", async () => {
+    const answer = await send(server, { method: "GET", path: "/dashboard/api/keys" });
+    expectErrorEnvelope(answer, 401, "unauthorized");
+  });
+});
+
+describe("keys", () => {
+  let session: Session;
+  beforeAll(async () => {
+    session = await signIn({ api_key: server.key.key });
+  });
+
+  it("creates a key shown once, lists keys without secrets (and without sessions), records last use", async () => {
+    const created = await asSession(session, "POST", "/dashboard/api/keys", { json: { requests_per_minute: 30 } });
+    expect(created.status, created.text).toBe(200);
+    const issued = (created.body as Loose).data;
+    expect(issued.key).toMatch(/^vb_live_[0-9A-Za-z]{32}$/);
+    expect(issued.api_key).toMatchObject({ kind: "api_key", requests_per_minute: 30, last_used_at: null });
+    expect(issued.key.startsWith(issued.api_key.prefix.replace("…", ""))).toBe(true);
+
+    const used = await send(server, {
+      method: "GET",
+      path: "/api/v2/me",
+      authorized: false,
+      headers: { authorization: `Bearer ${issued.key}` },
+    });
+    expect(used.status).toBe(200);
+
+    const listed = (await asSession(session, "GET", "/dashboard/api/keys")).body as Loose;
+    expect(listed.data.keys.map((key: Loose) => key.id)).toContain(issued.api_key.id);
+    expect(JSON.stringify(listed)).not.toContain(issued.key);
+    expect(JSON.stringify(listed)).not.toContain("vb_session_");
+    expect(listed.data.keys.every((key: Loose) => key.prefix.startsWith("vb_live_"))).toBe(true);
+    const mine = listed.data.keys.find((key: Loose) => key.id === issued.api_key.id);
+    expect(mine.last_used_at).toEqual(expect.any(String));
+  });
+
+  it("revokes a key, after which the API answers 401; sets and clears a key's limit", async () => {
+    const issued = ((await asSession(session, "POST", "/dashboard/api/keys", { json: {} })).body as Loose).data;
+    const limited = await asSession(session, "PATCH", `/dashboard/api/keys/${issued.api_key.id}`, {
+      json: { requests_per_minute: 5 },
+    });
+    expect((limited.body as Loose).data.requests_per_minute).toBe(5);
+    const cleared = await asSession(session, "PATCH", `/dashboard/api/keys/${issued.api_key.id}`, {
+      json: { requests_per_minute: null },
+    });
+    expect((cleared.body as Loose).data.requests_per_minute).toBeNull();
+
+    const revoked = await asSession(session, "DELETE", `/dashboard/api/keys/${issued.api_key.id}`);
+    expect((revoked.body as Loose).data.revoked_at).toEqual(expect.any(String));
+    const refused = await send(server, {
+      method: "GET",
+      path: "/api/v2/me",
+      authorized: false,
+      headers: { authorization: `Bearer ${issued.key}` },
+    });
+    expectErrorEnvelope(refused, 401, "unauthorized");
+  });
+
+  it("rotates a key with a grace period: both work until it ends", async () => {
+    const issued = ((await asSession(session, "POST", "/dashboard/api/keys", { json: {} })).body as Loose).data;
+    const rotated = await asSession(session, "POST", `/dashboard/api/keys/${issued.api_key.id}/rotate`, {
+      json: { grace_seconds: 3600 },
+    });
+    const body = (rotated.body as Loose).data;
+    expect(body.kind).toBe("rotated_api_key");
+    expect(body.key).not.toBe(issued.key);
+    expect(Date.parse(body.revoked.revoked_at)).toBeGreaterThan(Date.now() + 3500_000);
+    for (const key of [issued.key, body.key]) {
+      const answer = await send(server, {
+        method: "GET",
+        path: "/api/v2/me",
+        authorized: false,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(answer.status).toBe(200);
+    }
+  });
+
+  it("never reaches another account's key (404)", async () => {
+    const other = await server.platform.accounts.create({ plan: "free", name: "other" });
+    for (const [method, path, json] of [
+      ["DELETE", `/dashboard/api/keys/${other.key.id}`, undefined],
+      ["PATCH", `/dashboard/api/keys/${other.key.id}`, { requests_per_minute: 1 }],
+      ["POST", `/dashboard/api/keys/${other.key.id}/rotate`, {}],
+    ] as const) {
+      expectErrorEnvelope(await asSession(session, method, path, { json }), 404, "not_found");
+    }
+    const stillWorks = await send(server, {
+      method: "GET",
+      path: "/api/v2/me",
+      authorized: false,
+      headers: { authorization: `Bearer ${other.key.key}` },
+    });
+    expect(stillWorks.status).toBe(200);
+  });
+});
+
+describe("webhooks", () => {
+  let session: Session;
+  beforeAll(async () => {
+    session = await signIn({ api_key: server.key.key });
+  });
+
+  it("reveals the signing secret on request and rotates it", async () => {
+    const revealed = ((await asSession(session, "GET", "/dashboard/api/webhooks/secret")).body as Loose).data;
+    expect(revealed).toEqual({
+      kind: "webhook_secret",
+      secret: await server.platform.accounts.webhookSecret(server.account.id),
+    });
+    const rotated = ((await asSession(session, "POST", "/dashboard/api/webhooks/secret/rotate")).body as Loose).data;
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(revealed.secret);
+    expect(await server.platform.accounts.webhookSecret(server.account.id)).toBe(rotated.secret);
+  });
+
+  it("lists the deliveries newest first with their attempts, pages them, and redelivers a finished one", async () => {
+    const outbox = createWebhooks(server.platform.store, { logger: createLogger("silent") });
+    const ids: string[] = [];
+    for (const type of ["first", "second", "third"]) {
+      ids.push(
+        await outbox.enqueue({ accountId: server.account.id, url: "https://hooks.example.com/in", type, payload: {} }),
+      );
+    }
+    const page = ((await asSession(session, "GET", "/dashboard/api/webhooks/deliveries?limit=2")).body as Loose).data;
+    expect(page.deliveries.map((delivery: Loose) => delivery.event_type)).toEqual(["third", "second"]);
+    expect(page.deliveries[0]).toMatchObject({ status: "pending", attempts: [], url: "https://hooks.example.com/in" });
+    const rest = (
+      (await asSession(session, "GET", `/dashboard/api/webhooks/deliveries?limit=2&before=${page.next_before}`))
+        .body as Loose
+    ).data;
+    expect(rest.deliveries.map((delivery: Loose) => delivery.event_type)).toEqual(["first"]);
+    expect(rest.next_before).toBeNull();
+
+    const [firstId] = ids;
+    await server.platform.store.query(
+      sql`update webhook_deliveries set status = 'failed', next_attempt_at = null where id = ${firstId}`,
+    );
+    const redelivered = await asSession(session, "POST", `/dashboard/api/webhooks/deliveries/${firstId}/redeliver`);
+    expect((redelivered.body as Loose).data).toMatchObject({
+      id: firstId,
+      status: "pending",
+      next_attempt_at: expect.any(String),
+    });
+
+    const other = await server.platform.accounts.create({ plan: "free", name: "someone else" });
+    const theirs = await outbox.enqueue({
+      accountId: other.account.id,
+      url: "https://hooks.example.com/theirs",
+      type: "theirs",
+      payload: {},
+    });
+    expectErrorEnvelope(
+      await asSession(session, "POST", `/dashboard/api/webhooks/deliveries/${theirs}/redeliver`),
+      404,
+      "not_found",
+    );
+    const mine = ((await asSession(session, "GET", "/dashboard/api/webhooks/deliveries?limit=100")).body as Loose).data;
+    expect(mine.deliveries.map((delivery: Loose) => delivery.id)).not.toContain(theirs);
+  });
+});

@@ -1,0 +1,65 @@
+"""The Python client of the Verbatim API: ``Verbatim`` (sync) and ``AsyncVerbatim`` (asyncio), on httpx."""
+
+from ._async_client import AsyncMonitors, AsyncTranscripts, AsyncVerbatim
+from ._client import Monitors, Transcripts, Verbatim
+from ._exceptions import (
+    APIConnectionError,
+    APIError,
+    APITimeoutError,
+    JobTimeoutError,
+    UnexpectedResponseError,
+    VerbatimError,
+    WebhookVerificationError,
+)
+from ._jobs import JobProgress, WaitOptions
+from ._model import ApiModel, RateLimit, ResponseMeta
+from ._pagination import AsyncPaginator, Paginator
+from ._version import __version__
+from .formats import to_srt, to_text, to_vtt
+from .generated.errors import (
+    ERROR_CODES,
+    AccountError,
+    ContentError,
+    ErrorCode,
+    InputError,
+    RequestError,
+    ServerError,
+    TransientError,
+)
+from .webhooks import verify_webhook
+
+__all__ = [
+    "ERROR_CODES",
+    "APIConnectionError",
+    "APIError",
+    "APITimeoutError",
+    "AccountError",
+    "ApiModel",
+    "AsyncMonitors",
+    "AsyncPaginator",
+    "AsyncTranscripts",
+    "AsyncVerbatim",
+    "ContentError",
+    "ErrorCode",
+    "InputError",
+    "JobProgress",
+    "JobTimeoutError",
+    "Monitors",
+    "Paginator",
+    "RateLimit",
+    "RequestError",
+    "ResponseMeta",
+    "ServerError",
+    "Transcripts",
+    "TransientError",
+    "UnexpectedResponseError",
+    "Verbatim",
+    "VerbatimError",
+    "WaitOptions",
+    "WebhookVerificationError",
+    "__version__",
+    "to_srt",
+    "to_text",
+    "to_vtt",
+    "verify_webhook",
+]

@@ -1,0 +1,390 @@
+"""The synchronous client."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Literal, Optional, Type, TypeVar, Union, overload
+
+import httpx
+
+from . import _calls as calls
+from ._exceptions import APIConnectionError, APITimeoutError, JobTimeoutError
+from ._jobs import (
+    DEFAULT_POLL_INTERVAL,
+    DEFAULT_WAIT_TIMEOUT,
+    JobRef,
+    ProgressCallback,
+    WaitOptions,
+    allowance_spacing,
+    failure_of,
+    job_id_of,
+    next_interval,
+    progress_of,
+)
+from ._pagination import (
+    Paginator,
+    events_of,
+    library_cursor_of,
+    library_entries_of,
+    library_hits_of,
+    next_cursor_of,
+    next_event_cursor_of,
+    rows_of,
+    with_cursor,
+)
+from ._transport import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_TIMEOUT,
+    Settings,
+    answer_of,
+    backoff_seconds,
+    build_request,
+    retry_delay,
+    settings_from,
+)
+from .generated.models import (
+    BatchResultEnvelope,
+    ChannelRequest,
+    CreatedMonitorEnvelope,
+    DeepHealthEnvelope,
+    HealthEnvelope,
+    JobAccepted,
+    JobCompleted,
+    JobFailed,
+    LibraryEntry,
+    LibraryHit,
+    LibraryPageEnvelope,
+    LibrarySearchPageEnvelope,
+    LibrarySearchRequest,
+    ListRow,
+    MeEnvelope,
+    MonitorCheckEnvelope,
+    MonitorDeletedEnvelope,
+    MonitorEnvelope,
+    MonitorEvent,
+    MonitorEventListEnvelope,
+    MonitorListEnvelope,
+    PlaylistRequest,
+    SearchRequest,
+    TranscriptEnvelope,
+    UsageReportEnvelope,
+    VideoPageEnvelope,
+)
+
+Answer = TypeVar("Answer")
+
+
+class Verbatim:
+    """A client of the Verbatim v2 API.
+
+    ``Verbatim()`` reads ``VERBATIM_API_KEY`` and ``VERBATIM_BASE_URL``. Use it as a context
+    manager, or call ``close()``, to release its connections.
+    """
+
+    def __init__(
+        self,
+        api_key: Optional[str] = None,
+        base_url: Optional[str] = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        *,
+        default_headers: Optional[Mapping[str, str]] = None,
+        http_client: Optional[httpx.Client] = None,
+    ) -> None:
+        self._settings: Settings = settings_from(api_key, base_url, timeout, max_retries, default_headers, os.environ)
+        self._owns_http = http_client is None
+        self._http = http_client or httpx.Client()
+        self.transcripts = Transcripts(self)
+        """Transcripts, batches, lists and speech recognition jobs."""
+        self.monitors = Monitors(self)
+        """Monitors of YouTube channels and their events."""
+        self.library = Library(self)
+        """Every transcript the account has fetched, listed and searched."""
+
+    @property
+    def base_url(self) -> str:
+        """The server's v2 address."""
+        return self._settings.base_url
+
+    def with_options(self, *, timeout: Optional[float] = None, max_retries: Optional[int] = None) -> Verbatim:
+        """A client sharing this one's connections with another timeout or retry count."""
+        return Verbatim(
+            api_key=self._settings.api_key,
+            base_url=self._settings.base_url,
+            timeout=self._settings.timeout if timeout is None else timeout,
+            max_retries=self._settings.max_retries if max_retries is None else max_retries,
+            default_headers=self._settings.default_headers,
+            http_client=self._http,
+        )
+
+    def me(self) -> MeEnvelope:
+        """The account behind the key: plan, credits and request allowance. A poll: it uses the polling allowance."""
+        return self._send(calls.me())
+
+    def usage(self, *, from_: Optional[str] = None, to: Optional[str] = None) -> UsageReportEnvelope:
+        """Credit usage per day and per operation, between ``from_`` and ``to`` (UTC dates, inclusive)."""
+        return self._send(calls.usage(from_, to))
+
+    def health(self) -> HealthEnvelope:
+        """Liveness; needs no key."""
+        return self._send(calls.health())
+
+    def deep_health(self) -> DeepHealthEnvelope:
+        """The database, the queue and the speech engine."""
+        return self._send(calls.deep_health())
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> Verbatim:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        traceback: Optional[TracebackType],
+    ) -> None:
+        self.close()
+
+    def _send(self, call: calls.Call[Answer], idempotency_key: Optional[str] = None) -> Answer:
+        """Sends a call, retrying 429, 5xx and connection failures with full-jitter backoff or after a ``Retry-After``
+        of at most a minute.
+        """
+        request = build_request(self._http, self._settings, call, idempotency_key)
+        attempt = 0
+        while True:
+            retries_left = attempt < self._settings.max_retries
+            try:
+                response = self._http.send(request)
+            except httpx.TimeoutException as error:
+                failure: APIConnectionError = APITimeoutError(
+                    f"{call.method} {request.url} got no answer within {self._settings.timeout} s"
+                )
+                failure.__cause__ = error
+            except httpx.TransportError as error:
+                failure = APIConnectionError(f"{call.method} {request.url} failed: {error}")
+                failure.__cause__ = error
+            else:
+                delay = retry_delay(response, attempt)
+                if not retries_left or delay is None:
+                    return answer_of(call, response)
+                time.sleep(delay)
+                attempt += 1
+                continue
+            if not retries_left:
+                raise failure
+            time.sleep(backoff_seconds(attempt))
+            attempt += 1
+
+
+class Transcripts:
+    """Transcripts, batches, lists and jobs."""
+
+    def __init__(self, client: Verbatim) -> None:
+        self._client = client
+
+    @overload
+    def video(
+        self,
+        request: calls.TranscriptInput,
+        *,
+        wait: Literal[False] = False,
+        idempotency_key: Optional[str] = None,
+    ) -> Union[TranscriptEnvelope, JobAccepted]: ...
+
+    @overload
+    def video(
+        self,
+        request: calls.TranscriptInput,
+        *,
+        wait: Union[Literal[True], WaitOptions],
+        idempotency_key: Optional[str] = None,
+    ) -> Union[TranscriptEnvelope, JobCompleted]: ...
+
+    @overload
+    def video(
+        self,
+        request: calls.TranscriptInput,
+        *,
+        wait: Union[bool, WaitOptions],
+        idempotency_key: Optional[str] = None,
+    ) -> Union[TranscriptEnvelope, JobAccepted, JobCompleted]: ...
+
+    def video(
+        self,
+        request: calls.TranscriptInput,
+        *,
+        wait: Union[bool, WaitOptions] = False,
+        idempotency_key: Optional[str] = None,
+    ) -> Union[TranscriptEnvelope, JobAccepted, JobCompleted]:
+        """The transcript of one YouTube video, podcast episode, feed or media file.
+
+        Captions and publisher transcripts answer at once (200); speech recognition of long media
+        continues as a job (202, ``JobAccepted``), unless ``wait`` is set: the call then polls the
+        job and answers its completed state.
+        """
+        answer: Union[TranscriptEnvelope, JobAccepted] = self._client._send(calls.video(request), idempotency_key)
+        if not wait or not isinstance(answer, JobAccepted):
+            return answer
+        options = wait if isinstance(wait, WaitOptions) else WaitOptions()
+        return self.wait_for_job(
+            answer, poll_interval=options.poll_interval, timeout=options.timeout, on_progress=options.on_progress
+        )
+
+    def batch(self, request: calls.BatchInput, *, idempotency_key: Optional[str] = None) -> BatchResultEnvelope:
+        """Up to 500 transcripts in one request (50 on Free, Basic and Pro): one row per item, in order."""
+        return self._client._send(calls.batch(request), idempotency_key)
+
+    def channel(self, request: calls.ChannelInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
+        """One page of a channel's uploads (or a search inside the channel)."""
+        return self._client._send(calls.channel(request), idempotency_key)
+
+    def playlist(self, request: calls.PlaylistInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
+        """One page of a playlist."""
+        return self._client._send(calls.playlist(request), idempotency_key)
+
+    def search(self, request: calls.SearchInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
+        """One page of a YouTube search."""
+        return self._client._send(calls.search(request), idempotency_key)
+
+    def iter_channel(self, request: calls.ChannelInput) -> Paginator[VideoPageEnvelope, ListRow]:
+        """Every row of a channel, page after page (each page is a charged request); stops at ``since_video_id``."""
+        body = calls.body_of(ChannelRequest, request)
+        first_cursor = body.pop("cursor", None)
+        return Paginator(lambda cursor: self.channel(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor)
+
+    def iter_playlist(self, request: calls.PlaylistInput) -> Paginator[VideoPageEnvelope, ListRow]:
+        """Every row of a playlist, page after page; stops at ``since_video_id``."""
+        body = calls.body_of(PlaylistRequest, request)
+        first_cursor = body.pop("cursor", None)
+        return Paginator(lambda cursor: self.playlist(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor)
+
+    def iter_search(self, request: calls.SearchInput) -> Paginator[VideoPageEnvelope, ListRow]:
+        """Every result of a search, page after page; stops at ``since_video_id``."""
+        body = calls.body_of(SearchRequest, request)
+        first_cursor = body.pop("cursor", None)
+        return Paginator(lambda cursor: self.search(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor)
+
+    def job(self, job_id: str) -> calls.JobState:
+        """A speech recognition job's state. A poll: free, on the polling allowance. A failed job is a ``JobFailed``,
+        not an exception.
+        """
+        return self._client._send(calls.job(job_id))
+
+    def wait_for_job(
+        self,
+        job: JobRef,
+        *,
+        poll_interval: float = DEFAULT_POLL_INTERVAL,
+        timeout: float = DEFAULT_WAIT_TIMEOUT,
+        on_progress: Optional[ProgressCallback] = None,
+    ) -> JobCompleted:
+        """Polls a job until it completes and answers its completed state, or raises its error if it fails.
+
+        Waits grow from ``poll_interval`` by half, up to 10 s, and never poll faster than the
+        polling allowance the server reports. After ``timeout`` seconds, ``JobTimeoutError``.
+        """
+        job_id = job_id_of(job)
+        started = time.monotonic()
+        interval = poll_interval
+        while True:
+            state = self.job(job_id)
+            if on_progress is not None:
+                on_progress(progress_of(state))
+            if isinstance(state, JobCompleted):
+                return state
+            if isinstance(state, JobFailed):
+                raise failure_of(state)
+            wait = max(interval, allowance_spacing(state.response.rate_limit))
+            if time.monotonic() + wait > started + timeout:
+                raise JobTimeoutError(job_id, time.monotonic() - started)
+            time.sleep(wait)
+            interval = next_interval(interval)
+
+
+class Monitors:
+    """Monitors: watch a YouTube channel on a schedule and receive its new videos as events."""
+
+    def __init__(self, client: Verbatim) -> None:
+        self._client = client
+
+    def create(
+        self, monitor: calls.MonitorCreateInput, *, idempotency_key: Optional[str] = None
+    ) -> CreatedMonitorEnvelope:
+        """Creates a monitor; its free baseline is taken now. The answer carries the monitor's ``webhook_secret``,
+        shown only this once.
+        """
+        return self._client._send(calls.create_monitor(monitor), idempotency_key)
+
+    def list(self, *, since: Optional[str] = None) -> MonitorListEnvelope:
+        """The account's monitors, with ``has_new`` against ``since`` (an event id)."""
+        return self._client._send(calls.list_monitors(since))
+
+    def get(self, monitor_id: str, *, since: Optional[str] = None) -> MonitorEnvelope:
+        """One monitor."""
+        return self._client._send(calls.get_monitor(monitor_id, since))
+
+    def update(self, monitor_id: str, changes: calls.MonitorUpdateInput) -> MonitorEnvelope:
+        """Changes a monitor: a field given as ``None`` is cleared, an omitted one kept."""
+        return self._client._send(calls.update_monitor(monitor_id, changes))
+
+    def delete(self, monitor_id: str) -> MonitorDeletedEnvelope:
+        """Deletes a monitor, its events and their pending deliveries."""
+        return self._client._send(calls.delete_monitor(monitor_id))
+
+    def check(self, monitor_id: str, *, idempotency_key: Optional[str] = None) -> MonitorCheckEnvelope:
+        """Checks a monitor now, even when paused. A check that finds nothing is free; new videos cost 1 credit."""
+        return self._client._send(calls.check_monitor(monitor_id), idempotency_key)
+
+    def events(
+        self,
+        monitor_id: str,
+        *,
+        since: Optional[str] = None,
+        cursor: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> MonitorEventListEnvelope:
+        """One page of a monitor's events, newest first."""
+        return self._client._send(calls.monitor_events(monitor_id, since, cursor, limit))
+
+    def iter_events(
+        self, monitor_id: str, *, since: Optional[str] = None, limit: Optional[int] = None
+    ) -> Paginator[MonitorEventListEnvelope, MonitorEvent]:
+        """Every event of a monitor, newest first, page after page; with ``since``, only the events newer than it."""
+        return Paginator(
+            lambda cursor: self.events(monitor_id, since=since, cursor=cursor, limit=limit),
+            events_of,
+            next_event_cursor_of,
+        )
+
+
+class Library:
+    """The account's library: every transcript it has fetched, through any surface, listed and searched. Free."""
+
+    def __init__(self, client: Verbatim) -> None:
+        self._client = client
+
+    def page(self, *, limit: Optional[int] = None, cursor: Optional[str] = None) -> LibraryPageEnvelope:
+        """One page of the library, the most recently fetched first."""
+        return self._client._send(calls.library(limit, cursor))
+
+    def search_page(self, request: calls.LibrarySearchInput) -> LibrarySearchPageEnvelope:
+        """One page of hits, each with highlighted snippets and links to the moment they are spoken."""
+        return self._client._send(calls.search_library(request))
+
+    def list(self, *, limit: Optional[int] = None) -> Paginator[LibraryPageEnvelope, LibraryEntry]:
+        """Every entry of the library, page after page."""
+        return Paginator(lambda cursor: self.page(limit=limit, cursor=cursor), library_entries_of, library_cursor_of)
+
+    def search(self, request: calls.LibrarySearchInput) -> Paginator[LibrarySearchPageEnvelope, LibraryHit]:
+        """Every hit of a search, page after page."""
+        body = calls.body_of(LibrarySearchRequest, request)
+        first_cursor = body.pop("cursor", None)
+        return Paginator(
+            lambda cursor: self.search_page(with_cursor(body, cursor)), library_hits_of, library_cursor_of, first_cursor
+        )
