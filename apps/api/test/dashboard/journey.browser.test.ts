@@ -324,6 +324,14 @@ describe("the dashboard in Chromium, against a live server", () => {
     await screenshot("webhooks");
   });
 
+  it("deletes the monitor", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await goTo("Monitors", "Monitors");
+    await page.getByRole("button", { name: "Delete Creative Commons" }).click();
+    await page.getByText("No monitors yet.").waitFor();
+    expect((await h.server.client.GET("/monitors")).data?.data.monitors).toEqual([]);
+  });
+
   it("searches the library for a phrase of a fetched transcript and follows the hit's link", async ({ skip }) => {
     skipUnlessLive(skip);
     skip(!libraryLive, "the server has no /api/v2/library yet");
