@@ -1,10 +1,12 @@
 import { openApiV2Path } from "@verbatim/contract";
+import { dashboardDist } from "@verbatim/dashboard";
 import express, { type Express } from "express";
 import { pinoHttp } from "pino-http";
 import type { AppDeps } from "./deps.ts";
 import { apiReference } from "./http/api-reference.ts";
 import { apiRouter } from "./http/api-router.ts";
 import { dashboardApi, dashboardRoutes } from "./http/dashboard/api.ts";
+import { dashboardApp } from "./http/dashboard/app.ts";
 import { errorCatalog } from "./http/error-catalog.ts";
 import { errorHandler, routeNotFound } from "./http/error-handler.ts";
 import { mcpRoutes } from "./http/mcp.ts";
@@ -50,6 +52,7 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use("/api/v1", apiRouter(deps, apiV1(deps), routes));
   app.use("/dashboard/api", apiRouter(deps, dashboardApi(), dashboardRoutes(deps)));
+  app.use(dashboardApp(dashboardDist));
   // Outside /api/v2: MCP is not an operation of the contract, and its validator would refuse it.
   app.use(mcpRoutes(deps));
   app.use("/docs/errors", errorCatalog());

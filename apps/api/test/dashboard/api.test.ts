@@ -348,3 +348,26 @@ describe("webhooks", () => {
     expect(mine.deliveries.map((delivery: Loose) => delivery.id)).not.toContain(theirs);
   });
 });
+
+describe("the dashboard's pages", () => {
+  it("serve index.html for every app path, with a same-origin CSP and no framing", async () => {
+    for (const path of ["/dashboard", "/dashboard/keys", "/dashboard/sign-in"]) {
+      const page = await send(server, { method: "GET", path, authorized: false });
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(page.text).toContain('<div id="app">');
+      expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+      expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(page.headers.get("x-frame-options")).toBe("DENY");
+      expect(page.headers.get("cache-control")).toBe("no-cache");
+    }
+    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(
+      (await send(server, { method: "GET", path: "/dashboard", authorized: false })).text,
+    )?.[1];
+    const asset = await send(server, { method: "GET", path: script ?? "/dashboard/assets/none.js", authorized: false });
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get("cache-control")).toContain("immutable");
+    const missing = await send(server, { method: "GET", path: "/dashboard/assets/missing.js", authorized: false });
+    expect(missing.status).toBe(404);
+  });
+});
