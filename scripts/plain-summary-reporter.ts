@@ -1,34 +1,48 @@
 import { appendFileSync } from "node:fs";
 import type { SerializedError } from "vitest";
 import type { Reporter, TestModule } from "vitest/node";
+import { describeFailures, describeSlowest, slowestFiles } from "./test-summary.mjs";
+
+/** A test file and the seconds it took to load and run. */
+interface FileTime {
+  file: string;
+  seconds: number;
+}
 
 /**
- * Ends a test run with one plain `N passed, N failed, N skipped` line, which CI reads. When
- * `VERBATIM_TEST_TOTALS` names a file, the counts are also appended to it, so CI can add up
- * the runs on both database engines into one final line.
+ * Ends a test run with the failed tests by name, the ten slowest files, and one plain
+ * `N passed, N failed, N skipped` line, which CI reads as the last. When `VERBATIM_TEST_TOTALS`
+ * names a file, the counts, the failures and the file times are also appended to it, so CI can
+ * add up the runs on both database engines and name what failed at the end of its log.
  */
 export default class PlainSummaryReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
     let passed = 0;
-    let failed = 0;
     let skipped = 0;
+    const failures: string[] = [];
+    const times: FileTime[] = [];
     for (const module of modules) {
-      let failedTests = 0;
+      const file = [module.project.name, module.relativeModuleId].filter(Boolean).join(" ");
+      const failuresBefore = failures.length;
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === "passed") passed++;
-        else if (state === "failed") failedTests++;
+        else if (state === "failed") failures.push(`${file} > ${test.fullName}`);
         else skipped++;
       }
-      failed += failedTests;
       // A file that fails to load, or whose hook fails, leaves its tests skipped or uncounted: it still fails the run.
-      if (failedTests === 0 && brokeOutsideTests(module)) failed++;
+      if (failures.length === failuresBefore && brokeOutsideTests(module)) failures.push(`${file} (outside its tests)`);
+      const { collectDuration, duration } = module.diagnostic();
+      times.push({ file, seconds: Math.round((collectDuration + duration) / 100) / 10 });
     }
     // An error no test owns (a leaked rejection, a crashed worker) fails the run too.
-    failed += unhandledErrors.length;
+    for (const error of unhandledErrors) failures.push(`unhandled error: ${error.message ?? error.name ?? "unknown"}`);
+    const slowest = slowestFiles(times);
+    const failed = failures.length;
+    process.stdout.write(`\n${describeFailures(failures)}${describeSlowest(slowest)}`);
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
     const totals = process.env.VERBATIM_TEST_TOTALS;
-    if (totals) appendFileSync(totals, `${JSON.stringify({ passed, failed, skipped })}\n`);
+    if (totals) appendFileSync(totals, `${JSON.stringify({ passed, failed, skipped, failures, slowest })}\n`);
   }
 }
 

@@ -1,9 +1,11 @@
-import { defineProject } from "vitest/config";
+import { configDefaults, defineProject } from "vitest/config";
+import { engineFreeTestsOnSecondPass } from "../../scripts/engine-free-tests.mjs";
 
 export default defineProject({
   test: {
     name: "api",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    exclude: [...configDefaults.exclude, ...engineFreeTestsOnSecondPass(import.meta.url)],
     // Speech recognition runs for real; on a loaded 2-core machine an 11 s recording can take 20 s.
     testTimeout: 60_000,
     // A fresh PGlite takes seconds to start, more on a loaded 2-core machine.

@@ -1,9 +1,11 @@
-import { defineProject } from "vitest/config";
+import { configDefaults, defineProject } from "vitest/config";
+import { engineFreeTestsOnSecondPass } from "../../scripts/engine-free-tests.mjs";
 
 export default defineProject({
   test: {
     name: "postman",
     include: ["test/**/*.test.ts"],
+    exclude: [...configDefaults.exclude, ...engineFreeTestsOnSecondPass(import.meta.url)],
     testTimeout: 60_000,
   },
 });

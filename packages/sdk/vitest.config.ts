@@ -1,3 +1,10 @@
-import { defineProject } from "vitest/config";
+import { configDefaults, defineProject } from "vitest/config";
+import { engineFreeTestsOnSecondPass } from "../../scripts/engine-free-tests.mjs";
 
-export default defineProject({ test: { name: "sdk", include: ["test/**/*.test.ts"] } });
+export default defineProject({
+  test: {
+    name: "sdk",
+    include: ["test/**/*.test.ts"],
+    exclude: [...configDefaults.exclude, ...engineFreeTestsOnSecondPass(import.meta.url)],
+  },
+});

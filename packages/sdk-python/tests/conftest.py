@@ -156,14 +156,17 @@ def receiver() -> Iterator[Receiver]:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """Ends the run with a plain ``N passed, N failed, N skipped`` line, and appends the counts to
-    ``VERBATIM_TEST_TOTALS`` as the vitest runs do, so the repository's test command adds them up."""
+    """Ends the run with a plain ``N passed, N failed, N skipped`` line, and appends the counts and
+    the failed tests' ids to ``VERBATIM_TEST_TOTALS`` as the vitest runs do, so the repository's
+    test command adds them up and names what failed."""
     stats = terminalreporter.stats
     passed = len(stats.get("passed", []))
-    failed = len(stats.get("failed", [])) + len(stats.get("error", []))
+    failures = [f"sdk-python {report.nodeid}" for report in stats.get("failed", []) + stats.get("error", [])]
+    failed = len(failures)
     skipped = len(stats.get("skipped", []))
     terminalreporter.write_line(f"\n{passed} passed, {failed} failed, {skipped} skipped")
     totals = os.environ.get("VERBATIM_TEST_TOTALS")
     if totals:
+        counts = {"passed": passed, "failed": failed, "skipped": skipped, "failures": failures}
         with open(totals, "a", encoding="utf-8") as file:
-            file.write(json.dumps({"passed": passed, "failed": failed, "skipped": skipped}) + "\n")
+            file.write(json.dumps(counts) + "\n")

@@ -164,14 +164,15 @@ describe("POST /transcripts/video with a hostile document: the service keeps ans
     expect((answer.body as Loose).error.message).toContain("to parse");
     expect(performance.now() - started).toBeLessThan(30_000);
     expect(healthTimes.length).toBeGreaterThan(2);
-    // Parsed on the event loop, this page held every request for over a minute.
-    expect(Math.max(...healthTimes)).toBeLessThan(5_000);
+    // Parsed on the event loop, this page held every request for over a minute; the bound leaves a busy machine room.
+    expect(Math.max(...healthTimes)).toBeLessThan(linearBoundMs);
   });
 
   it("answers the 151-byte document at once, as no feed", async () => {
     const started = performance.now();
     const answer = await fetchTranscript(server, { video: server.host.url("/processing-instructions.xml") });
     expect(answer.status).toBe(422);
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // A backtracking scan of it held the event loop 36 s.
+    expect(performance.now() - started).toBeLessThan(linearBoundMs);
   });
 });

@@ -241,23 +241,25 @@ describe("batch deadline and disconnect", () => {
     "answers by its deadline; a row still waiting upstream is a retryable timeout row, never charged afterwards",
     async () => {
       const { server, fake } = await start({
-        deps: { config: { version: "0.0.0-test", batchDeadlineMs: 1_000 } },
+        deps: { config: { version: "0.0.0-test", batchDeadlineMs: 5_000 } },
         upstream: { attemptTimeoutMs: 10_000, budgetMs: 20_000 },
+      });
+      // The slow row's upstream answers only when the test lets it, after the batch has answered.
+      let releaseUpstream = () => {};
+      const upstreamReleased = new Promise<void>((resolve) => {
+        releaseUpstream = resolve;
       });
       fake.player(russianCivilWar, {
         ...fromFixture("youtube-transcript-api/youtube_ww1_nl_en.innertube.json.static"),
-        // Far past the 1 s deadline, so an answer before it comes back cannot have waited for this row.
-        delayMs: 8_000,
+        heldUntil: upstreamReleased,
       });
-      const started = Date.now();
       const { data } = await batch(server, { video_ids: [surfaceGo, russianCivilWar] });
-      const elapsed = Date.now() - started;
-      expect(elapsed).toBeLessThan(6_000);
       const [ok, late] = data?.data.results ?? [];
       expect(ok?.outcome).toBe("ok");
       expect(late).toMatchObject({ outcome: "error", error: { code: "timeout", number: 5002 }, retry_after: 30 });
       expect(data?.usage.credits_spent).toBe(1);
       // The slow row finishes upstream after the answer: its transcript is kept, its charge refused.
+      releaseUpstream();
       await waitFor(
         async () => fake.requestsTo("/api/timedtext").some((r) => r.query.get("v") === russianCivilWar),
         20_000,

@@ -13,8 +13,11 @@ export interface LoggedRequest {
 
 /** What the fake answers. */
 export type FakeReply =
-  /** `delayMs`: answers that much later, as a slow upstream does. */
-  | { status?: number; body: string | Buffer; contentType?: string; delayMs?: number }
+  /**
+   * `delayMs`: answers that much later, as a slow upstream does. `heldUntil`: answers once it
+   * settles, so a test decides when a slow upstream answers instead of racing a clock.
+   */
+  | { status?: number; body: string | Buffer; contentType?: string; delayMs?: number; heldUntil?: Promise<unknown> }
   /** Never answers: the client's timeout must fire. */
   | { hang: true }
   /** Closes the connection without an answer. */
@@ -235,6 +238,7 @@ export class FakeYoutube {
     const reply = typeof rule.reply === "function" ? rule.reply(request) : rule.reply;
     const delayMs = this.latencyMs + ("delayMs" in reply ? (reply.delayMs ?? 0) : 0);
     if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    if ("heldUntil" in reply) await reply.heldUntil;
     if ("hang" in reply) return;
     if ("reset" in reply) {
       req.socket.destroy();
