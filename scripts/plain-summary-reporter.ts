@@ -1,13 +1,7 @@
 import { appendFileSync } from "node:fs";
 import type { SerializedError } from "vitest";
 import type { Reporter, TestModule } from "vitest/node";
-import { describeFailures, describeSlowest, slowestFiles } from "./test-summary.mjs";
-
-/** A test file and the seconds it took to load and run. */
-interface FileTime {
-  file: string;
-  seconds: number;
-}
+import { describeFailures, describeSlowest, type FileTime, slowestFiles } from "./test-summary.mjs";
 
 /**
  * Ends a test run with the failed tests by name, the ten slowest files, and one plain

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     workers: settings.workers,
     pollSeconds: settings.pollSeconds,
     retryLimit,
+    jobSlots: platform.jobSlots,
     logger,
   });
   const media = createServer((_request, response) => {

@@ -114,6 +114,7 @@ if (runsWorkers) {
     workers: config.jobs.workers,
     pollSeconds: config.jobs.pollSeconds,
     retryLimit: jobRetryLimit,
+    jobSlots: platform.jobSlots,
     logger,
   });
   webhooks.start();
@@ -172,6 +173,7 @@ async function shutDown(): Promise<void> {
   await webhooks.stop();
   await audioSources.close();
   platform.slots.close();
+  platform.jobSlots.close();
   await store.close();
 }
 

@@ -8,7 +8,7 @@ import { Idempotency } from "./services/idempotency.ts";
 import { TranscriptLibrary } from "./services/library.ts";
 import { LibraryCursors } from "./services/library-cursors.ts";
 import { ListCursors } from "./services/list-cursors.ts";
-import { ExtractionSlots } from "./services/slots.ts";
+import { AccountSlots } from "./services/slots.ts";
 import { UsageReports } from "./services/usage.ts";
 import type { Store } from "./store/database.ts";
 
@@ -25,7 +25,10 @@ export interface Platform {
   library: TranscriptLibrary;
   /** Positions of paged YouTube lists, behind short signed cursors; swept by housekeeping. */
   listCursors: ListCursors;
-  slots: ExtractionSlots;
+  /** Requests an account runs at once (spec 8.4). */
+  slots: AccountSlots;
+  /** Jobs an account runs at once, on every worker process (its plan's workers). */
+  jobSlots: AccountSlots;
   usage: UsageReports;
 }
 
@@ -39,6 +42,11 @@ export interface PlatformOptions {
 export async function createPlatform(store: Store, options: PlatformOptions): Promise<Platform> {
   const accounts = new Accounts(store, options.now);
   await accounts.syncPlans();
+  const leases = {
+    holder: `${hostname()}:${process.pid}:${randomUUID()}`,
+    leaseSeconds: options.slotLeaseSeconds ?? 15,
+    now: options.now,
+  };
   return {
     store,
     accounts,
@@ -48,11 +56,8 @@ export async function createPlatform(store: Store, options: PlatformOptions): Pr
     idempotency: new Idempotency(store, { now: options.now }),
     library: new TranscriptLibrary(store, new LibraryCursors(store, options.now), options.now),
     listCursors: new ListCursors(store, options.now),
-    slots: new ExtractionSlots(store, {
-      holder: `${hostname()}:${process.pid}:${randomUUID()}`,
-      leaseSeconds: options.slotLeaseSeconds ?? 15,
-      now: options.now,
-    }),
+    slots: new AccountSlots(store, { pool: "extraction", ...leases }),
+    jobSlots: new AccountSlots(store, { pool: "transcription", ...leases }),
     usage: new UsageReports(store, options.now),
   };
 }

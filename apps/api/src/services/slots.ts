@@ -2,13 +2,20 @@ import { sql } from "drizzle-orm";
 import { newId } from "../ids.ts";
 import type { Store } from "../store/database.ts";
 
-/** A held extraction slot. */
+/**
+ * Which of an account's limits a slot counts against: `extraction`, the requests it runs at once
+ * (spec 8.4); `transcription`, its jobs running at once on every worker (the plan's workers).
+ */
+export type SlotPool = "extraction" | "transcription";
+
+/** A held slot. */
 export interface SlotLease {
   id: string;
   accountId: string;
 }
 
-export interface ExtractionSlotsOptions {
+export interface AccountSlotsOptions {
+  pool: SlotPool;
   /** Identifies this process; it renews every lease it holds together. */
   holder: string;
   /** How long a lease lives without renewal: a dead process's slots come back after it. */
@@ -17,23 +24,23 @@ export interface ExtractionSlotsOptions {
 }
 
 /**
- * The account's concurrent extraction slots (spec 8.4). A lease is renewed while its process
- * lives; when the process dies the lease expires and the slot frees itself.
+ * An account's slots of one pool, shared by every process on the database. A lease is renewed
+ * while its process lives; when the process dies the lease expires and the slot frees itself.
  */
-export class ExtractionSlots {
+export class AccountSlots {
   private readonly held = new Set<string>();
   private renewal: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
-    private readonly options: ExtractionSlotsOptions,
+    private readonly options: AccountSlotsOptions,
   ) {}
 
   /** Takes one slot of the account, or answers `null` when all `slots` are busy. */
   async acquire(accountId: string, slots: number): Promise<SlotLease | null> {
     const id = newId("slot");
     const [row] = await this.store.query<{ acquired: boolean }>(
-      sql`select acquired from verbatim_acquire_slot(${id}, ${accountId}, ${slots}, ${this.options.holder},
+      sql`select acquired from verbatim_acquire_slot(${id}, ${accountId}, ${this.options.pool}, ${slots}, ${this.options.holder},
             ${this.options.now().toISOString()}::timestamptz, ${this.options.leaseSeconds})`,
     );
     if (!row?.acquired) return null;
@@ -54,15 +61,17 @@ export class ExtractionSlots {
     if (this.held.size === 0) return;
     const expiresAt = new Date(this.options.now().getTime() + this.options.leaseSeconds * 1000);
     await this.store.query(
-      sql`update slot_leases set expires_at = ${expiresAt.toISOString()}::timestamptz where holder = ${this.options.holder}`,
+      sql`update slot_leases set expires_at = ${expiresAt.toISOString()}::timestamptz
+           where holder = ${this.options.holder} and pool = ${this.options.pool}`,
     );
   }
 
-  /** Slots of the account in use now, by every process. */
+  /** Slots of the account's pool in use now, by every process. */
   async inUse(accountId: string): Promise<number> {
     const [row] = await this.store.query<{ in_use: number }>(
       sql`select count(*)::int as in_use from slot_leases
-           where account_id = ${accountId} and expires_at > ${this.options.now().toISOString()}::timestamptz`,
+           where account_id = ${accountId} and pool = ${this.options.pool}
+             and expires_at > ${this.options.now().toISOString()}::timestamptz`,
     );
     return row?.in_use ?? 0;
   }

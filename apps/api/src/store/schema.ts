@@ -132,19 +132,26 @@ export const rateWindows = pgTable("rate_windows", {
   hits: timestamp("hits", { withTimezone: true, precision: 6 }).array().notNull(),
 });
 
-/** Extraction slots in use; a lease that is not renewed expires, so a dead process frees its slots. */
+/**
+ * An account's slots in use, by pool: `extraction` for requests (spec 8.4), `transcription` for
+ * the plan's jobs running at once on any worker. A lease that is not renewed expires, so a dead
+ * process frees its slots.
+ */
 export const slotLeases = pgTable(
   "slot_leases",
   {
     id: text("id").primaryKey(),
     accountId: text("account_id").notNull(),
+    pool: text("pool", { enum: ["extraction", "transcription"] })
+      .notNull()
+      .default("extraction"),
     /** The process holding the lease; it renews all its leases together. */
     holder: text("holder").notNull(),
     acquiredAt: timestamp("acquired_at", { withTimezone: true }).notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },
   (table) => [
-    index("slot_leases_account_idx").on(table.accountId, table.expiresAt),
+    index("slot_leases_account_idx").on(table.accountId, table.pool, table.expiresAt),
     index("slot_leases_holder_idx").on(table.holder),
   ],
 );

@@ -8,9 +8,11 @@ export const transcriptionQueueName = "transcribe-audio";
 /** Where pg-boss moves a message whose every attempt died (killed worker, lost heartbeat): its job is failed there. */
 export const abandonedTranscriptionQueueName = "transcribe-audio-abandoned";
 
-/** The message of a transcription: the job row does the talking. */
+/** The message of a transcription: the job row does the talking; the account and plan group it. */
 export interface TranscriptionMessage {
   jobId: string;
+  accountId: string;
+  plan: PlanName;
 }
 
 export interface TranscriptionQueueSettings {
@@ -63,7 +65,7 @@ export interface TranscriptionQueue {
    * Queues the job under its account and plan, so the plan's concurrency holds across every
    * worker. Answers how to take the message back when the job is not admitted after all.
    */
-  enqueue(job: { jobId: string; accountId: string; plan: PlanName }): Promise<QueuedTranscription>;
+  enqueue(job: TranscriptionMessage): Promise<QueuedTranscription>;
   /** A cheap round trip to the queue, for the deep health check. */
   check(): Promise<void>;
 }
@@ -72,10 +74,8 @@ export interface TranscriptionQueue {
 export class PgBossTranscriptionQueue implements TranscriptionQueue {
   constructor(private readonly boss: PgBoss) {}
 
-  async enqueue(job: { jobId: string; accountId: string; plan: PlanName }): Promise<QueuedTranscription> {
-    const message: TranscriptionMessage = { jobId: job.jobId };
-    const id = await this.boss.send(transcriptionQueueName, message, { group: { id: job.accountId, tier: job.plan } });
-    if (id === null) throw new Error(`the queue refused the job ${job.jobId}`);
+  async enqueue(job: TranscriptionMessage): Promise<QueuedTranscription> {
+    const id = await sendTranscription(this.boss, job);
     return {
       withdraw: async () => {
         await this.boss.deleteJob(transcriptionQueueName, id);
@@ -88,4 +88,21 @@ export class PgBossTranscriptionQueue implements TranscriptionQueue {
       throw new Error(`The job queue has no queue ${transcriptionQueueName}.`);
     }
   }
+}
+
+/**
+ * Queues a transcription under its account and plan, `startAfterSeconds` from now: pg-boss's
+ * group keeps each worker from taking more of one account's jobs than the plan allows.
+ */
+export async function sendTranscription(
+  boss: PgBoss,
+  message: TranscriptionMessage,
+  startAfterSeconds = 0,
+): Promise<string> {
+  const id = await boss.send(transcriptionQueueName, message, {
+    group: { id: message.accountId, tier: message.plan },
+    ...(startAfterSeconds > 0 ? { startAfter: startAfterSeconds } : {}),
+  });
+  if (id === null) throw new Error(`the queue refused the job ${message.jobId}`);
+  return id;
 }

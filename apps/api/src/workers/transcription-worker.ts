@@ -1,12 +1,18 @@
 import type { Logger } from "../logger.ts";
 import type { Job, PgBoss } from "../queue/job-queue.ts";
 import type { AudioTranscripts } from "../services/audio-transcripts.ts";
+import { plans } from "../services/plans.ts";
+import type { AccountSlots } from "../services/slots.ts";
 import {
   abandonedTranscriptionQueueName,
   perAccountConcurrency,
+  sendTranscription,
   type TranscriptionMessage,
   transcriptionQueueName,
 } from "./transcription-queue.ts";
+
+/** How long a job waits before it is offered again when its account's plan already runs its workers elsewhere. */
+const busyAccountRetrySeconds = 2;
 
 export interface TranscriptionWorkerOptions {
   /** Jobs this process runs at once (`VERBATIM_WORKERS`). */
@@ -15,6 +21,8 @@ export interface TranscriptionWorkerOptions {
   pollSeconds: number;
   /** The queue's retry limit: the attempt numbered this is the last. */
   retryLimit: number;
+  /** The accounts' running jobs, counted across every worker process. */
+  jobSlots: AccountSlots;
   logger: Logger;
 }
 
@@ -26,9 +34,12 @@ export interface TranscriptionWorker {
 
 /**
  * Runs transcription jobs from the queue in this process: `workers` at once, and no more than the
- * plan's workers per account in this process (pg-boss local group concurrency; with several
- * worker processes, the limit holds per process). pg-boss keeps each claimed job's heartbeat, so the job of a killed worker is retried
- * by another; a job whose every attempt died is failed from the dead-letter queue.
+ * plan's workers per account, across every worker process. pg-boss's local group concurrency
+ * keeps this process from taking more; a slot of the account's `transcription` pool, taken in the
+ * database, holds the plan's limit across processes, and a job taken while the account's slots are
+ * busy elsewhere goes back to the queue untried. pg-boss keeps each claimed job's heartbeat, so the
+ * job of a killed worker is retried by another; a job whose every attempt died is failed from the
+ * dead-letter queue.
  */
 export async function startTranscriptionWorker(
   boss: PgBoss,
@@ -48,7 +59,17 @@ export async function startTranscriptionWorker(
     },
     async ([job]: Job<TranscriptionMessage>[]) => {
       if (!job) return;
-      await audio.runJob(job.data.jobId, { signal: job.signal, finalAttempt: job.retryCount >= options.retryLimit });
+      const { accountId, plan } = job.data;
+      const slot = await options.jobSlots.acquire(accountId, plans[plan].batchWorkers);
+      if (!slot) {
+        await sendTranscription(boss, job.data, busyAccountRetrySeconds);
+        return;
+      }
+      try {
+        await audio.runJob(job.data.jobId, { signal: job.signal, finalAttempt: job.retryCount >= options.retryLimit });
+      } finally {
+        await options.jobSlots.release(slot);
+      }
     },
   );
   await boss.work<TranscriptionMessage>(

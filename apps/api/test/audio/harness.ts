@@ -130,6 +130,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
       workers,
       pollSeconds: 0.5,
       retryLimit: testRetryLimit,
+      jobSlots: platform.jobSlots,
       logger,
     });
   };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plans } from "../../src/services/plans.ts";
-import { ExtractionSlots, type SlotLease } from "../../src/services/slots.ts";
+import { AccountSlots, type SlotLease } from "../../src/services/slots.ts";
 import { openPlatformFixture, type PlatformFixture, second, times } from "./helpers.ts";
 
 /** Long enough that the real-time renewal timer (a third of it) never fires during this file. */
@@ -13,15 +13,15 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 
 /** Acquires `count` slots one after another, answering each lease or null. */
-async function acquire(slots: ExtractionSlots, accountId: string, limit: number, count: number) {
+async function acquire(slots: AccountSlots, accountId: string, limit: number, count: number) {
   const leases: Array<SlotLease | null> = [];
   for (let index = 0; index < count; index++) leases.push(await slots.acquire(accountId, limit));
   return leases;
 }
 
 /** Another API process on the same database: its own holder, the same clock. */
-function otherProcess(holder: string): ExtractionSlots {
-  return new ExtractionSlots(fixture.store, { holder, leaseSeconds, now: fixture.clock.now });
+function otherProcess(holder: string): AccountSlots {
+  return new AccountSlots(fixture.store, { pool: "extraction", holder, leaseSeconds, now: fixture.clock.now });
 }
 
 describe("an account holds at most its plan's extraction slots at once", () => {

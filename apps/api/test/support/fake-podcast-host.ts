@@ -121,7 +121,14 @@ export function lookupWith(names: Record<string, string>): LookupFunction {
 export async function startFakePodcastHost(): Promise<FakePodcastHost> {
   const routes = new Map<string, Route>();
   const requests: RecordedRequest[] = [];
+  const openRequests = new Map<string, { open: number; peak: number }>();
   const server = createServer((request, response) => {
+    const pathAlone = (request.url ?? "/").split("?")[0] ?? "/";
+    const counts = openRequests.get(pathAlone) ?? { open: 0, peak: 0 };
+    openRequests.set(pathAlone, counts);
+    counts.open++;
+    counts.peak = Math.max(counts.peak, counts.open);
+    response.on("close", () => counts.open--);
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -175,6 +182,7 @@ export async function startFakePodcastHost(): Promise<FakePodcastHost> {
     trickle: (path, options) => routes.set(path, { kind: "trickle", ...options }),
     requests,
     requestsTo: (path) => requests.filter((request) => request.path === path),
+    peakOpenRequests: (path) => openRequests.get(path)?.peak ?? 0,
     close() {
       server.closeAllConnections();
       return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
