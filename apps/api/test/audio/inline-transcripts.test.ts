@@ -66,7 +66,11 @@ describe("POST /transcripts/video with short media: transcribed within the reque
         caption_kind: null,
         language: "en",
         speakers: null,
-        speech_engine: { engine: "sherpa-onnx", model: "zipformer-gigaspeech-3.3M" },
+        speech_engine: {
+          engine: "sherpa-onnx",
+          model: "zipformer-gigaspeech-3.3M",
+          decoding: "modified_beam_search/4",
+        },
       });
       expect(data.duration).toBeCloseTo(11, 0);
       expect(data.podcast).toBeUndefined();

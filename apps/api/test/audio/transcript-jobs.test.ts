@@ -81,7 +81,11 @@ describe("speech recognition as a job (inline off): POST 202, then GET /transcri
         source: "audio",
         caption_kind: null,
         language: "en",
-        speech_engine: { engine: "sherpa-onnx", model: "zipformer-gigaspeech-3.3M" },
+        speech_engine: {
+          engine: "sherpa-onnx",
+          model: "zipformer-gigaspeech-3.3M",
+          decoding: "modified_beam_search/4",
+        },
         video_id: (accepted.body as Loose).data.video_id,
       });
     });
