@@ -22,6 +22,8 @@ import { PgBossTranscriptionQueue, transcriptionQueues } from "./workers/transcr
 import { startTranscriptionWorker } from "./workers/transcription-worker.ts";
 
 const config = startOrExit(() => loadConfig(process.env));
+// Before anything opens: a bad speech setting stops start-up at once, like a bad configuration value.
+const speechEngine = startOrExit(() => createSpeechEngine(process.env));
 const logger = createLogger(config.logLevel);
 const now = () => new Date();
 
@@ -84,7 +86,7 @@ const youtube = createYoutubeAdapter(config.youtube);
 const audio = {
   sources: audioSources,
   youtube: youtube.audio,
-  engine: startOrExit(() => createSpeechEngine(process.env)),
+  engine: speechEngine,
   queue: new PgBossTranscriptionQueue(boss),
   inlineAudioSeconds: config.jobs.inlineAudioSeconds,
   maxQueuedJobs: config.jobs.maxQueuedJobs,

@@ -2513,6 +2513,12 @@ export interface components {
             engine: string;
             /** @description The model the engine ran. */
             model: string;
+            /**
+             * @description How the engine searched for words: `greedy_search`, or `modified_beam_search/<active paths>`
+             *     (the embedded engine's default is `modified_beam_search/4`). Absent where the engine does not
+             *     say (an OpenAI-compatible server decides itself) and on transcripts kept from before it was recorded.
+             */
+            decoding?: string;
         };
         /**
          * Upstream fetch timed out

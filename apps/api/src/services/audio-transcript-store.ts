@@ -17,7 +17,9 @@ export interface StoredSpeechTranscript {
 /**
  * Speech transcripts already made, by media address and engine: the same media asked for again
  * (by anyone, through any feed or link) is served from here, without transcribing it twice.
- * Another engine or model makes another transcript.
+ * Another engine or model makes another transcript; another decoding of the same model does not,
+ * so changing `VERBATIM_ASR_DECODING` keeps the store: a kept transcript's `speech_engine.decoding`
+ * says how it was made.
  */
 export class AudioTranscriptStore {
   constructor(private readonly store: Store) {}

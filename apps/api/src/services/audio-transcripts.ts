@@ -585,7 +585,11 @@ function fullTranscript(fields: TranscriptFields, engine: SpeechEngine, recognis
   return {
     ...fields,
     duration: Math.round(recognised.duration * 1000) / 1000,
-    speech_engine: { engine: recognised.info.engine, model: recognised.info.model },
+    speech_engine: {
+      engine: recognised.info.engine,
+      model: recognised.info.model,
+      ...(recognised.info.decoding === null ? {} : { decoding: recognised.info.decoding }),
+    },
     language: engine.info.language ?? fields.language,
     segments,
     text: segments.map((segment) => segment.text).join(" "),

@@ -121,7 +121,7 @@ describe("OpenAiCompatibleSpeechEngine against a loopback server", () => {
     });
     expect(request?.file.type).toBe("audio/wav");
     expect(wavSeconds(request?.file.bytes ?? Buffer.alloc(0))).toBeCloseTo(11, 1);
-    expect(transcript.info).toEqual({ engine: "openai", model: "whisper-large-v3", language: null });
+    expect(transcript.info).toEqual({ engine: "openai", model: "whisper-large-v3", language: null, decoding: null });
     expect(transcript.segments).toEqual([
       { start: 0, duration: 4.2, text: "And so, my fellow Americans," },
       { start: 4.2, duration: 4.2, text: "ask not what your country can do for you." },
@@ -202,7 +202,7 @@ describe("createSpeechEngine", () => {
       VERBATIM_ASR_MODEL: "large-v3",
     });
     expect(engine).toBeInstanceOf(OpenAiCompatibleSpeechEngine);
-    expect(engine.info).toEqual({ engine: "openai", model: "large-v3", language: null });
+    expect(engine.info).toEqual({ engine: "openai", model: "large-v3", language: null, decoding: null });
   });
 
   it("refuses an unknown engine and an openai engine without a URL", () => {

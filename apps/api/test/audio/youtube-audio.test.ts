@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audioFixture, JFK_REFERENCE } from "../asr/generated-media.ts";
+import { audioFixture, JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { FakeYoutube, fixture, fromFixture, playerFromReelRecording } from "../support/fake-youtube.ts";
@@ -54,7 +54,7 @@ function expectSpeechTranscript(data: Loose, videoId: string): void {
     speech_engine: { engine: "sherpa-onnx", model: expect.any(String) },
   });
   expect(data.text).toContain("what you can do for your country");
-  expect(wordErrorRate(JFK_REFERENCE, data.text)).toBeLessThanOrEqual(0.25);
+  expect(wordErrorRate(JFK_REFERENCE, data.text)).toBeLessThanOrEqual(JFK_WER_LIMIT);
 }
 
 describe("speech recognition of YouTube videos, as jobs", () => {

@@ -171,6 +171,17 @@ describe("a key's lower limit also applies, and the headers describe the more re
     expect(admittedCount(await hits(limited.key, at(2 * second), 5))).toBe(3);
   });
 
+  it("describes the account when the key's allowance and the account's tie, on requests and on polls", async () => {
+    const { account, key } = await fixture.account("free");
+    const limited = await fixture.platform.accounts.createKey(account.id, 6);
+    expect(admittedCount(await hits(key.key, at(0), 4))).toBe(4);
+    // After this request the key has 5 of 6 left, resetting at t0+70s, and the account 5 of 10, resetting at t0+60s.
+    const result = await authenticated(fixture.platform, limited.key, at(10 * second));
+    expect(result).toMatchObject({ admitted: true, allowance: { limit: 10, remaining: 5, resetAt: at(minute) } });
+    const poll = await authenticated(fixture.platform, limited.key, at(20 * second), "poll");
+    expect(poll.requestAllowance).toEqual({ limit: 10, remaining: 5, resetAt: at(minute) });
+  });
+
   it("never lets a key limit above the plan's raise the account's allowance", async () => {
     const { account } = await fixture.account("free");
     const generous = await fixture.platform.accounts.createKey(account.id, 50);

@@ -49,7 +49,7 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
   private readonly fetch: typeof fetch;
 
   constructor(private readonly config: OpenAiCompatibleConfig) {
-    this.info = { engine: "openai", model: config.model, language: null };
+    this.info = { engine: "openai", model: config.model, language: null, decoding: null };
     this.endpoint = `${config.baseUrl.replace(/\/+$/, "")}/v1/audio/transcriptions`;
     const maxChunkBytes = config.maxChunkBytes ?? 24 * 1024 * 1024;
     this.chunkSamples = Math.floor((maxChunkBytes - WAV_HEADER_BYTES) / BYTES_PER_SAMPLE);

@@ -22,6 +22,8 @@ export interface SpeechEngineInfo {
   model: string;
   /** BCP-47 language the model recognises, or null when the engine detects it. */
   language: string | null;
+  /** How the engine searched for words (`greedy_search`, `modified_beam_search/4`), or null when the engine does not say. */
+  decoding: string | null;
 }
 
 export interface SpeechTranscript {

@@ -1956,6 +1956,12 @@ class SpeechEngineInfo(ApiModel):
     model: str
     """The model the engine ran."""
 
+    decoding: Optional[str] = Field(default=None)
+    """How the engine searched for words: `greedy_search`, or `modified_beam_search/<active paths>`
+    (the embedded engine's default is `modified_beam_search/4`). Absent where the engine does not
+    say (an OpenAI-compatible server decides itself) and on transcripts kept from before it was recorded.
+    """
+
 
 class TimeoutError(ApiModel):
     """The upstream fetch timed out. Transient: retry with backoff."""
