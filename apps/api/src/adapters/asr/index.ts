@@ -9,13 +9,7 @@ import {
 import type { SpeechEngine } from "./speech-engine.ts";
 
 export { OpenAiCompatibleSpeechEngine } from "./openai-compatible-speech-engine.ts";
-export {
-  DEFAULT_ACTIVE_PATHS,
-  DEFAULT_DECODING,
-  DEFAULT_MODEL_DIR,
-  type SherpaDecoding,
-  SherpaOnnxSpeechEngine,
-} from "./sherpa-onnx-speech-engine.ts";
+export { SherpaOnnxSpeechEngine } from "./sherpa-onnx-speech-engine.ts";
 export type {
   SpeechEngine,
   SpeechEngineInfo,
