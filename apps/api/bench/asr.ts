@@ -12,12 +12,11 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import {
   createSpeechEngine,
-  type SherpaDecoding,
   type SpeechEngine,
   type SpeechTranscript,
   transcribeMedia,
 } from "../src/adapters/asr/index.ts";
-import { decodingName } from "../src/adapters/asr/sherpa-onnx-speech-engine.ts";
+import { decodingName, type SherpaDecoding } from "../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { resolveFfmpegPath } from "../src/adapters/media/decoder.ts";
 import { audioFixture, JFK_REFERENCE } from "../test/asr/generated-media.ts";
 import { wordErrorRate } from "../test/asr/word-error-rate.ts";

@@ -53,6 +53,8 @@ export interface FakePodcastHost {
   requests: RecordedRequest[];
   /** The requests received on `path`. */
   requestsTo(path: string): RecordedRequest[];
+  /** The most requests to `path` (queries aside) that were open at once: how many clients worked in parallel. */
+  peakOpenRequests(path: string): number;
   /** Stops the server, cutting stalled and trickling connections. */
   close(): Promise<void>;
 }
