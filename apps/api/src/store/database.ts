@@ -1,5 +1,4 @@
 import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { type SQL, sql } from "drizzle-orm";
 import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
@@ -8,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { packagePath } from "../package-files.ts";
 import * as schema from "./schema.ts";
 
 /** The Drizzle database, the same type on PGlite and on PostgreSQL. */
@@ -38,7 +38,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+const migrationsFolder = packagePath("src/store/migrations");
 
 /** Serialises migrations of processes starting together on one PostgreSQL. */
 const migrationLockId = 7_306_129_466;
