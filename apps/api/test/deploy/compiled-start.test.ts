@@ -61,8 +61,9 @@ describe("the compiled service (pnpm build, then node dist/main.js)", () => {
     host.serveFile("/media/ep-plain.mp3", audioFixture("whisper-cpp/jfk.mp3"), "audio/mpeg");
     // Both start at once: each opens and migrates its store, which takes seconds on PGlite.
     [service, worker] = await Promise.all([startCompiled(database ? "api" : "all"), startCompiled("worker")]);
-    baseUrl = await listeningUrl(service, 90_000);
-  });
+    baseUrl = await listeningUrl(service, 150_000);
+    // Two cold PGlite starts side by side: on a loaded 2-core machine they take minutes, not seconds.
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all(processes.map((started) => started.kill()));
@@ -120,7 +121,7 @@ describe("the compiled service (pnpm build, then node dist/main.js)", () => {
   });
 
   it("starts the worker role", async () => {
-    const line = await worker.waitForLine(/Verbatim worker running/, 90_000);
+    const line = await worker.waitForLine(/Verbatim worker running/, 150_000);
     expect(JSON.parse(line)).toMatchObject({ role: "worker", engine: database ? "postgres" : "embedded" });
-  });
+  }, 180_000);
 });
