@@ -1,4 +1,4 @@
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import type * as Dashboard from "../generated/dashboard.ts";
 import { errorTable } from "../generated/errors.v2.ts";
 import type * as V1 from "../generated/v1.ts";
@@ -7,14 +7,18 @@ import type { components, operations, paths } from "../generated/v2.ts";
 export type { components, Dashboard, operations, paths, V1 };
 export { errorTable };
 
+// Found through the package's exports rather than beside this module, because the compiled
+// service bundles this module and runs it from elsewhere.
+const contractFile = (name: string) => createRequire(import.meta.url).resolve(`@verbatim/contract/${name}`);
+
 /** Absolute path of the v2 OpenAPI document. */
-export const openApiV2Path = fileURLToPath(new URL("../generated/openapi.v2.yaml", import.meta.url));
+export const openApiV2Path = contractFile("openapi.v2.yaml");
 
 /** Absolute path of the dashboard's OpenAPI document: the operations only a dashboard session may call. */
-export const openApiDashboardPath = fileURLToPath(new URL("../generated/openapi.dashboard.yaml", import.meta.url));
+export const openApiDashboardPath = contractFile("openapi.dashboard.yaml");
 
 /** Absolute path of the v1 OpenAPI document: the deprecated version, frozen. */
-export const openApiV1Path = fileURLToPath(new URL("../generated/openapi.v1.yaml", import.meta.url));
+export const openApiV1Path = contractFile("openapi.v1.yaml");
 
 /** A stable error code of the v2 API. */
 export type ErrorCode = keyof typeof errorTable;

@@ -1,5 +1,4 @@
 import { mkdirSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { type SQL, sql } from "drizzle-orm";
 import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
@@ -8,6 +7,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { packagePath } from "../package-files.ts";
 import * as schema from "./schema.ts";
 
 /** The Drizzle database, the same type on PGlite and on PostgreSQL. */
@@ -38,7 +38,7 @@ export interface Store {
   close(): Promise<void>;
 }
 
-const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
+const migrationsFolder = packagePath("src/store/migrations");
 
 /** Serialises migrations of processes starting together on one PostgreSQL. */
 const migrationLockId = 7_306_129_466;
@@ -66,6 +66,9 @@ export async function openEmbeddedStore(dataDir?: string): Promise<Store> {
   );
 }
 
+/** Connections one process opens to PostgreSQL at most (the queue's included): what `max_connections` must allow per process. */
+export const defaultPoolSize = 10;
+
 export interface PostgresStoreOptions {
   poolSize?: number;
   /** Told when the server closes an idle connection; the pool opens a new one for the next query. */
@@ -74,7 +77,7 @@ export interface PostgresStoreOptions {
 
 /** Opens a pool on a real PostgreSQL and migrates it, one process at a time. */
 export async function openPostgresStore(connectionString: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? 10 });
+  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? defaultPoolSize });
   // Without a listener, an idle connection closed by the server (a restart, a failover) ends the process.
   pool.on("error", (error) => options.onConnectionError?.(error));
   const exclusively = async <T>(lockId: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {

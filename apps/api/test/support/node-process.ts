@@ -2,7 +2,7 @@ import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-/** A TypeScript script of the API package running as a child Node process. */
+/** A script of the API package running as a child Node process. */
 export interface NodeProcess {
   process: ChildProcessWithoutNullStreams;
   /** Resolves with the first line of stdout matching `pattern`, already printed or yet to come. */
@@ -20,7 +20,15 @@ const apiPackage = fileURLToPath(new URL("../..", import.meta.url));
  * with `env` added to this process's environment. The tail of stderr goes into timeout errors.
  */
 export function spawnNodeScript(script: string, args: string[] = [], env: Record<string, string> = {}): NodeProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", script, ...args], {
+  return spawnNode(script, ["--import", "tsx", script, ...args], env);
+}
+
+/**
+ * Runs `node <nodeArgs>` in the API package with `env` added to this process's environment, e.g.
+ * compiled JavaScript with no loader. `name` names it in timeout errors.
+ */
+export function spawnNode(name: string, nodeArgs: string[], env: Record<string, string> = {}): NodeProcess {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: apiPackage,
     env: { ...process.env, ...env },
     stdio: "pipe",
@@ -47,7 +55,7 @@ export function spawnNodeScript(script: string, args: string[] = [], env: Record
       if (seen !== undefined) return Promise.resolve(seen);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`${script} printed no line matching ${pattern} within ${timeoutMs} ms:\n${stderr}`)),
+          () => reject(new Error(`${name} printed no line matching ${pattern} within ${timeoutMs} ms:\n${stderr}`)),
           timeoutMs,
         );
         waiters.push({

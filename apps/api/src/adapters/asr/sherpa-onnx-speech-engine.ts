@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packagePath } from "../../package-files.ts";
 import { SAMPLE_RATE } from "../media/decoder.ts";
 import type {
   SpeechEngine,
@@ -13,7 +13,7 @@ import type {
 } from "./speech-engine.ts";
 
 /** The model shipped in the repository: the 5 MB English streaming Zipformer (models/zipformer-gigaspeech-3.3M/SOURCE.md). */
-export const DEFAULT_MODEL_DIR = fileURLToPath(new URL("../../../models/zipformer-gigaspeech-3.3M", import.meta.url));
+export const DEFAULT_MODEL_DIR = packagePath("models/zipformer-gigaspeech-3.3M");
 
 /**
  * How the recognizer searches the transducer's outputs: the single best token at each step

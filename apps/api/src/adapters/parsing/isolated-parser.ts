@@ -2,6 +2,12 @@ import { Piscina } from "piscina";
 import { ApiError } from "../../errors.ts";
 import type { ParsingTask, ParsingTasks } from "./parsing-tasks.ts";
 
+/**
+ * What a parsing thread loads. The sources need a thread that registers the TypeScript loader
+ * first; the compiled build has the tasks as a JavaScript entry of its own beside the bundle.
+ */
+const threadEntry = import.meta.url.endsWith(".ts") ? "./parsing-worker.mjs" : "./parsing-tasks.js";
+
 export interface IsolatedParserOptions {
   /** How long one parse may run before its thread is stopped. Default 10 s. */
   deadlineMs?: number;
@@ -23,7 +29,7 @@ export class IsolatedParser {
   constructor(options: IsolatedParserOptions = {}) {
     this.deadlineMs = options.deadlineMs ?? 10_000;
     this.pool = new Piscina({
-      filename: new URL("./parsing-worker.mjs", import.meta.url).href,
+      filename: new URL(threadEntry, import.meta.url).href,
       name: "runParsingTask",
       minThreads: 0,
       maxThreads: options.threads ?? 1,
