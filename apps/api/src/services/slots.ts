@@ -67,6 +67,13 @@ export class ExtractionSlots {
     return row?.in_use ?? 0;
   }
 
+  /** Gives back every slot this process holds, at once: a stopping process's slots are free when it exits. */
+  async releaseAll(): Promise<void> {
+    this.held.clear();
+    this.stopRenewal();
+    await this.store.query(sql`delete from slot_leases where holder = ${this.options.holder}`);
+  }
+
   /** Stops renewing; held leases expire on their own. */
   close(): void {
     this.stopRenewal();
