@@ -56,7 +56,12 @@ describe("GET /metrics: who may scrape it", () => {
   });
 
   it("with a token, answers 401 to a request without it or with another, whatever its address", async () => {
-    for (const headers of [{}, { authorization: "Bearer not-the-token" }, { authorization: token }]) {
+    const attempts: Record<string, string>[] = [
+      {},
+      { authorization: "Bearer not-the-token" },
+      { authorization: token },
+    ];
+    for (const headers of attempts) {
       const response = await fetch(`${guarded.baseUrl}/metrics`, { headers });
       expect(response.status).toBe(401);
       expect(response.headers.get("www-authenticate")).toMatch(/^Bearer /);
