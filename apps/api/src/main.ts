@@ -239,7 +239,8 @@ async function drainRequests(listening: Server | undefined): Promise<void> {
 
 async function stopJobs(): Promise<void> {
   await scheduler.stop();
-  await boss.stop({ graceful: true, timeout: graceMs, close: false });
+  // pg-boss waits at least a second when graceful; no grace means handing the jobs back now.
+  await boss.stop({ graceful: graceMs > 0, timeout: graceMs, close: false });
 }
 
 /** A dead worker's job is noticed by pg-boss's monitor pass: run it a few times per heartbeat, not once a minute. */

@@ -9,8 +9,8 @@ import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podc
 import { FakeYoutube, recordedVideos } from "../support/fake-youtube.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 
-/** Long enough that a worker is stopped mid-way (about 5 s of recognition on one core). */
-const mediaSeconds = 240;
+/** Long enough that a worker is stopped mid-way (about 10 s of recognition on one core). */
+const mediaSeconds = 600;
 
 const baseEnvironment = {
   VERBATIM_ALLOW_PRIVATE_TARGETS: "1",
@@ -188,7 +188,7 @@ describe.runIf(process.env.DATABASE_URL)("SIGTERM: a graceful shutdown", () => {
           const job = await request(client, "GET", accepted.poll_url);
           return job.status === "processing" ? undefined : job;
         },
-        90_000,
+        150_000,
       );
       expect(completed, JSON.stringify(completed).slice(0, 400)).toMatchObject({
         status: "completed",
@@ -202,6 +202,6 @@ describe.runIf(process.env.DATABASE_URL)("SIGTERM: a graceful shutdown", () => {
         sql`select state::text, retry_count from pgboss.job where data->>'jobId' = ${accepted.job_id}`,
       );
       expect(attempts).toEqual({ state: "completed", retry_count: 1 });
-    }, 180_000);
+    }, 240_000);
   });
 });
