@@ -195,7 +195,7 @@ export class ServiceMetrics {
 
 /** One job queue's depth, as the metrics and the deep health check report it. */
 export interface QueueDepth {
-  name: string;
+  name: (typeof reportedQueues)[number];
   /** Waiting to run, or to be retried. */
   queued: number;
   /** Claimed by a worker now. */

@@ -2386,8 +2386,11 @@ export interface components {
         };
         /** @description One job queue's messages. */
         QueueDepth: {
-            /** @description The queue's name. */
-            name: string;
+            /**
+             * @description The queue's name: speech recognition jobs, and the jobs whose every attempt died.
+             * @enum {string}
+             */
+            name: "transcribe-audio" | "transcribe-audio-abandoned";
             /**
              * Format: int32
              * @description Messages waiting to run, or to be retried.
@@ -3071,7 +3074,7 @@ export interface components {
         /** @description A worker process, as its heartbeat tells it. Workers write one every 5 seconds. */
         WorkerHeartbeat: {
             /** @description The worker's id, `wrk_...`, which the worker logs when it starts. */
-            id: string;
+            id: components["schemas"]["WorkerId"];
             /**
              * Format: date-time
              * @description When the worker process started.
@@ -3085,6 +3088,8 @@ export interface components {
             /** @description Whether that heartbeat is at most 15 seconds old. */
             fresh: boolean;
         };
+        /** @description A worker process's id: `wrk_` and a ULID. */
+        WorkerId: string;
     };
     responses: never;
     parameters: {

@@ -35,7 +35,7 @@ describe("GET /metrics: who may scrape it", () => {
   beforeAll(async () => {
     open = await startServer();
     guarded = await startServer({ deps: { config: { version: "0.0.0-test", metricsToken: token } } });
-  });
+  }, 120_000);
   afterAll(async () => {
     await open?.close();
     await guarded?.close();
