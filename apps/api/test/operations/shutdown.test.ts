@@ -180,8 +180,13 @@ describe.runIf(process.env.DATABASE_URL)("SIGTERM: a graceful shutdown", () => {
       expect(await store.query(sql`select id from worker_heartbeats`)).toEqual([]);
       expect((await request(client, "GET", accepted.poll_url)).status).toBe("processing");
 
-      const second = start({ VERBATIM_ROLE: "worker" });
+      const second = start({ VERBATIM_ROLE: "worker", VERBATIM_METRICS_PORT: "0" });
       await second.waitForLine(/Verbatim worker running/, 30_000);
+      const metricsLine = await second.waitForLine(
+        /Verbatim worker metrics on http:\/\/127\.0\.0\.1:\d+\/metrics/,
+        30_000,
+      );
+      const metricsUrl = /http:\/\/127\.0\.0\.1:\d+\/metrics/.exec(metricsLine)?.[0] as string;
       const completed = await until(
         "the job completed",
         async () => {
@@ -202,6 +207,12 @@ describe.runIf(process.env.DATABASE_URL)("SIGTERM: a graceful shutdown", () => {
         sql`select state::text, retry_count from pgboss.job where data->>'jobId' = ${accepted.job_id}`,
       );
       expect(attempts).toEqual({ state: "completed", retry_count: 1 });
+
+      // A worker-only process serves its own metrics on VERBATIM_METRICS_PORT: the recognition it ran.
+      const scraped = await fetch(metricsUrl);
+      expect(scraped.status).toBe(200);
+      const recognised = /^verbatim_speech_recognition_audio_seconds_total (\S+)$/m.exec(await scraped.text())?.[1];
+      expect(Number(recognised)).toBeGreaterThanOrEqual(mediaSeconds - 1);
     }, 240_000);
   });
 });
