@@ -11,6 +11,7 @@ import { createAudioSources } from "../src/adapters/audio-sources/index.ts";
 import { createApp } from "../src/app.ts";
 import { jobsConfigFrom } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
+import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
 import { startJobQueue } from "../src/queue/job-queue.ts";
 import { createAudioTranscripts } from "../src/services/audio-transcripts.ts";
@@ -55,7 +56,7 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((resolve) => media.listen(0, "127.0.0.1", resolve));
   const mediaOrigin = `http://127.0.0.1:${(media.address() as AddressInfo).port}`;
-  const api = createApp({ config: { version: "bench" }, logger, now, platform, audio });
+  const api = createApp({ config: { version: "bench" }, logger, now, platform, audio, metrics: new ServiceMetrics() });
   const listening = api.listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => listening.once("listening", () => resolve()));
   const baseUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;

@@ -9,6 +9,7 @@ import express, { type Express, type RequestHandler } from "express";
 import { createApp } from "../src/app.ts";
 import type { YoutubeDeps } from "../src/deps.ts";
 import { createLogger } from "../src/logger.ts";
+import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
 import { processCpuMs } from "./machine.ts";
@@ -63,6 +64,7 @@ export async function apiTarget(
   );
   await store.query(options.planSetting);
   const app = createApp({
+    metrics: new ServiceMetrics(),
     config: { version: "0.0.0-bench" },
     logger: createLogger(process.env.VERBATIM_LOG_LEVEL ?? "error"),
     now,

@@ -10,6 +10,7 @@ import { dashboardApp } from "./http/dashboard/app.ts";
 import { errorCatalog } from "./http/error-catalog.ts";
 import { errorHandler, routeNotFound } from "./http/error-handler.ts";
 import { mcpRoutes } from "./http/mcp.ts";
+import { countRequests, metricsEndpoint } from "./http/metrics.ts";
 import { v2Operations } from "./http/operations.ts";
 import { assignRequestId } from "./http/request-id.ts";
 import { allowanceOf, liveRoutes, pendingOperations, publicOperations } from "./http/routes/index.ts";
@@ -21,6 +22,7 @@ export function createApp(deps: AppDeps): Express {
   app.disable("x-powered-by");
   app.set("trust proxy", "loopback");
   app.use(assignRequestId());
+  app.use(countRequests(deps.metrics));
   app.use(
     pinoHttp({
       logger: deps.logger,
@@ -55,6 +57,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(dashboardApp(dashboardDist));
   // Outside /api/v2: MCP is not an operation of the contract, and its validator would refuse it.
   app.use(mcpRoutes(deps));
+  app.use(metricsEndpoint(deps.metrics, deps.platform.store, { token: deps.config.metricsToken }));
   app.use("/docs/errors", errorCatalog());
   app.use(apiReference(deps));
   app.use((req, _res, next) => next(routeNotFound(req)));

@@ -79,3 +79,28 @@ describe("jobsConfigFrom", () => {
     expect(() => jobsConfigFrom({ VERBATIM_MAX_QUEUED_JOBS: "many" })).toThrow(/VERBATIM_MAX_QUEUED_JOBS/);
   });
 });
+
+describe("loadConfig: operations", () => {
+  it("serves /metrics to loopback only, no worker metrics port, and a 20 s shutdown grace by default", () => {
+    expect(loadConfig({}).operations).toEqual({
+      metricsToken: undefined,
+      metricsPort: undefined,
+      shutdownGraceSeconds: 20,
+    });
+  });
+
+  it("reads the token, the worker metrics port and the grace", () => {
+    expect(
+      loadConfig({
+        VERBATIM_METRICS_TOKEN: "s3cret",
+        VERBATIM_METRICS_PORT: "9464",
+        VERBATIM_SHUTDOWN_GRACE_SECONDS: "0",
+      }).operations,
+    ).toEqual({ metricsToken: "s3cret", metricsPort: 9464, shutdownGraceSeconds: 0 });
+  });
+
+  it("names the variable that holds a bad value", () => {
+    expect(() => loadConfig({ VERBATIM_METRICS_PORT: "70000" })).toThrow(/^VERBATIM_METRICS_PORT must be/);
+    expect(() => loadConfig({ VERBATIM_SHUTDOWN_GRACE_SECONDS: "-1" })).toThrow(/^VERBATIM_SHUTDOWN_GRACE_SECONDS/);
+  });
+});

@@ -36,6 +36,17 @@ export interface Config {
   jobs: JobsConfig;
   /** The worker role's scheduled work: `VERBATIM_SCHEDULER_TICK_SECONDS`, `VERBATIM_MONITOR_CLAIM_SECONDS`. */
   scheduler: SchedulerConfig;
+  /** `/metrics` and shutdown: `VERBATIM_METRICS_TOKEN`, `VERBATIM_METRICS_PORT`, `VERBATIM_SHUTDOWN_GRACE_SECONDS`. */
+  operations: OperationsConfig;
+}
+
+export interface OperationsConfig {
+  /** When set, `/metrics` answers any client that sends it as a bearer token; unset, only loopback clients. */
+  metricsToken: string | undefined;
+  /** Where a worker-only process serves `/metrics`; unset, it serves none (API processes serve it on their port). */
+  metricsPort: number | undefined;
+  /** How long a stopping process lets requests in flight and running jobs finish before cutting them off. */
+  shutdownGraceSeconds: number;
 }
 
 export interface SchedulerConfig {
@@ -97,6 +108,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       claimSeconds: numberFrom("VERBATIM_MONITOR_CLAIM_SECONDS", env.VERBATIM_MONITOR_CLAIM_SECONDS, 600, {
         min: 1,
         integer: true,
+      }),
+    },
+    operations: {
+      metricsToken: env.VERBATIM_METRICS_TOKEN || undefined,
+      metricsPort: env.VERBATIM_METRICS_PORT ? portFrom(env.VERBATIM_METRICS_PORT, "VERBATIM_METRICS_PORT") : undefined,
+      shutdownGraceSeconds: numberFrom("VERBATIM_SHUTDOWN_GRACE_SECONDS", env.VERBATIM_SHUTDOWN_GRACE_SECONDS, 20, {
+        min: 0,
       }),
     },
   };
@@ -219,11 +237,11 @@ function millisecondsFrom(name: string, value: string | undefined): number | und
   return milliseconds;
 }
 
-function portFrom(value: string | undefined): number {
+function portFrom(value: string | undefined, name = "PORT"): number {
   if (value === undefined || value === "") return 8080;
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`PORT must be an integer from 0 to 65535, not ${JSON.stringify(value)}`);
+    throw new Error(`${name} must be an integer from 0 to 65535, not ${JSON.stringify(value)}`);
   }
   return port;
 }

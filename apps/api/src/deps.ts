@@ -4,6 +4,7 @@ import type { ResolveAll } from "./adapters/net/address-rule.ts";
 import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
 import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { Logger } from "./logger.ts";
+import type { ServiceMetrics } from "./metrics.ts";
 import type { Platform } from "./platform.ts";
 import type { MonitorEvents } from "./services/monitor-events.ts";
 import type { JobFollower } from "./services/transcript-jobs.ts";
@@ -19,6 +20,8 @@ export interface HttpConfig {
   publicUrl?: string;
   /** How long a batch may run before it answers with the rows it has (`VERBATIM_BATCH_DEADLINE_SECONDS`); default 60 s. */
   batchDeadlineMs?: number;
+  /** `VERBATIM_METRICS_TOKEN`: `/metrics` answers any client with it; without it, loopback clients only. */
+  metricsToken?: string;
 }
 
 /** Everything `createApp` needs; tests build it without environment variables. */
@@ -29,6 +32,8 @@ export interface AppDeps {
   now: () => Date;
   /** The account platform: storage, keys, allowances, credits, slots, idempotency. */
   platform: Platform;
+  /** This process's Prometheus metrics, fed by the code that owns each rule and served at `/metrics`. */
+  metrics: ServiceMetrics;
   /** YouTube access; without it the YouTube operations answer 404 as not live yet. */
   youtube?: YoutubeDeps;
   /** Podcasts, feeds and media files, and speech recognition jobs; without it, that input is refused as unsupported. */

@@ -1,12 +1,17 @@
-import type { Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import express from "express";
 import { createSpeechEngine } from "./adapters/asr/index.ts";
+import { meteredSpeechEngine } from "./adapters/asr/metered-engine.ts";
 import { createAudioSources } from "./adapters/audio-sources/index.ts";
 import { createYoutubeAdapter } from "./adapters/youtube/index.ts";
 import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
 import { loadConfig } from "./config.ts";
+import { errorHandler } from "./http/error-handler.ts";
+import { metricsEndpoint } from "./http/metrics.ts";
 import { createLogger } from "./logger.ts";
+import { ServiceMetrics } from "./metrics.ts";
 import { createPlatform } from "./platform.ts";
 import { startJobQueue } from "./queue/job-queue.ts";
 import { createAudioTranscripts } from "./services/audio-transcripts.ts";
@@ -15,6 +20,7 @@ import { createMonitors } from "./services/monitors.ts";
 import { MonthlyRefills } from "./services/monthly-refills.ts";
 import { createTranscripts } from "./services/transcripts.ts";
 import { createWebhooks } from "./services/webhooks.ts";
+import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
 import type { Store } from "./store/database.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
 import { Scheduler } from "./workers/scheduler.ts";
@@ -26,6 +32,7 @@ const config = startOrExit(() => loadConfig(process.env));
 const speechEngine = startOrExit(() => createSpeechEngine(process.env));
 const logger = createLogger(config.logLevel);
 const now = () => new Date();
+const metrics = new ServiceMetrics();
 
 const store: Store = await openConfiguredStore(
   config,
@@ -75,6 +82,7 @@ const webhooks = createWebhooks(store, {
   now,
   retryDelaysMs: config.webhooks.retryDelaysMs,
   allowPrivateTargets: config.allowPrivateTargets,
+  metrics,
 });
 const monitorEvents = new MonitorEvents(store, webhooks, now);
 const audioSources = createAudioSources({
@@ -86,7 +94,7 @@ const youtube = createYoutubeAdapter(config.youtube);
 const audio = {
   sources: audioSources,
   youtube: youtube.audio,
-  engine: speechEngine,
+  engine: meteredSpeechEngine(speechEngine, metrics),
   queue: new PgBossTranscriptionQueue(boss),
   inlineAudioSeconds: config.jobs.inlineAudioSeconds,
   maxQueuedJobs: config.jobs.maxQueuedJobs,
@@ -111,7 +119,9 @@ const scheduler = new Scheduler({
   tickMs: config.scheduler.tickSeconds * 1000,
 });
 
+const heartbeat = runsWorkers ? new HeartbeatWriter(store, { now, logger }) : undefined;
 if (runsWorkers) {
+  await heartbeat?.start();
   await startTranscriptionWorker(boss, createAudioTranscripts(platform, audio, { now, logger }), {
     workers: config.jobs.workers,
     pollSeconds: config.jobs.pollSeconds,
@@ -130,10 +140,12 @@ if (servesApi) {
       version: config.version,
       batchDeadlineMs: config.batchDeadlineSeconds * 1000,
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+      ...(config.operations.metricsToken ? { metricsToken: config.operations.metricsToken } : {}),
     },
     logger,
     now,
     platform,
+    metrics,
     youtube,
     audio,
     monitors: monitorDeps,
@@ -147,8 +159,29 @@ if (servesApi) {
   });
   server = listening;
 } else {
-  logger.info({ role, engine: store.engine, workers: config.jobs.workers }, "Verbatim worker running");
+  logger.info(
+    { role, engine: store.engine, workers: config.jobs.workers, worker_id: heartbeat?.id },
+    "Verbatim worker running",
+  );
 }
+
+// A worker-only process serves its own metrics (its jobs' recognition, its webhook attempts) where the operator asks.
+let metricsServer: Server | undefined;
+if (!servesApi && config.operations.metricsPort !== undefined) {
+  const { metricsPort, metricsToken } = config.operations;
+  const metricsApp = express();
+  metricsApp.disable("x-powered-by");
+  metricsApp.set("trust proxy", "loopback");
+  metricsApp.use(metricsEndpoint(metrics, store, { token: metricsToken }));
+  metricsApp.use(errorHandler({ config: { version: config.version }, logger, now, platform, metrics }));
+  const listening = createServer(metricsApp).listen(metricsPort, config.host, () => {
+    const { address, port } = listening.address() as AddressInfo;
+    logger.info({ address, port }, `Verbatim worker metrics on http://${address}:${port}/metrics`);
+  });
+  metricsServer = listening;
+}
+
+const graceMs = config.operations.shutdownGraceSeconds * 1000;
 
 // A second signal must not cut the shutdown short: Ctrl-C and systemd signal the whole process group.
 let stopping = false;
@@ -156,27 +189,59 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    setTimeout(() => process.exit(1), 30_000).unref();
-    logger.info({ signal }, "shutting down");
+    // The grace, then room for webhooks in flight (10 s each) and closing.
+    setTimeout(() => process.exit(1), graceMs + 30_000).unref();
+    logger.info({ signal, grace_seconds: config.operations.shutdownGraceSeconds }, "shutting down");
     clearInterval(housekeeping);
     admin?.close();
-    shutDown().finally(() => process.exit(0));
+    shutDown().then(
+      () => {
+        logger.info("stopped");
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
   });
 }
 
 /**
- * Stops taking requests, then jobs: running attempts get 20 s to finish; one still running then
- * is retried by another worker once its heartbeat lapses, and charged only when it completes.
+ * Stops listening at once, and lets requests in flight and running job attempts finish within
+ * the grace. Then it cuts the requests left and hands the jobs left back to the queue (pg-boss
+ * fails them as retryable, so another worker takes them up without waiting for a heartbeat to
+ * lapse; they are charged only when they complete), gives back this process's slots, and closes.
  */
 async function shutDown(): Promise<void> {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  await scheduler.stop();
-  await boss.stop({ graceful: true, timeout: 20_000, close: false });
+  await Promise.all([drainRequests(server), drainRequests(metricsServer), stopJobs()]);
   await webhooks.stop();
   await audioSources.close();
-  platform.slots.close();
-  platform.jobSlots.close();
+  await platform.slots.releaseAll();
+  await platform.jobSlots.releaseAll();
+  await heartbeat?.stop();
   await store.close();
+}
+
+/** Refuses new connections, closes keep-alive connections as their requests end, and cuts what is left after the grace. */
+async function drainRequests(listening: Server | undefined): Promise<void> {
+  if (!listening) return;
+  const closed = new Promise<void>((resolve) => listening.close(() => resolve()));
+  const idle = setInterval(() => listening.closeIdleConnections(), 100);
+  const cut = setTimeout(() => listening.closeAllConnections(), graceMs);
+  listening.closeIdleConnections();
+  try {
+    await closed;
+  } finally {
+    clearInterval(idle);
+    clearTimeout(cut);
+  }
+}
+
+async function stopJobs(): Promise<void> {
+  await scheduler.stop();
+  // pg-boss waits at least a second when graceful; no grace means handing the jobs back now.
+  await boss.stop({ graceful: graceMs > 0, timeout: graceMs, close: false });
 }
 
 /** A dead worker's job is noticed by pg-boss's monitor pass: run it a few times per heartbeat, not once a minute. */

@@ -32,7 +32,10 @@ export interface paths {
         };
         /**
          * Deep health check
-         * @description Readiness: checks the database, the job queue and the speech engine. Contacts no upstream platform. Free.
+         * @description Readiness: checks the database, the job queue and the speech engine, and reports each queue's
+         *     depth and the worker processes' heartbeats. Contacts no upstream platform. Free. Degraded
+         *     when a dependency fails, or when jobs are queued and no worker has reported recently; an
+         *     unreachable database answers 503 `overloaded`.
          */
         get: operations["deepHealthCheck"];
         put?: never;
@@ -903,8 +906,15 @@ export interface components {
             status: "ok" | "degraded";
             /** @description The service's version. */
             version: string;
-            /** @description One entry per dependency: the database, the queue and the speech engine. */
+            /**
+             * @description One entry per dependency: the database, the queue, the speech engine, and the workers, which
+             *     fail when jobs are queued and no worker process has reported within 15 seconds.
+             */
             checks: components["schemas"]["DependencyCheck"][];
+            /** @description The depth of each job queue, across every process of the deployment. */
+            queues: components["schemas"]["QueueDepth"][];
+            /** @description The worker processes that reported within the last hour, the latest first. */
+            workers: components["schemas"]["WorkerHeartbeat"][];
         };
         /** @description The body of every successful response. */
         DeepHealthEnvelope: {
@@ -952,7 +962,7 @@ export interface components {
              * @description The dependency.
              * @enum {string}
              */
-            name: "database" | "queue" | "speech_engine";
+            name: "database" | "queue" | "speech_engine" | "workers";
             /**
              * @description Whether it answered.
              * @enum {string}
@@ -2374,6 +2384,29 @@ export interface components {
              */
             docs: string;
         };
+        /** @description One job queue's messages. */
+        QueueDepth: {
+            /**
+             * @description The queue's name: speech recognition jobs, and the jobs whose every attempt died.
+             * @enum {string}
+             */
+            name: "transcribe-audio" | "transcribe-audio-abandoned";
+            /**
+             * Format: int32
+             * @description Messages waiting to run, or to be retried.
+             */
+            queued: number;
+            /**
+             * Format: int32
+             * @description Messages a worker is running now.
+             */
+            active: number;
+            /**
+             * Format: double
+             * @description Seconds the oldest waiting message has waited; 0 when none waits.
+             */
+            oldest_queued_seconds: number;
+        };
         /** @description The request allowance as it stands for this key. */
         RateLimitState: {
             /** @description Requests allowed per sliding 60-second window (the more restrictive of the account's and the key's). */
@@ -3044,6 +3077,25 @@ export interface components {
          * @description A public https URL that receives a monitor's events.
          */
         WebhookUrl: string;
+        /** @description A worker process, as its heartbeat tells it. Workers write one every 5 seconds. */
+        WorkerHeartbeat: {
+            /** @description The worker's id, `wrk_...`, which the worker logs when it starts. */
+            id: components["schemas"]["WorkerId"];
+            /**
+             * Format: date-time
+             * @description When the worker process started.
+             */
+            started_at: string;
+            /**
+             * Format: date-time
+             * @description Its latest heartbeat.
+             */
+            last_heartbeat_at: string;
+            /** @description Whether that heartbeat is at most 15 seconds old. */
+            fresh: boolean;
+        };
+        /** @description A worker process's id: `wrk_` and a ULID. */
+        WorkerId: string;
     };
     responses: never;
     parameters: {

@@ -5,6 +5,7 @@ import { ApiError } from "../errors.ts";
 import type { Allowance } from "../services/authenticator.ts";
 import { authenticate } from "./auth.ts";
 import { idempotent } from "./idempotency.ts";
+import { nameOperation } from "./metrics.ts";
 import type { Operation } from "./operations.ts";
 import { type LiveRoute, recordSentBodyFields } from "./route.ts";
 
@@ -54,6 +55,9 @@ export function apiRouter<Id extends string>(
   // The key is checked before the body is read (spec 5): a request without a valid key hears 401, whatever it sent.
   // Only operations that take a body parse one, so nothing is parsed for an unknown path, a GET, or a stranger.
   const parseJson = express.json({ limit: maxBodyBytes });
+  for (const operation of version.operations) {
+    router[operation.method](operation.expressPath, nameOperation(operation.operationId));
+  }
   for (const operation of version.operations) {
     const guards = version.publicOperations.has(operation.operationId)
       ? []

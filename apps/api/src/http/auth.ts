@@ -69,6 +69,7 @@ export async function admit(
   if (!auth) throw unauthorized();
   setRateLimitHeaders(res, auth.allowance);
   if (!auth.admitted) {
+    deps.metrics.allowanceRefused(allowance === "poll" ? "polling" : "requests");
     const retryAfter = Math.max(1, Math.ceil((auth.allowance.resetAt.getTime() - now.getTime()) / 1000));
     throw new ApiError(
       "rate_limited",

@@ -42,9 +42,16 @@ export function errorHandler(deps: AppDeps, envelope: ErrorEnvelope = v2Envelope
       res.end();
       return;
     }
+    countRefusal(deps, error);
     if (error.retryAfterSeconds !== undefined) res.setHeader("Retry-After", String(error.retryAfterSeconds));
     res.status(error.status).json(envelope(error, req, res));
   };
+}
+
+/** Upstream failures (5001-5199; 5201 `overloaded` is our own) by code, and balance refusals: every error answer passes here. */
+function countRefusal(deps: AppDeps, error: ApiError): void {
+  if (error.code === "insufficient_credits") deps.metrics.allowanceRefused("credits");
+  if (error.number >= 5000 && error.number < 5200) deps.metrics.upstreamFailed(error.code);
 }
 
 function unexpected(deps: AppDeps, err: unknown, requestId: string): ApiError {

@@ -18,6 +18,7 @@ export function holdExtractionSlot(deps: AppDeps): RequestHandler {
     const slots = plans[auth.plan].extractionSlots;
     const lease = await deps.platform.slots.acquire(auth.accountId, slots);
     if (!lease) {
+      deps.metrics.allowanceRefused("slots");
       throw new ApiError(
         "rate_limited",
         `All ${slots} extraction slots of the account are busy. Retry after ${busySlotsRetryAfterSeconds} seconds.`,

@@ -76,6 +76,15 @@ export class AccountSlots {
     return row?.in_use ?? 0;
   }
 
+  /** Gives back every slot this process holds, at once: a stopping process's slots are free when it exits. */
+  async releaseAll(): Promise<void> {
+    this.held.clear();
+    this.stopRenewal();
+    await this.store.query(
+      sql`delete from slot_leases where holder = ${this.options.holder} and pool = ${this.options.pool}`,
+    );
+  }
+
   /** Stops renewing; held leases expire on their own. */
   close(): void {
     this.stopRenewal();

@@ -5,6 +5,7 @@ import { createPublicFetch } from "../adapters/net/public-fetch.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
+import type { ServiceMetrics } from "../metrics.ts";
 import type { Store } from "../store/database.ts";
 import { accounts, monitors, webhookAttempts, webhookDeliveries } from "../store/schema.ts";
 import type { DatabaseOrTransaction, WebhookEvent, WebhookOutbox } from "./webhook-events.ts";
@@ -48,6 +49,8 @@ export interface WebhooksOptions {
   breakerThreshold?: number;
   /** How long a host that kept failing is left alone before one attempt tries it again. Default 60 s. */
   breakerCooldownMs?: number;
+  /** Counts each attempt's outcome. */
+  metrics?: ServiceMetrics;
 }
 
 type Claimed = Pick<
@@ -330,6 +333,9 @@ export class Webhooks implements WebhookOutbox {
       : outcome.retryable && retryDelayMs !== undefined
         ? { status: "pending", nextAttemptAt: new Date(finishedAt.getTime() + retryDelayMs) }
         : { status: "failed", nextAttemptAt: null };
+    this.options.metrics?.webhookAttempted(
+      next.status === "delivered" ? "delivered" : next.status === "pending" ? "retrying" : "failed",
+    );
     await this.store.db.transaction(async (tx) => {
       // A monitor deleted during the attempt took its deliveries with it: nothing is left to log.
       const [present] = await tx

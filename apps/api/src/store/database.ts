@@ -35,7 +35,16 @@ export interface Store {
    * process, so there it just runs.
    */
   exclusively<T>(lockId: number, work: () => Promise<T>): Promise<T>;
+  /** The connection pool's figures, on PostgreSQL; the embedded engine has one session and no pool. */
+  pool?: () => PoolFigures;
   close(): Promise<void>;
+}
+
+/** Connections of a PostgreSQL pool: open, idle, and queries waiting for one. */
+export interface PoolFigures {
+  total: number;
+  idle: number;
+  waiting: number;
 }
 
 const migrationsFolder = packagePath("src/store/migrations");
@@ -95,7 +104,9 @@ export async function openPostgresStore(connectionString: string, options: Postg
   );
   const db = drizzlePostgres(pool, { schema });
   const executeSql = (text: string, values?: unknown[]) => pool.query(text, values);
-  return storeOf(db as unknown as Database, "postgres", executeSql, exclusively, () => pool.end());
+  const store = storeOf(db as unknown as Database, "postgres", executeSql, exclusively, () => pool.end());
+  store.pool = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  return store;
 }
 
 function storeOf(

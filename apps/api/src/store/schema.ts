@@ -523,3 +523,14 @@ export const libraryPassages = pgTable(
     index("library_passages_words_idx").using("gin", table.words),
   ],
 );
+
+/**
+ * One row per running worker process, written every few seconds: API processes read them to
+ * report workers they cannot see, and a stale row means its worker stopped reporting.
+ */
+export const workerHeartbeats = pgTable("worker_heartbeats", {
+  /** `wrk_<ulid>`, logged by the worker when it starts; no host name, since the deep health check shows it to keys. */
+  id: text("id").primaryKey(),
+  startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
+  lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull(),
+});

@@ -554,7 +554,10 @@ describe("503 overloaded: admission closed", () => {
       expect(result.response.status, shown(result)).toBe(200);
       expect(result.data?.data, shown(result)).toMatchObject({
         status: "degraded",
-        checks: [{ name: "database", status: "failing", detail: expect.stringMatching(/ECONNREFUSED/) }],
+        checks: [
+          { name: "database", status: "failing", detail: expect.stringMatching(/ECONNREFUSED/) },
+          { name: "workers", status: "ok" },
+        ],
       });
     } finally {
       repair();

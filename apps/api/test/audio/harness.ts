@@ -7,6 +7,7 @@ import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { AppDeps, AudioDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
+import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform } from "../../src/platform.ts";
 import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
 import { createAudioTranscripts } from "../../src/services/audio-transcripts.ts";
@@ -113,6 +114,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     config: { version: "0.0.0-test" },
     logger,
     now,
+    metrics: new ServiceMetrics(),
     platform,
     audio,
     ...(youtube ? { youtube } : {}),

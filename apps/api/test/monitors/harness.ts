@@ -2,6 +2,7 @@ import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
 import type { AppDeps, MonitorDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
+import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform } from "../../src/platform.ts";
 import { MonitorEvents } from "../../src/services/monitor-events.ts";
 import { createMonitors, type Monitors } from "../../src/services/monitors.ts";
@@ -104,6 +105,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
     config: { version: "0.0.0-test" },
     logger,
     now,
+    metrics: new ServiceMetrics(),
     platform,
     validateResponses: true,
     youtube,

@@ -2,6 +2,7 @@ import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { createApp } from "../../src/app.ts";
 import type { AppDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
+import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform, type Platform } from "../../src/platform.ts";
 import type { AccountView, IssuedKey } from "../../src/services/accounts.ts";
 import type { PlanName } from "../../src/services/plans.ts";
@@ -40,6 +41,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     platform,
     validateResponses: true,
     ...options.deps,
+    metrics: options.deps?.metrics ?? new ServiceMetrics(),
   };
   const served = await serveApp(deps, options);
   return {

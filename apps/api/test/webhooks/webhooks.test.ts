@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPublicFetch } from "../../src/adapters/net/public-fetch.ts";
 import { createLogger } from "../../src/logger.ts";
+import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform, type Platform } from "../../src/platform.ts";
 import type { WebhookEvent } from "../../src/services/webhook-events.ts";
 import { WebhookLog } from "../../src/services/webhook-log.ts";
@@ -503,5 +504,26 @@ describe("the circuit breaker of a host that keeps timing out", () => {
     expect(probe.receivedAt - third.receivedAt).toBeGreaterThanOrEqual(cooldownMs);
     // After a successful probe the circuit is closed: everything else went through without a pause.
     expect(flaky.requests).toHaveLength(3 + ids.length);
+  });
+});
+
+describe("metrics: the deliverer counts each attempt's outcome", () => {
+  it("counts a delivered attempt, a retried one and the last failed one", async () => {
+    const metrics = new ServiceMetrics();
+    const accepting = await receiver();
+    const refusing = await receiver(() => ({ status: 500 }));
+    const webhooks = deliverer({ metrics, retryDelaysMs: [10] });
+    const delivered = await webhooks.enqueue(event(accepting.url()));
+    const failed = await webhooks.enqueue(event(refusing.url()));
+    expect((await settled(delivered)).status).toBe("delivered");
+    expect((await settled(failed)).status).toBe("failed");
+    const text = await metrics.text();
+    for (const [outcome, count] of [
+      ["delivered", 1],
+      ["retrying", 1],
+      ["failed", 1],
+    ] as const) {
+      expect(text).toContain(`verbatim_webhook_attempts_total{outcome="${outcome}"} ${count}\n`);
+    }
   });
 });

@@ -1,12 +1,21 @@
 import { performance } from "node:perf_hooks";
 import type { AppDeps } from "../../deps.ts";
+import { type QueueDepth, readQueueDepths } from "../../metrics.ts";
 import { usageBlock } from "../../services/credits.ts";
+import { heartbeatFreshSeconds, readWorkerHeartbeats, type WorkerHeartbeat } from "../../services/worker-heartbeats.ts";
 import { ping } from "../../store/database.ts";
-import { authOf } from "../auth.ts";
+import { authOf, storeUnreachable } from "../auth.ts";
 import { requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
 type DependencyName = "database" | "queue" | "speech_engine";
+
+interface DependencyCheck {
+  name: DependencyName | "workers";
+  status: "ok" | "failing";
+  latency_ms: number;
+  detail: string | null;
+}
 
 /** A dependency the deep health check asks; it throws when the dependency fails. */
 export interface DependencyProbe {
@@ -14,14 +23,31 @@ export interface DependencyProbe {
   check(): Promise<void>;
 }
 
-/** `GET /health/deep`: asks each dependency of the service, never an upstream platform. Free. */
+/**
+ * `GET /health/deep`: asks each dependency of the service, never an upstream platform, and
+ * reports the queues' depth and the workers' heartbeats, read from the database so that an API
+ * process reports workers running elsewhere. Free. A database that cannot be read answers 503
+ * `overloaded`, as admission does.
+ */
 export function deepHealthCheck(deps: AppDeps, probes: DependencyProbe[] = []): LiveRoute {
   const all: DependencyProbe[] = [{ name: "database", check: () => ping(deps.platform.store) }, ...probes];
   return {
     operationId: "deepHealthCheck",
     handler: async (_req, res) => {
       const auth = authOf(res);
-      const checks = await Promise.all(all.map(run));
+      const checks: DependencyCheck[] = await Promise.all(all.map(run));
+      let queues: QueueDepth[];
+      let workers: WorkerHeartbeat[];
+      const workersStarted = performance.now();
+      try {
+        [queues, workers] = await Promise.all([
+          readQueueDepths(deps.platform.store),
+          readWorkerHeartbeats(deps.platform.store, deps.now()),
+        ]);
+      } catch (cause) {
+        throw storeUnreachable(cause);
+      }
+      checks.push(workersCheck(queues, workers, elapsed(workersStarted)));
       send(res, "deepHealthCheck", 200, {
         ok: true,
         request_id: requestIdOf(res),
@@ -30,6 +56,18 @@ export function deepHealthCheck(deps: AppDeps, probes: DependencyProbe[] = []): 
           status: checks.every((check) => check.status === "ok") ? "ok" : "degraded",
           version: deps.config.version,
           checks,
+          queues: queues.map((queue) => ({
+            name: queue.name,
+            queued: queue.queued,
+            active: queue.active,
+            oldest_queued_seconds: Math.round(queue.oldestQueuedSeconds * 1000) / 1000,
+          })),
+          workers: workers.map((worker) => ({
+            id: worker.id,
+            started_at: worker.startedAt.toISOString(),
+            last_heartbeat_at: worker.lastSeenAt.toISOString(),
+            fresh: worker.fresh,
+          })),
         },
         usage: usageBlock(0, auth.credits),
       });
@@ -37,15 +75,29 @@ export function deepHealthCheck(deps: AppDeps, probes: DependencyProbe[] = []): 
   };
 }
 
-async function run(probe: DependencyProbe) {
+/** Queued jobs with no worker that reported recently will not run: the deployment is degraded. */
+function workersCheck(queues: QueueDepth[], workers: WorkerHeartbeat[], latencyMs: number): DependencyCheck {
+  const queued = queues.reduce((sum, queue) => sum + queue.queued, 0);
+  const failing = queued > 0 && !workers.some((worker) => worker.fresh);
+  return {
+    name: "workers",
+    status: failing ? "failing" : "ok",
+    latency_ms: latencyMs,
+    detail: failing
+      ? `${queued} job(s) queued and no worker process has reported within ${heartbeatFreshSeconds} s.`
+      : null,
+  };
+}
+
+async function run(probe: DependencyProbe): Promise<DependencyCheck> {
   const started = performance.now();
   try {
     await probe.check();
-    return { name: probe.name, status: "ok" as const, latency_ms: elapsed(started), detail: null };
+    return { name: probe.name, status: "ok", latency_ms: elapsed(started), detail: null };
   } catch (error) {
     return {
       name: probe.name,
-      status: "failing" as const,
+      status: "failing",
       latency_ms: elapsed(started),
       detail: error instanceof Error ? error.message : String(error),
     };

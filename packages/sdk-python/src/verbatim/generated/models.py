@@ -75,6 +75,9 @@ UnixSeconds = int
 WebhookUrl = str
 """A public https URL that receives a monitor's events."""
 
+WorkerId = str
+"""A worker process's id: `wrk_` and a ULID."""
+
 
 class AgeRestrictedError(ApiModel):
     """The video is age-restricted and cannot be read without signing in."""
@@ -488,7 +491,15 @@ class DeepHealth(ApiModel):
     """The service's version."""
 
     checks: List[DependencyCheck]
-    """One entry per dependency: the database, the queue and the speech engine."""
+    """One entry per dependency: the database, the queue, the speech engine, and the workers, which
+    fail when jobs are queued and no worker process has reported within 15 seconds.
+    """
+
+    queues: List[QueueDepth]
+    """The depth of each job queue, across every process of the deployment."""
+
+    workers: List[WorkerHeartbeat]
+    """The worker processes that reported within the last hour, the latest first."""
 
 
 class DeepHealthEnvelope(ApiModel):
@@ -532,7 +543,7 @@ class Delivery(ApiModel):
 class DependencyCheck(ApiModel):
     """One dependency checked by the deep health check."""
 
-    name: Literal["database", "queue", "speech_engine"]
+    name: Literal["database", "queue", "speech_engine", "workers"]
     """The dependency."""
 
     status: Literal["ok", "failing"]
@@ -1843,6 +1854,22 @@ class ProxyUnavailableError(ApiModel):
     """Link to this error's description, served by the API at `/docs/errors/{code}`."""
 
 
+class QueueDepth(ApiModel):
+    """One job queue's messages."""
+
+    name: Literal["transcribe-audio", "transcribe-audio-abandoned"]
+    """The queue's name: speech recognition jobs, and the jobs whose every attempt died."""
+
+    queued: int
+    """Messages waiting to run, or to be retried."""
+
+    active: int
+    """Messages a worker is running now."""
+
+    oldest_queued_seconds: float
+    """Seconds the oldest waiting message has waited; 0 when none waits."""
+
+
 class RateLimitState(ApiModel):
     """The request allowance as it stands for this key."""
 
@@ -2414,6 +2441,22 @@ class WasLiveError(ApiModel):
     """Link to this error's description, served by the API at `/docs/errors/{code}`."""
 
 
+class WorkerHeartbeat(ApiModel):
+    """A worker process, as its heartbeat tells it. Workers write one every 5 seconds."""
+
+    id: WorkerId
+    """The worker's id, `wrk_...`, which the worker logs when it starts."""
+
+    started_at: str
+    """When the worker process started."""
+
+    last_heartbeat_at: str
+    """Its latest heartbeat."""
+
+    fresh: bool
+    """Whether that heartbeat is at most 15 seconds old."""
+
+
 ApiError = Annotated[Union[InvalidRequestError, InvalidCursorError, UnauthorizedError, IdempotencyConflictError, NotFoundError, InsufficientCreditsError, BatchTooLargeError, RateLimitedError, UnsupportedPlatformError, EndpointPlatformMismatchError, PodcastFeedNotFoundError, AudioIneligibleError, InvalidInputError, AudioTooLongError, DrmProtectedError, PrivateError, UnavailableError, MembersOnlyError, AgeRestrictedError, RegionBlockedError, LiveStreamError, WasLiveError, NoCaptionsError, CaptionsDisabledError, NoSpeechError, NoAudioStreamError, UpstreamError, TimeoutError, ConnectionError, ProxyUnavailableError, ParseError, UpstreamUnavailableError, OverloadedError, InternalError, UnknownError], Field(discriminator="code")]
 """Every error a Verbatim endpoint can answer, told apart by `code`."""
 
@@ -2433,7 +2476,7 @@ WebhookEvent = Annotated[Union[TranscriptJobCompletedWebhook, TranscriptJobFaile
 """Any event Verbatim delivers by webhook, told apart by `type`."""
 
 # The models name the unions above, which are defined after them.
-for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionsDisabledError, ChannelRequest, ChannelRow, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LiveStreamError, Me, MeEnvelope, MembersOnlyError, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, SearchRequest, Segment, SpeechEngineInfo, TimeoutError, Transcript, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError):
+for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionsDisabledError, ChannelRequest, ChannelRow, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LiveStreamError, Me, MeEnvelope, MembersOnlyError, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, QueueDepth, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, SearchRequest, Segment, SpeechEngineInfo, TimeoutError, Transcript, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError, WorkerHeartbeat):
     _model.model_rebuild()
 
-__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PrivateError", "ProxyUnavailableError", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptEnvelope", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl"]
+__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptEnvelope", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "WorkerHeartbeat", "WorkerId"]
