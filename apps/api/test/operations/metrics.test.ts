@@ -208,7 +208,7 @@ describe("GET /metrics: what it counts", () => {
 describe("speech recognition metrics", () => {
   it("adds each recognition's audio seconds and observes its real-time factor", async () => {
     const metrics = new ServiceMetrics();
-    const info = { engine: "sherpa-onnx" as const, model: "test", language: "en" };
+    const info = { engine: "sherpa-onnx" as const, model: "test", language: "en", decoding: "greedy_search" };
     const engine: SpeechEngine = {
       info,
       async transcribe(samples) {
