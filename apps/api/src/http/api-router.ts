@@ -5,6 +5,7 @@ import { ApiError } from "../errors.ts";
 import type { Allowance } from "../services/authenticator.ts";
 import { authenticate } from "./auth.ts";
 import { idempotent } from "./idempotency.ts";
+import { refuseNulCharacters } from "./nul-characters.ts";
 import type { Operation } from "./operations.ts";
 import { type LiveRoute, recordSentBodyFields } from "./route.ts";
 
@@ -77,6 +78,7 @@ export function apiRouter<Id extends string>(
       ignoreUndocumented: false,
     }),
   );
+  router.use(refuseNulCharacters());
   const live = new Map(routes.map((route) => [route.operationId, route]));
   for (const operation of version.operations) {
     const route = live.get(operation.operationId);
