@@ -12,7 +12,8 @@ export function refuseNulCharacters(): RequestHandler {
   return (req, _res, next) => {
     const issues: ValidationIssue[] = [];
     const pathParameters = (req as { openapi?: { pathParams?: Record<string, unknown> } }).openapi?.pathParams ?? {};
-    for (const [name, value] of Object.entries(pathParameters)) collect(value, `/path/${pointerSegment(name)}`, issues);
+    for (const [name, value] of Object.entries(pathParameters))
+      collect(value, `/params/${pointerSegment(name)}`, issues);
     for (const [name, value] of Object.entries(req.query ?? {}))
       collect(value, `/query/${pointerSegment(name)}`, issues);
     if (req.body !== undefined) collect(req.body, "/body", issues);
