@@ -85,8 +85,9 @@ beforeAll(async () => {
   const platform = await createPlatform(store, { now });
   const youtube = createYoutubeAdapter({
     origin: fake.origin,
-    attemptTimeoutMs: 2_000,
-    budgetMs: 4_000,
+    // The fake is on loopback; only a loaded machine makes it slow, and a timeout would be a 503 the server did not cause.
+    attemptTimeoutMs: 15_000,
+    budgetMs: 30_000,
     maxAttempts: 2,
     backoffBaseMs: 10,
   });
@@ -307,8 +308,6 @@ function requestsOf(contract: Contract, samples: Samples, apiKey: string): fc.Ar
         path: `${contract.prefix}${operation.path.replaceAll(/\{[^}]+\}/g, "x")}${suffix}`,
         headers: { authorization: `Bearer ${apiKey}` },
         contract: contract.name,
-        // Express, as most routers, takes a trailing slash for the same path: the answer is the operation's.
-        ...(suffix === "/" ? { operationId: operation.operationId } : {}),
       }),
     );
   return fc.oneof({ weight: 20, arbitrary: fc.oneof(...perOperation) }, { weight: 1, arbitrary: unknownPaths });
@@ -537,17 +536,38 @@ function send(request: FuzzRequest): Promise<Answer> {
   });
 }
 
+/**
+ * The operation the server routes the request to, found as a router does from what was sent
+ * (not from what the generator meant): the method and the raw path under the version, one
+ * trailing slash allowed, each `{parameter}` one non-empty segment. An emptied path parameter or
+ * an odd method may so land on another operation, whose responses the answer must then match.
+ */
+function operationRouted(contract: Contract, request: FuzzRequest): DocumentOperation | undefined {
+  let path = (request.path.split("?")[0] ?? "").slice(contract.prefix.length);
+  if (path.length > 1 && path.endsWith("/")) path = path.slice(0, -1);
+  return contract.operations.find(
+    (operation) => operation.method.toUpperCase() === request.method && templateOf(operation.path).test(path),
+  );
+}
+
+const templates = new Map<string, RegExp>();
+
+function templateOf(path: string): RegExp {
+  let template = templates.get(path);
+  if (!template) {
+    template = new RegExp(`^${path.replaceAll(/\{[^}]+\}/g, "[^/]+")}$`);
+    templates.set(path, template);
+  }
+  return template;
+}
+
 /** What is wrong with an answer, or `null`: a 5xx, or a body the document does not describe for its status. */
 function problemOf(request: FuzzRequest, answer: Answer): string | null {
   if (answer.status >= 500) return `answered ${answer.status}`;
   const contract = contractsByName.get(request.contract);
   if (!contract) throw new Error(`no document ${request.contract}`);
   const { validator } = contract;
-  // The request's operation, or the one its path has for the method it was sent with (an odd method may name another).
-  const path = contract.operations.find((candidate) => candidate.operationId === request.operationId)?.path;
-  const matched = contract.operations.find(
-    (candidate) => candidate.path === path && candidate.method.toUpperCase() === request.method,
-  );
+  const matched = operationRouted(contract, request);
   if (!matched && answer.status < 400 && !(request.method === "OPTIONS" || request.method === "HEAD")) {
     return `answered ${answer.status} to a method or path the document does not have`;
   }
@@ -620,8 +640,8 @@ describe("requests generated from the OpenAPI documents", () => {
       body: Buffer.from(JSON.stringify({ target: "https://www.youtube.com/user/creativecommons", type: "channel" })),
       contract: "v2",
     });
+    expect(created.status, created.text).toBe(201);
     const monitorId = (JSON.parse(created.text) as { data?: { id?: string } }).data?.id;
-    expect(monitorId, created.text).toMatch(/^mon_/);
     liveIds = {
       monitorId: [monitorId],
       video: [recordedVideos.captioned, recordedVideos.json3Captioned, recordedVideos.takenDown],
