@@ -593,8 +593,12 @@ function problemOf(request: FuzzRequest, answer: Answer): string | null {
 async function fuzz(seed: number): Promise<void> {
   const all = [...contractsByName.values()];
   const samples = samplesOfAll(all);
+  // Each document gets requests in proportion to its operations, so each operation gets about as many.
   const requests = fc.oneof(
-    ...all.map((contract) => requestsOf(contract, samples.get(contract.name) ?? new Map(), server.key.key)),
+    ...all.map((contract) => ({
+      weight: contract.operations.length,
+      arbitrary: requestsOf(contract, samples.get(contract.name) ?? new Map(), server.key.key),
+    })),
   );
   console.log(`contract fuzz: seed ${seed}, ${runsPerSeed} requests (replay with VERBATIM_FUZZ_SEED=${seed})`);
   const byStatus = new Map<number, number>();
