@@ -500,8 +500,23 @@ function printable(request: FuzzRequest): FuzzRequest {
   });
 }
 
-/** Sends a request as bytes over a keep-alive connection: no client library rewrites what the fuzz sends. */
-function send(request: FuzzRequest): Promise<Answer> {
+/**
+ * Sends a request as bytes over a keep-alive connection: no client library rewrites what the
+ * fuzz sends. A reused connection the server closed meanwhile (after a 413, or idle) resets;
+ * that request goes again on a new connection, as Node's documentation advises.
+ */
+async function send(request: FuzzRequest): Promise<Answer> {
+  try {
+    return await sendOnce(request, agent);
+  } catch (error) {
+    if (!(error instanceof ReusedSocketReset)) throw error;
+    return sendOnce(request, false);
+  }
+}
+
+class ReusedSocketReset extends Error {}
+
+function sendOnce(request: FuzzRequest, through: Agent | false): Promise<Answer> {
   const base = new URL(server.baseUrl);
   const headers: Record<string, string> = { host: base.host, ...request.headers };
   if (request.body !== undefined && headers["transfer-encoding"] === undefined) {
@@ -516,7 +531,7 @@ function send(request: FuzzRequest): Promise<Answer> {
         path: request.path,
         headers,
         setHost: false,
-        agent,
+        agent: through,
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -531,7 +546,9 @@ function send(request: FuzzRequest): Promise<Answer> {
         response.on("error", reject);
       },
     );
-    outgoing.on("error", reject);
+    outgoing.on("error", (error: NodeJS.ErrnoException) => {
+      reject(outgoing.reusedSocket && error.code === "ECONNRESET" ? new ReusedSocketReset(error.message) : error);
+    });
     outgoing.end(request.body);
   });
 }
