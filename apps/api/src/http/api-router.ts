@@ -6,6 +6,7 @@ import type { Allowance } from "../services/authenticator.ts";
 import { authenticate } from "./auth.ts";
 import { idempotent } from "./idempotency.ts";
 import { nameOperation } from "./metrics.ts";
+import { refuseNulCharacters } from "./nul-characters.ts";
 import type { Operation } from "./operations.ts";
 import { type LiveRoute, recordSentBodyFields } from "./route.ts";
 
@@ -81,6 +82,7 @@ export function apiRouter<Id extends string>(
       ignoreUndocumented: false,
     }),
   );
+  router.use(refuseNulCharacters());
   const live = new Map(routes.map((route) => [route.operationId, route]));
   for (const operation of version.operations) {
     const route = live.get(operation.operationId);

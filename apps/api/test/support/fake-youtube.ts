@@ -116,6 +116,11 @@ export class FakeYoutube {
     );
   }
 
+  /** Answers `POST /youtubei/v1/<endpoint>` whose JSON body `matches` says so: a rule for a kind of call, not one call. */
+  innertubeWhere(endpoint: string, matches: (body: Record<string, unknown>) => boolean, reply: FakeReply): this {
+    return this.rule("POST", `/youtubei/v1/${endpoint}`, (request) => matches(request.body ?? {}), reply, undefined);
+  }
+
   /**
    * Replays a NewPipe recording: answers the InnerTube call it made (matched by the request's
    * own `browseId`, `params`, `continuation`, `query`, `url` or `videoId`) with its recorded
