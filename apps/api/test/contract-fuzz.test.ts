@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../src/adapters/youtube/index.ts";
 import type { AppDeps } from "../src/deps.ts";
 import { createLogger } from "../src/logger.ts";
+import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
 import { MonitorEvents } from "../src/services/monitor-events.ts";
 import type { Store } from "../src/store/database.ts";
@@ -94,6 +95,7 @@ beforeAll(async () => {
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
     logger: createLogger("silent"),
+    metrics: new ServiceMetrics(),
     now,
     platform,
     validateResponses: true,
