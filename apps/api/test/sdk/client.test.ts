@@ -113,7 +113,10 @@ describe("200: me, usage and health", () => {
     expect(deep.data).toMatchObject({ kind: "health_deep", status: "ok", version: "0.0.0-test" });
     expect(deep.data.checks).toEqual([
       { name: "database", status: "ok", latency_ms: expect.any(Number), detail: null },
+      // No job is queued, so no worker needs to have reported.
+      { name: "workers", status: "ok", latency_ms: expect.any(Number), detail: null },
     ]);
+    expect(deep.data.queues.map((queue) => queue.name)).toContain("transcribe-audio");
     expect(deep.rateLimit?.limit).toBe(pollsPerMinute(plans.pro));
   });
 });
