@@ -75,7 +75,9 @@ export class Batches {
         if (row === null) return;
         rows[index] = row.row;
         creditsSpent += row.creditsSpent;
-        if (row.balance !== undefined) balance = row.balance;
+        // Rows charge concurrently and finish in any order: the lowest balance is the one after the last charge.
+        if (row.balance !== undefined)
+          balance = balance === null || row.balance === null ? row.balance : Math.min(balance, row.balance);
       }
     };
     const runners = Promise.all(Array.from({ length: Math.max(1, batch.workers) }, runRows));
