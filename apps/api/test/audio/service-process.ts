@@ -1,4 +1,5 @@
 import { type NodeProcess, spawnNodeScript } from "../support/node-process.ts";
+import type { Loose } from "./harness.ts";
 
 /** `src/main.ts` running as a child process, as an operator starts it. */
 export type ServiceProcess = NodeProcess;
@@ -13,4 +14,31 @@ export async function listeningUrl(service: ServiceProcess, timeoutMs = 30_000):
   const line = await service.waitForLine(/Verbatim listening on http:\/\/127\.0\.0\.1:\d+/, timeoutMs);
   const port = /http:\/\/127\.0\.0\.1:(\d+)/.exec(line)?.[1];
   return `http://127.0.0.1:${port}`;
+}
+
+/** Settings the job tests' service processes run with: fast polling, the shortest heartbeat pg-boss allows, one worker. */
+export const jobServiceEnvironment = {
+  VERBATIM_ALLOW_PRIVATE_TARGETS: "1",
+  VERBATIM_INLINE_AUDIO_SECONDS: "0",
+  VERBATIM_JOB_POLL_SECONDS: "0.5",
+  VERBATIM_JOB_HEARTBEAT_SECONDS: "10",
+  VERBATIM_WORKERS: "1",
+  VERBATIM_LOG_LEVEL: "info",
+  PORT: "0",
+};
+
+/** A client of a service process: where it listens, and the key it sends. */
+export interface ServiceClient {
+  baseUrl: string;
+  apiKey: string;
+}
+
+/** Sends a JSON request with the client's key; answers the body with its HTTP status as `http_status`. */
+export async function request(client: ServiceClient, method: string, path: string, body?: unknown): Promise<Loose> {
+  const response = await fetch(`${client.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${client.apiKey}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { http_status: response.status, ...((await response.json()) as object) };
 }

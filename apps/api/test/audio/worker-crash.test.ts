@@ -9,38 +9,20 @@ import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/genera
 import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 import type { Loose } from "./harness.ts";
-import { listeningUrl, type ServiceProcess, startServiceProcess } from "./service-process.ts";
+import {
+  jobServiceEnvironment,
+  listeningUrl,
+  request,
+  type ServiceClient,
+  type ServiceProcess,
+  startServiceProcess,
+} from "./service-process.ts";
 
 /** Long enough that a worker is killed mid-way (about 5 s of recognition on one core), short enough to keep the test quick. */
 const mediaSeconds = 240;
 
-/** Settings every service process of these tests runs with: fast polling, the shortest heartbeat pg-boss allows. */
-const jobEnvironment = {
-  VERBATIM_ALLOW_PRIVATE_TARGETS: "1",
-  VERBATIM_INLINE_AUDIO_SECONDS: "0",
-  VERBATIM_JOB_POLL_SECONDS: "0.5",
-  VERBATIM_JOB_HEARTBEAT_SECONDS: "10",
-  VERBATIM_WORKERS: "1",
-  VERBATIM_LOG_LEVEL: "info",
-  PORT: "0",
-};
-
-interface Poller {
-  baseUrl: string;
-  apiKey: string;
-}
-
-async function request(poller: Poller, method: string, path: string, body?: unknown): Promise<Loose> {
-  const response = await fetch(`${poller.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${poller.apiKey}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { http_status: response.status, ...((await response.json()) as object) };
-}
-
 /** Polls until `done` holds for the job's state; answers that state. */
-async function pollUntil(poller: Poller, pollUrl: string, done: (job: Loose) => boolean, timeoutMs: number) {
+async function pollUntil(poller: ServiceClient, pollUrl: string, done: (job: Loose) => boolean, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const job = await request(poller, "GET", pollUrl).catch(() => null);
@@ -58,7 +40,7 @@ async function chargesOf(store: Store, requestId: string): Promise<number[]> {
 }
 
 /** Waits for the job to finish, and checks it completed and cost the media's recognition. */
-async function expectCompleted(poller: Poller, accepted: Loose): Promise<void> {
+async function expectCompleted(poller: ServiceClient, accepted: Loose): Promise<void> {
   const completed = await pollUntil(poller, accepted.poll_url, (job) => job.status !== "processing", 60_000);
   expect(completed, JSON.stringify(completed).slice(0, 500)).toMatchObject({
     ok: true,
@@ -103,13 +85,13 @@ describe("a worker killed with SIGKILL mid-transcription: the job is retried and
   });
 
   function start(env: Record<string, string>): ServiceProcess {
-    const service = startServiceProcess({ ...jobEnvironment, ...env });
+    const service = startServiceProcess({ ...jobServiceEnvironment, ...env });
     services.push(service);
     return service;
   }
 
   /** Asks for a transcript of the long media and waits until its job is under way; answers the accepted job. */
-  async function acceptMidway(poller: Poller): Promise<Loose> {
+  async function acceptMidway(poller: ServiceClient): Promise<Loose> {
     const accepted = await request(poller, "POST", "/api/v2/transcripts/video", { video: mediaUrl });
     expect(accepted.http_status, JSON.stringify(accepted)).toBe(202);
     const midway = await pollUntil(poller, accepted.poll_url, (job) => job.progress > 0, 30_000);
@@ -126,7 +108,7 @@ describe("a worker killed with SIGKILL mid-transcription: the job is retried and
         const env = { DATABASE_URL: database.url };
         const api = start({ ...env, VERBATIM_ROLE: "api" });
         const apiKey = (await api.waitForLine(/^\s+vb_live_/, 30_000)).trim();
-        const poller: Poller = { baseUrl: await listeningUrl(api), apiKey };
+        const poller: ServiceClient = { baseUrl: await listeningUrl(api), apiKey };
         const firstWorker = start({ ...env, VERBATIM_ROLE: "worker" });
         await firstWorker.waitForLine(/Verbatim worker running/, 30_000);
 
@@ -157,7 +139,7 @@ describe("a worker killed with SIGKILL mid-transcription: the job is retried and
         const env = { VERBATIM_DATA_DIR: dataDir, DATABASE_URL: "" };
         const first = start(env);
         const apiKey = (await first.waitForLine(/^\s+vb_live_/, 30_000)).trim();
-        let poller: Poller = { baseUrl: await listeningUrl(first), apiKey };
+        let poller: ServiceClient = { baseUrl: await listeningUrl(first), apiKey };
 
         const accepted = await acceptMidway(poller);
         await first.kill("SIGKILL");

@@ -3,38 +3,20 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { pricing } from "../../src/services/pricing.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
-import type { Loose } from "../audio/harness.ts";
-import { listeningUrl, type ServiceProcess, startServiceProcess } from "../audio/service-process.ts";
+import {
+  jobServiceEnvironment,
+  listeningUrl,
+  request,
+  type ServiceClient,
+  type ServiceProcess,
+  startServiceProcess,
+} from "../audio/service-process.ts";
 import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
 import { FakeYoutube, recordedVideos } from "../support/fake-youtube.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 
 /** Long enough that a worker is stopped mid-way (about 10 s of recognition on one core). */
 const mediaSeconds = 600;
-
-const baseEnvironment = {
-  VERBATIM_ALLOW_PRIVATE_TARGETS: "1",
-  VERBATIM_INLINE_AUDIO_SECONDS: "0",
-  VERBATIM_JOB_POLL_SECONDS: "0.5",
-  VERBATIM_JOB_HEARTBEAT_SECONDS: "10",
-  VERBATIM_WORKERS: "1",
-  VERBATIM_LOG_LEVEL: "info",
-  PORT: "0",
-};
-
-interface Client {
-  baseUrl: string;
-  apiKey: string;
-}
-
-async function request(client: Client, method: string, path: string, body?: unknown): Promise<Loose> {
-  const response = await fetch(`${client.baseUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${client.apiKey}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { http_status: response.status, ...((await response.json()) as object) };
-}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -68,7 +50,7 @@ describe.runIf(process.env.DATABASE_URL)("SIGTERM: a graceful shutdown", () => {
   });
 
   function start(env: Record<string, string>): ServiceProcess {
-    const service = startServiceProcess({ ...baseEnvironment, DATABASE_URL: database.url, ...env });
+    const service = startServiceProcess({ ...jobServiceEnvironment, DATABASE_URL: database.url, ...env });
     services.push(service);
     return service;
   }
@@ -89,7 +71,7 @@ describe.runIf(process.env.DATABASE_URL)("SIGTERM: a graceful shutdown", () => {
         VERBATIM_UPSTREAM_BUDGET_MS: "40000",
         VERBATIM_SHUTDOWN_GRACE_SECONDS: "30",
       });
-      const client: Client = {
+      const client: ServiceClient = {
         apiKey: (await api.waitForLine(/^\s+vb_live_/, 30_000)).trim(),
         baseUrl: await listeningUrl(api),
       };
@@ -154,7 +136,7 @@ describe.runIf(process.env.DATABASE_URL)("SIGTERM: a graceful shutdown", () => {
 
     it("hands the job back to the queue at once and exits 0; another worker completes it, charged once", async () => {
       const api = start({ VERBATIM_ROLE: "api" });
-      const client: Client = {
+      const client: ServiceClient = {
         apiKey: (await api.waitForLine(/^\s+vb_live_/, 30_000)).trim(),
         baseUrl: await listeningUrl(api),
       };
