@@ -9,6 +9,7 @@ import { nameOperation } from "./metrics.ts";
 import { refuseNulCharacters } from "./nul-characters.ts";
 import type { Operation } from "./operations.ts";
 import { type LiveRoute, recordSentBodyFields } from "./route.ts";
+import { holdExtractionSlot } from "./slots.ts";
 
 /** The most a request body may hold. */
 const maxBodyBytes = 1024 * 1024;
@@ -56,13 +57,15 @@ export function apiRouter<Id extends string>(
   // The key is checked before the body is read (spec 5): a request without a valid key hears 401, whatever it sent.
   // Only operations that take a body parse one, so nothing is parsed for an unknown path, a GET, or a stranger.
   const parseJson = express.json({ limit: maxBodyBytes });
+  const live = new Map(routes.map((route) => [route.operationId, route]));
   for (const operation of version.operations) {
     router[operation.method](operation.expressPath, nameOperation(operation.operationId));
   }
   for (const operation of version.operations) {
+    const extractionSlot = live.get(operation.operationId)?.holdsExtractionSlot === true;
     const guards = version.publicOperations.has(operation.operationId)
       ? []
-      : [authenticate(deps, version.allowanceOf(operation.operationId))];
+      : [authenticate(deps, version.allowanceOf(operation.operationId), { extractionSlot })];
     const takesBody = operation.method === "post" || operation.method === "patch" || operation.method === "put";
     if (guards.length > 0 || takesBody) {
       router[operation.method](operation.expressPath, ...guards, ...(takesBody ? [parseJson] : []));
@@ -83,7 +86,6 @@ export function apiRouter<Id extends string>(
     }),
   );
   router.use(refuseNulCharacters());
-  const live = new Map(routes.map((route) => [route.operationId, route]));
   for (const operation of version.operations) {
     const route = live.get(operation.operationId);
     const handler =
@@ -98,7 +100,8 @@ export function apiRouter<Id extends string>(
     const isPublic = version.publicOperations.has(operation.operationId);
     const idempotency = !isPublic && operation.idempotent ? [idempotent(deps)] : [];
     const around = version.aroundRoute ? [version.aroundRoute(operation.operationId)] : [];
-    const routeGuards = isPublic ? [] : (route?.guards ?? []);
+    const slot = route?.holdsExtractionSlot ? [holdExtractionSlot(deps)] : [];
+    const routeGuards = isPublic ? [] : [...slot, ...(route?.guards ?? [])];
     router[operation.method](operation.expressPath, ...idempotency, ...around, ...routeGuards, handler);
   }
   if (version.errorHandler) router.use(version.errorHandler);

@@ -5,6 +5,7 @@ import { ApiError } from "../errors.ts";
 import { apiKeyPattern, hashApiKey } from "../services/api-keys.ts";
 import type { Allowance, AllowanceState, Authentication } from "../services/authenticator.ts";
 import { sessionSecretPattern } from "../services/dashboard-sessions.ts";
+import { holdSlot } from "./slots.ts";
 
 /** The cookie that carries a dashboard session. */
 export const sessionCookieName = "verbatim_session";
@@ -33,12 +34,22 @@ export function dashboardSessionOf(res: Response): string | undefined {
  * missing, malformed, unknown or revoked credential gets the same 401; an exhausted allowance a
  * 429 with `Retry-After`; an unreachable store a 503 `overloaded` before any work. A session's
  * state change must carry its CSRF token.
+ *
+ * For an operation that holds an extraction slot, the admission takes one in the same
+ * statement when one is free, so the request needs no round trip of its own for it; a request
+ * that may be a replay (`Idempotency-Key`) needs none, and takes it later if it runs.
  */
-export function authenticate(deps: AppDeps, allowance: Allowance): RequestHandler {
+export function authenticate(
+  deps: AppDeps,
+  allowance: Allowance,
+  options: { extractionSlot?: boolean } = {},
+): RequestHandler {
   return async (req, res, next) => {
     const credential = credentialOf(req);
     if (!credential) throw unauthorized();
-    const auth = await admit(deps, res, credential.secret, allowance);
+    const takeSlot = options.extractionSlot === true && req.get("idempotency-key") === undefined;
+    const auth = await admit(deps, res, credential.secret, allowance, takeSlot);
+    if (auth.slot) holdSlot(deps, res, auth.slot);
     if (credential.kind === "session") {
       await requireCsrfToken(deps, req, auth.keyId);
       res.locals.dashboardSession = auth.keyId;
@@ -58,11 +69,13 @@ export async function admit(
   res: Response,
   secret: string,
   allowance: Allowance,
+  takeSlot = false,
 ): Promise<Authentication> {
   const now = deps.now();
   let auth: Authentication | null;
   try {
-    auth = await deps.platform.authenticator.authenticate(hashApiKey(secret), allowance, now);
+    const slots = takeSlot ? deps.platform.slots : undefined;
+    auth = await deps.platform.authenticator.authenticate(hashApiKey(secret), allowance, now, slots);
   } catch (cause) {
     throw storeUnreachable(cause);
   }

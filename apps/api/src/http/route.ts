@@ -5,8 +5,10 @@ import type { Request, RequestHandler, Response } from "express";
 export interface LiveRoute<Id extends string = OperationId> {
   operationId: Id;
   handler: RequestHandler;
-  /** Middleware the operation needs after authentication and idempotency (an extraction slot). */
+  /** Middleware the operation needs after authentication and idempotency. */
   guards?: RequestHandler[];
+  /** Whether the operation holds one of the account's extraction slots while it runs (spec 8.4). */
+  holdsExtractionSlot?: boolean;
 }
 
 /** Sends a response body typed by the contract for the operation and status. */

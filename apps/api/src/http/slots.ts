@@ -1,19 +1,22 @@
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { plans } from "../services/plans.ts";
+import { HeldSlot, type SlotLease } from "../services/slots.ts";
 import { authOf } from "./auth.ts";
 
 /** What a client is told to wait when every slot is busy: slots free as requests finish, usually within seconds. */
 export const busySlotsRetryAfterSeconds = 2;
 
 /**
- * Holds one of the account's extraction slots (spec 8.4) while the request runs. The slot is
- * given back when the response closes: on success, on error, on timeout and when the client
- * disconnects. No free slot: 429 `rate_limited`, before any work.
+ * Holds one of the account's extraction slots (spec 8.4) while the request runs: the one taken
+ * with its admission (`authenticate`), or else one taken now. No free slot: 429 `rate_limited`,
+ * before any work. The slot is given back when the response closes (on success, on error, on
+ * timeout and when the client disconnects), or earlier by the statement that ends the work.
  */
 export function holdExtractionSlot(deps: AppDeps): RequestHandler {
   return async (_req, res, next) => {
+    if (slotOf(res)) return next();
     const auth = authOf(res);
     const slots = plans[auth.plan].extractionSlots;
     const lease = await deps.platform.slots.acquire(auth.accountId, slots);
@@ -25,13 +28,25 @@ export function holdExtractionSlot(deps: AppDeps): RequestHandler {
         { retryAfterSeconds: busySlotsRetryAfterSeconds },
       );
     }
-    res.once("close", () => {
-      deps.platform.slots
-        .release(lease)
-        .catch((err: unknown) =>
-          deps.logger.warn({ err, lease: lease.id }, "slot release failed; its lease will expire"),
-        );
-    });
+    holdSlot(deps, res, lease);
     next();
   };
+}
+
+/** Makes the lease the request's slot (`slotOf`), given back when the response closes unless a statement did first. */
+export function holdSlot(deps: AppDeps, res: Response, lease: SlotLease): void {
+  const held = new HeldSlot(deps.platform.slots, lease);
+  res.locals.slot = held;
+  res.once("close", () => {
+    held
+      .release()
+      .catch((err: unknown) =>
+        deps.logger.warn({ err, lease: lease.id }, "slot release failed; its lease will expire"),
+      );
+  });
+}
+
+/** The extraction slot the request holds, if it holds one. */
+export function slotOf(res: Response): HeldSlot | undefined {
+  return res.locals.slot as HeldSlot | undefined;
 }

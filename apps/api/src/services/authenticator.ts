@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Store } from "../store/database.ts";
-import type { PlanName } from "./plans.ts";
+import { type PlanName, plans } from "./plans.ts";
+import type { AccountSlots, SlotLease } from "./slots.ts";
 
 /** Which allowance a request counts against: the request allowance, or the polling allowance (spec 8.3). */
 export type Allowance = "request" | "poll";
@@ -25,6 +26,8 @@ export interface Authentication {
   allowance: AllowanceState;
   /** The request allowance, which `GET /me` shows while it counts against the polling allowance. */
   requestAllowance: AllowanceState;
+  /** The extraction slot taken with the admission, when one was asked for, the request was admitted and a slot was free. */
+  slot?: SlotLease;
 }
 
 interface AuthenticateRow {
@@ -39,7 +42,13 @@ interface AuthenticateRow {
   request_limit: number;
   request_remaining: number;
   request_reset: Date | string;
+  slot_taken: boolean | null;
 }
+
+/** Each plan's extraction slots, as the statement that admits a request and takes its slot reads them. */
+const extractionSlotsByPlan = JSON.stringify(
+  Object.fromEntries(Object.values(plans).map((plan) => [plan.name, plan.extractionSlots])),
+);
 
 /** Looks a key up by its hash and counts the request against its allowance, in one round trip. */
 export class Authenticator {
@@ -54,13 +63,29 @@ export class Authenticator {
     return rows.length > 0;
   }
 
-  /** `null` when the key is unknown or revoked. */
-  async authenticate(secretHash: string, allowance: Allowance, now: Date): Promise<Authentication | null> {
+  /**
+   * `null` when the key is unknown or revoked. Given `extractionSlots`, an admitted request also
+   * takes one of its account's slots in the same statement, when one is free (`slot`).
+   */
+  async authenticate(
+    secretHash: string,
+    allowance: Allowance,
+    now: Date,
+    extractionSlots?: AccountSlots,
+  ): Promise<Authentication | null> {
+    const taking = extractionSlots?.acquisitionWithin(
+      sql`a.account_id`,
+      sql`(${extractionSlotsByPlan}::jsonb ->> a.plan)::int`,
+    );
     const [row] = await this.store.query<AuthenticateRow>(
-      sql`select * from verbatim_authenticate(${secretHash}, ${allowance}, ${now.toISOString()}::timestamptz)`,
+      sql`select a.*, ${taking ? sql`case when a.admitted then ${taking.taken} end` : sql`null::boolean`} as slot_taken
+            from verbatim_authenticate(${secretHash}, ${allowance}, ${now.toISOString()}::timestamptz) a`,
     );
     if (!row) return null;
+    const slot = taking && row.slot_taken ? { id: taking.leaseId, accountId: row.account_id } : undefined;
+    if (slot) extractionSlots?.adopt(slot);
     return {
+      ...(slot ? { slot } : {}),
       accountId: row.account_id,
       keyId: row.key_id,
       plan: row.plan,

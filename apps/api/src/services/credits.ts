@@ -17,6 +17,16 @@ export interface ChargeRequest {
   signal?: AbortSignal;
 }
 
+/**
+ * A step another service adds to the statement of a charge for a found row (`chargeForFound`),
+ * so what it writes costs no round trip of its own: `<name> as (<statement>)`, a data-modifying
+ * statement with `returning`, which may read `found` and `charged`.
+ */
+export interface ChargeStep {
+  name: string;
+  statement: SQL;
+}
+
 /** The usage block of a success envelope. */
 export interface UsageBlock {
   credits_spent: number;
@@ -74,25 +84,40 @@ export class Credits {
    * Reads what `found` selects and charges for it in one statement: a store hit costs one round
    * trip, not a read and then a charge. Nothing is charged when `found` selects no row
    * (`null`); refuses with 402, charging nothing, when the balance cannot cover the charge.
+   * `steps` run in the same statement; each answers its first row (or `null`) under its name.
    */
   async chargeForFound<Row extends object>(
     request: ChargeRequest,
     found: SQL,
-  ): Promise<{ row: Row; balance: number | null } | null> {
+    steps: readonly ChargeStep[] = [],
+  ): Promise<{ row: Row; balance: number | null; steps: Record<string, unknown> } | null> {
     requireWholeCredits(request.credits);
     if (request.credits === 0) throw new TypeError("a charge for a found row is at least 1 credit");
     request.signal?.throwIfAborted();
-    const [row] = rowsOf<Row & { charged_balance: number | null; charges: number }>(
+    const stepResults = steps.map(
+      (step) =>
+        sql`, (select to_jsonb(answer) from ${sql.identifier(step.name)} answer limit 1) as ${sql.identifier(step.name)}`,
+    );
+    const [row] = rowsOf<Row & { charged_balance: number | null; charges: number } & Record<string, unknown>>(
       await this.store.db.execute(sql`
         with found as (${found}), ${this.debit(request, sql`exists (select 1 from found)`)}
+             ${sql.join(
+               steps.map((step) => sql`, ${sql.identifier(step.name)} as (${step.statement})`),
+               sql``,
+             )}
         select found.*, (select balance_after from charged) as charged_balance,
-               (select count(*) from charged)::int as charges
+               (select count(*) from charged)::int as charges ${sql.join(stepResults, sql``)}
           from found`),
     );
     if (!row) return null;
-    const { charged_balance, charges, ...rest } = row;
+    const { charged_balance, charges, ...columns } = row;
     if (charges === 0) return this.refuse(request, this.store.db);
-    return { row: rest as unknown as Row, balance: charged_balance === null ? null : Number(charged_balance) };
+    const stepNames = new Set(steps.map((step) => step.name));
+    return {
+      row: Object.fromEntries(Object.entries(columns).filter(([name]) => !stepNames.has(name))) as Row,
+      balance: charged_balance === null ? null : Number(charged_balance),
+      steps: Object.fromEntries(steps.map((step) => [step.name, columns[step.name] ?? null])),
+    };
   }
 
   /**

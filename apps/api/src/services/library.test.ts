@@ -1,25 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { linkAt, passagesOf, searchConfigFor } from "./library.ts";
+import { linkAt, passagesOf } from "./library.ts";
 
 function segments(...timed: Array<[number, string]>) {
   return timed.map(([start, text]) => ({ start, duration: 2, text }));
 }
-
-describe("searchConfigFor", () => {
-  it("takes the primary subtag of a BCP-47 language, in any case", () => {
-    expect(searchConfigFor("en")).toBe("english");
-    expect(searchConfigFor("pt-BR")).toBe("portuguese");
-    expect(searchConfigFor("DE_at")).toBe("german");
-    expect(searchConfigFor("nb")).toBe("norwegian");
-  });
-
-  it("falls back to simple for a language without a stemmer, or none", () => {
-    expect(searchConfigFor("ja")).toBe("simple");
-    expect(searchConfigFor("zh-Hans")).toBe("simple");
-    expect(searchConfigFor(null)).toBe("simple");
-    expect(searchConfigFor("")).toBe("simple");
-  });
-});
 
 describe("passagesOf", () => {
   it("keeps each segment's start and its offset in the passage's text", () => {

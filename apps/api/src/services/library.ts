@@ -3,6 +3,7 @@ import type { Schema } from "@verbatim/contract";
 import { type SQL, sql } from "drizzle-orm";
 import type { Store } from "../store/database.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
+import type { ChargeStep } from "./credits.ts";
 import type { LibraryCursors, LibraryPosition } from "./library-cursors.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
 import type { DatabaseOrTransaction } from "./webhook-events.ts";
@@ -49,12 +50,6 @@ const searchConfigs: Readonly<Record<string, string>> = {
   tr: "turkish",
   yi: "yiddish",
 };
-
-/** The configuration a BCP-47 language asks for (`pt-BR` is `portuguese`); the database may still fall back to `simple`. */
-export function searchConfigFor(language: string | null): string {
-  const primary = language?.toLowerCase().split(/[-_]/)[0] ?? "";
-  return searchConfigs[primary] ?? "simple";
-}
 
 /** A passage ends once it holds this much speech or text, at a segment's end. */
 const passageSeconds = 60;
@@ -108,6 +103,50 @@ export function passagesOf(segments: FullTranscript["segments"]): Passage[] {
   }
   if (current) passages.push(current);
   return passages;
+}
+
+/** Which delivery an entry records: the fields of a transcript that name it. */
+export type Delivery = Pick<FullTranscript, "platform" | "video_id" | "url" | "source">;
+
+/** An entry as a delivery's statement recorded it: its passages need indexing when the two hashes differ. */
+export interface RecordedEntry {
+  id: number | string;
+  search_config: string;
+  content_hash: string;
+  previous_hash: string | null;
+}
+
+/**
+ * The text search configuration of a BCP-47 language's primary subtag (`pt-BR` is `portuguese`),
+ * where the database has it, else `simple`; in SQL, so a statement that reads the language
+ * chooses it.
+ */
+export function searchConfigOf(language: SQL): SQL {
+  return sql`coalesce((select cfgname::text from pg_ts_config
+                        where cfgname = ${JSON.stringify(searchConfigs)}::jsonb ->> split_part(replace(lower(${language}), '_', '-'), '-', 1)),
+                      'simple')`;
+}
+
+/** SHA-256 of the language and segments: the same words delivered again are not indexed again. */
+function contentHashOf(language: SQL, segments: SQL): SQL {
+  return sql`encode(sha256(convert_to(jsonb_build_array(${language}, ${segments})::text, 'UTF8')), 'base64')`;
+}
+
+/** Replaces the entry's passages with those of these segments, indexed with the entry's configuration. */
+async function replacePassages(
+  entry: RecordedEntry,
+  segments: FullTranscript["segments"],
+  db: DatabaseOrTransaction,
+): Promise<void> {
+  await db.execute(sql`delete from library_passages where entry_id = ${entry.id}`);
+  const passages = passagesOf(segments);
+  if (passages.length === 0) return;
+  await db.execute(
+    sql`insert into library_passages (entry_id, position, text, segment_starts, segment_offsets, words)
+        select ${entry.id}, p.position, p.text, p.starts, p.offsets, to_tsvector(${entry.search_config}::regconfig, p.text)
+          from jsonb_to_recordset(${JSON.stringify(passages)}::jsonb)
+               as p(position integer, text text, starts double precision[], offsets integer[])`,
+  );
 }
 
 /** What a library search asks. */
@@ -174,40 +213,57 @@ export class TranscriptLibrary implements JobFollower {
     await this.store.db.transaction((tx) => this.write(accountId, transcript, tx));
   }
 
+  /**
+   * The step that records a delivery inside the statement that delivers it (a store hit's read
+   * and charge), so the delivery costs no round trip of its own: the step `library_entry`. It reads the transcript's `title`, `channel`, `language`, `duration_seconds` and
+   * `segments` from the relation `words`, and records only when `onlyIf` holds. The statement
+   * answers the entry (`RecordedEntry`), whose passages `indexIfChanged` then brings up to date.
+   */
+  recordStep(accountId: string, delivery: Delivery, words: SQL, onlyIf: SQL): ChargeStep {
+    return { name: "library_entry", statement: this.upsert(accountId, delivery, words, onlyIf) };
+  }
+
+  /**
+   * Indexes the passages of an entry a statement recorded (`recordStep`) when its words changed:
+   * nothing when they did not. The entry's row is locked first, so concurrent deliveries of the
+   * same video take turns instead of mixing their passages.
+   */
+  async indexIfChanged(entry: RecordedEntry, segments: FullTranscript["segments"]): Promise<void> {
+    if (entry.previous_hash === entry.content_hash) return;
+    await this.store.db.transaction(async (tx) => {
+      await tx.execute(sql`select 1 from library_entries where id = ${entry.id} for update`);
+      await replacePassages(entry, segments, tx);
+    });
+  }
+
   private async write(accountId: string, transcript: FullTranscript, db: DatabaseOrTransaction): Promise<void> {
-    const contentHash = createHash("sha256")
-      .update(JSON.stringify([transcript.language, transcript.segments.map((s) => [s.start, s.text])]))
-      .digest("base64url");
-    const wantedConfig = searchConfigFor(transcript.language);
-    // The subquery in RETURNING reads the snapshot from before the upsert: the hash recorded until now.
-    const [entry] = await rowsOf<{ id: number | string; previous_hash: string | null; search_config: string }>(
-      db,
-      sql`insert into library_entries as e (account_id, video_key, video_id, platform, url, title, channel, language,
-                                            source, duration_seconds, search_config, content_hash, fetched_at)
-          values (${accountId}, ${`${transcript.platform}:${transcript.video_id}`}, ${transcript.video_id},
-                  ${transcript.platform}, ${transcript.url}, ${transcript.title}, ${transcript.channel},
-                  ${transcript.language}, ${transcript.source}, ${transcript.duration},
-                  coalesce((select cfgname::text from pg_ts_config where cfgname = ${wantedConfig}), 'simple'),
-                  ${contentHash}, ${this.now().toISOString()})
-          on conflict (account_id, video_key) do update
-            set video_id = excluded.video_id, url = excluded.url, title = excluded.title, channel = excluded.channel,
-                language = excluded.language, source = excluded.source, duration_seconds = excluded.duration_seconds,
-                search_config = excluded.search_config, content_hash = excluded.content_hash,
-                fetched_at = excluded.fetched_at
-          returning e.id, e.search_config,
-                    (select previous.content_hash from library_entries previous where previous.id = e.id) as previous_hash`,
-    );
+    const words = sql`(select ${transcript.title}::text as title, ${transcript.channel}::text as channel,
+                              ${transcript.language}::text as language, ${transcript.duration}::float8 as duration_seconds,
+                              ${JSON.stringify(transcript.segments)}::jsonb as segments)`;
+    const [entry] = await rowsOf<RecordedEntry>(db, this.upsert(accountId, transcript, words, sql`true`));
     if (!entry) throw new Error(`recording ${transcript.video_id} in the library returned no row`);
-    if (entry.previous_hash === contentHash) return;
-    await db.execute(sql`delete from library_passages where entry_id = ${entry.id}`);
-    const passages = passagesOf(transcript.segments);
-    if (passages.length === 0) return;
-    await db.execute(
-      sql`insert into library_passages (entry_id, position, text, segment_starts, segment_offsets, words)
-          select ${entry.id}, p.position, p.text, p.starts, p.offsets, to_tsvector(${entry.search_config}::regconfig, p.text)
-            from jsonb_to_recordset(${JSON.stringify(passages)}::jsonb)
-                 as p(position integer, text text, starts double precision[], offsets integer[])`,
-    );
+    if (entry.previous_hash !== entry.content_hash) await replacePassages(entry, transcript.segments, db);
+  }
+
+  /** Inserts the account's entry for the delivery, or refreshes it; answers it with the hash recorded until now. */
+  private upsert(accountId: string, delivery: Delivery, words: SQL, onlyIf: SQL): SQL {
+    const language = sql`w.language`;
+    // The subquery in RETURNING reads the snapshot from before the upsert: the hash recorded until now.
+    return sql`insert into library_entries as e (account_id, video_key, video_id, platform, url, title, channel, language,
+                                                 source, duration_seconds, search_config, content_hash, fetched_at)
+               select ${accountId}, ${`${delivery.platform}:${delivery.video_id}`}, ${delivery.video_id},
+                      ${delivery.platform}, ${delivery.url}, w.title, w.channel, ${language}, ${delivery.source},
+                      w.duration_seconds, ${searchConfigOf(language)}, ${contentHashOf(language, sql`w.segments`)},
+                      ${this.now().toISOString()}::timestamptz
+                 from ${words} w
+                where ${onlyIf}
+               on conflict (account_id, video_key) do update
+                 set video_id = excluded.video_id, url = excluded.url, title = excluded.title, channel = excluded.channel,
+                     language = excluded.language, source = excluded.source, duration_seconds = excluded.duration_seconds,
+                     search_config = excluded.search_config, content_hash = excluded.content_hash,
+                     fetched_at = excluded.fetched_at
+               returning e.id, e.search_config, e.content_hash,
+                         (select previous.content_hash from library_entries previous where previous.id = e.id) as previous_hash`;
   }
 
   /** A completed job delivers its transcript: it enters the library in the transaction that completes the job. */

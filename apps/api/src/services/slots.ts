@@ -1,6 +1,7 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { newId } from "../ids.ts";
 import type { Store } from "../store/database.ts";
+import type { ChargeStep } from "./credits.ts";
 
 /**
  * Which of an account's limits a slot counts against: `extraction`, the requests it runs at once
@@ -38,21 +39,55 @@ export class AccountSlots {
 
   /** Takes one slot of the account, or answers `null` when all `slots` are busy. */
   async acquire(accountId: string, slots: number): Promise<SlotLease | null> {
-    const id = newId("slot");
-    const [row] = await this.store.query<{ acquired: boolean }>(
-      sql`select acquired from verbatim_acquire_slot(${id}, ${accountId}, ${this.options.pool}, ${slots}, ${this.options.holder},
-            ${this.options.now().toISOString()}::timestamptz, ${this.options.leaseSeconds})`,
-    );
+    const { leaseId, taken } = this.acquisitionWithin(sql`${accountId}`, sql`${slots}`);
+    const [row] = await this.store.query<{ acquired: boolean }>(sql`select ${taken} as acquired`);
     if (!row?.acquired) return null;
-    this.held.add(id);
+    const lease = { id: leaseId, accountId };
+    this.adopt(lease);
+    return lease;
+  }
+
+  /**
+   * Taking a slot inside a caller's statement, so a request's admission and its slot are one
+   * round trip: `taken` is a SQL expression, true when the slot was taken. Once the statement
+   * answered true, `adopt` the lease.
+   */
+  acquisitionWithin(accountId: SQL, slots: SQL): { leaseId: string; taken: SQL } {
+    const leaseId = newId("slot");
+    return {
+      leaseId,
+      taken: sql`(select acquired from verbatim_acquire_slot(${leaseId}, ${accountId}, ${this.options.pool}, ${slots},
+                    ${this.options.holder}, ${this.options.now().toISOString()}::timestamptz, ${this.options.leaseSeconds}))`,
+    };
+  }
+
+  /** Makes a lease a caller's statement took (`acquisitionWithin`) this process's to renew and release. */
+  adopt(lease: SlotLease): void {
+    this.held.add(lease.id);
     this.scheduleRenewal();
-    return { id, accountId };
   }
 
   /** Gives the slot back. Releasing twice is harmless. */
   async release(lease: SlotLease): Promise<void> {
-    this.held.delete(lease.id);
+    this.forget(lease);
     await this.store.query(sql`delete from slot_leases where id = ${lease.id}`);
+  }
+
+  /**
+   * The step that gives the slot back inside a caller's statement, so the request's last write
+   * and its release are one round trip: `released_slot`, run only when `onlyIf` holds. Once the
+   * statement answered a row for it, call `forget`.
+   */
+  releaseStep(lease: SlotLease, onlyIf: SQL): ChargeStep {
+    return {
+      name: "released_slot",
+      statement: sql`delete from slot_leases where id = ${lease.id} and ${onlyIf} returning id`,
+    };
+  }
+
+  /** Stops renewing a lease a caller's statement gave back (`releaseStep`). */
+  forget(lease: SlotLease): void {
+    this.held.delete(lease.id);
     if (this.held.size === 0) this.stopRenewal();
   }
 
@@ -100,5 +135,34 @@ export class AccountSlots {
   private stopRenewal(): void {
     clearInterval(this.renewal);
     this.renewal = undefined;
+  }
+}
+
+/**
+ * The slot a request holds, given back once: by the statement that ends the request's work
+ * (`releaseStep`, then `releasedByStatement` when it answered a row), or when the response
+ * closes (`release`), whichever comes first.
+ */
+export class HeldSlot {
+  private given = false;
+
+  constructor(
+    private readonly slots: AccountSlots,
+    readonly lease: SlotLease,
+  ) {}
+
+  releaseStep(onlyIf: SQL): ChargeStep {
+    return this.slots.releaseStep(this.lease, onlyIf);
+  }
+
+  releasedByStatement(): void {
+    this.given = true;
+    this.slots.forget(this.lease);
+  }
+
+  async release(): Promise<void> {
+    if (this.given) return;
+    this.given = true;
+    await this.slots.release(this.lease);
   }
 }

@@ -1,12 +1,14 @@
+import { sql } from "drizzle-orm";
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
 import { type AudioRequest, type AudioTranscripts, createAudioTranscripts } from "./audio-transcripts.ts";
-import type { Credits } from "./credits.ts";
-import type { TranscriptLibrary } from "./library.ts";
+import type { ChargeStep, Credits } from "./credits.ts";
+import type { RecordedEntry, TranscriptLibrary } from "./library.ts";
 import { pricing } from "./pricing.ts";
+import type { HeldSlot } from "./slots.ts";
 import {
   isCaptionless,
   toApiError,
@@ -19,11 +21,23 @@ import {
 export interface TranscriptQuery extends AudioRequest {
   /** The preferred caption language of a YouTube video. */
   language?: string;
+  /** The request's extraction slot: a transcript served from the store gives it back in the statement that charges. */
+  slot?: HeldSlot;
 }
 
-/** What a query came to: a transcript, charged, or a speech recognition job, charged when it completes. */
+/**
+ * What a query came to: a transcript, charged, or a speech recognition job, charged when it
+ * completes. A transcript served from the store was recorded in the library by the statement
+ * that charged it (`recorded`).
+ */
 export type TranscriptOutcome =
-  | { kind: "transcript"; transcript: FullTranscript; creditsSpent: number; balance: number | null }
+  | {
+      kind: "transcript";
+      transcript: FullTranscript;
+      creditsSpent: number;
+      balance: number | null;
+      recorded?: RecordedEntry;
+    }
   | { kind: "job"; jobId: string; videoId: string; platform: FullTranscript["platform"] };
 
 export interface TranscriptsOptions {
@@ -51,7 +65,11 @@ export class Transcripts {
   async fetch(query: TranscriptQuery): Promise<TranscriptOutcome> {
     const outcome = await this.deliver(query);
     if (outcome.kind === "transcript") {
-      await this.options.library.record(query.accountId, outcome.transcript).catch((error: unknown) => {
+      const { library } = this.options;
+      const recording = outcome.recorded
+        ? library.indexIfChanged(outcome.recorded, outcome.transcript.segments)
+        : library.record(query.accountId, outcome.transcript);
+      await recording.catch((error: unknown) => {
         this.options.logger.error(
           { err: error, videoId: outcome.transcript.video_id, requestId: query.requestId },
           "recording a delivered transcript in the library failed",
@@ -96,18 +114,22 @@ export class Transcripts {
     if (query.mode !== "audio") {
       try {
         const credits = pricing.captions();
-        const charged = await youtube.captionsOf(videoId, query.language, {
+        const charge = {
           accountId: query.accountId,
           credits,
           operation: query.operation,
           requestId: query.requestId,
           ...(query.signal ? { signal: query.signal } : {}),
-        });
+        };
+        const charged = await youtube.captionsOf(videoId, query.language, charge, this.storeHitSteps(query, videoId));
+        if (charged.steps?.released_slot) query.slot?.releasedByStatement();
+        const recorded = charged.steps?.library_entry as RecordedEntry | null | undefined;
         return {
           kind: "transcript",
           transcript: captionTranscript(charged.transcript),
           creditsSpent: credits,
           balance: charged.balance,
+          ...(recorded ? { recorded } : {}),
         };
       } catch (error) {
         const failure = toApiError(error);
@@ -120,6 +142,27 @@ export class Transcripts {
       );
     }
     return speech.requestYoutube(query, videoId);
+  }
+
+  /**
+   * What the statement serving a stored transcript also does, so a store hit is one round trip
+   * after admission: record the delivery in the library once charged, and give the request's
+   * slot back, the request's work being done.
+   */
+  private storeHitSteps(query: TranscriptQuery, videoId: string): ChargeStep[] {
+    const delivery = {
+      platform: "youtube",
+      video_id: videoId,
+      url: youtubeWatchUrl(videoId),
+      source: "captions",
+    } as const;
+    const recording = this.options.library.recordStep(
+      query.accountId,
+      delivery,
+      sql`found`,
+      sql`exists (select 1 from charged)`,
+    );
+    return query.slot ? [recording, query.slot.releaseStep(sql`exists (select 1 from found)`)] : [recording];
   }
 }
 

@@ -4,7 +4,7 @@ import { UpstreamError, VideoUnavailableError } from "../adapters/youtube/index.
 import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
 import { youtubeCaptionChoices, youtubeTranscripts } from "../store/schema.ts";
-import type { ChargeRequest, Credits } from "./credits.ts";
+import type { ChargeRequest, ChargeStep, Credits } from "./credits.ts";
 
 /** Where the words of a transcript may come from (the request's `mode`). */
 export type TranscriptMode = "auto" | "captions" | "audio";
@@ -32,10 +32,14 @@ export function isCaptionless(failure: ApiError): boolean {
   return failure.code === "no_captions" || failure.code === "captions_disabled";
 }
 
-/** A transcript and the balance after its charge (`null` for unlimited accounts). */
+/**
+ * A transcript and the balance after its charge (`null` for unlimited accounts); served from
+ * the store, with what the charge's steps answered.
+ */
 export interface ChargedTranscript {
   transcript: YoutubeTranscript;
   balance: number | null;
+  steps?: Record<string, unknown>;
 }
 
 /** A stored transcript as `storedChoice` selects it. */
@@ -64,9 +68,19 @@ export class VideoTranscripts {
     private readonly now: () => Date,
   ) {}
 
-  async captionsOf(videoId: string, language: string | undefined, charge: ChargeRequest): Promise<ChargedTranscript> {
+  /**
+   * `storeHitSteps` run in the statement that reads and charges a stored transcript; they read
+   * its columns from `found` (`video_id`, `title`, `channel`, `duration_seconds`, `language`,
+   * `segments`, ...).
+   */
+  async captionsOf(
+    videoId: string,
+    language: string | undefined,
+    charge: ChargeRequest,
+    storeHitSteps: readonly ChargeStep[] = [],
+  ): Promise<ChargedTranscript> {
     try {
-      return await this.fromCaptions(videoId, language, charge);
+      return await this.fromCaptions(videoId, language, charge, storeHitSteps);
     } catch (error) {
       throw toApiError(error);
     }
@@ -76,13 +90,15 @@ export class VideoTranscripts {
     videoId: string,
     language: string | undefined,
     charge: ChargeRequest,
+    storeHitSteps: readonly ChargeStep[],
   ): Promise<ChargedTranscript> {
     const requestedLanguage = language?.toLowerCase() ?? "";
     const stored = await this.credits.chargeForFound<StoredTranscriptRow>(
       charge,
       this.storedChoice(videoId, requestedLanguage),
+      storeHitSteps,
     );
-    if (stored) return { transcript: fromStoredRow(stored.row), balance: stored.balance };
+    if (stored) return { transcript: fromStoredRow(stored.row), balance: stored.balance, steps: stored.steps };
     const captions = await this.captions.fetchCaptions(videoId, language);
     const transcript = await this.remember(videoId, requestedLanguage, captions);
     return { transcript, balance: await this.credits.charge(charge) };

@@ -5,7 +5,6 @@ import type { MonitorCreate, Monitors, MonitorUpdate } from "../../services/moni
 import { authOf } from "../auth.ts";
 import { publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
-import { holdExtractionSlot } from "../slots.ts";
 
 /**
  * The seven `/monitors` operations over the monitor service. Reading and changing monitors is
@@ -16,7 +15,7 @@ export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
   return [
     {
       operationId: "createMonitor",
-      guards: [holdExtractionSlot(deps)],
+      holdsExtractionSlot: true,
       handler: async (req, res) => {
         const auth = authOf(res);
         const created = await monitors.create(auth.accountId, bodyOf<MonitorCreate>(req));
@@ -81,7 +80,7 @@ export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
     },
     {
       operationId: "checkMonitor",
-      guards: [holdExtractionSlot(deps)],
+      holdsExtractionSlot: true,
       handler: async (req, res) => {
         const auth = authOf(res);
         const result = await monitors.checkNow(auth.accountId, monitorIdOf(req), {

@@ -9,7 +9,6 @@ import { VideoLists } from "../../services/video-lists.ts";
 import { authOf } from "../auth.ts";
 import { requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
-import { holdExtractionSlot } from "../slots.ts";
 
 type ListOperation = "fetchChannelVideos" | "fetchPlaylistVideos" | "searchVideos";
 
@@ -70,7 +69,7 @@ function listRoute(
 ): LiveRoute {
   return {
     operationId,
-    guards: [holdExtractionSlot(deps)],
+    holdsExtractionSlot: true,
     handler: async (req, res) => {
       const body = bodyOf<PageFields>(req);
       const query = await lists.prepare({

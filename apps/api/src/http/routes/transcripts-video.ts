@@ -3,13 +3,14 @@ import type { Response } from "express";
 import type { AppDeps, AudioDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/credits.ts";
+import type { HeldSlot } from "../../services/slots.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
 import type { TranscriptMode } from "../../services/video-transcripts.ts";
 import { webhookTargetProblem } from "../../services/webhook-targets.ts";
 import { authOf } from "../auth.ts";
 import { publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send, wasSent } from "../route.ts";
-import { holdExtractionSlot } from "../slots.ts";
+import { slotOf } from "../slots.ts";
 
 type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
 
@@ -23,7 +24,7 @@ type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
 export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): LiveRoute {
   return {
     operationId: "fetchVideoTranscript",
-    guards: [holdExtractionSlot(deps)],
+    holdsExtractionSlot: true,
     handler: async (req, res) => {
       const body = bodyOf<TranscriptRequest>(req);
       const mode = modeOf(body, wasSent(res, "mode"));
@@ -45,10 +46,17 @@ export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): L
         callbackUrl: body.callback_url ?? null,
         body: { ...body },
         docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
+        ...withSlot(res),
       });
       sendOutcome(res, outcome, withTimestamps, auth.credits);
     },
   };
+}
+
+/** The request's slot, for the statement that serves a stored transcript to give back. */
+function withSlot(res: Response): { slot?: HeldSlot } {
+  const slot = slotOf(res);
+  return slot ? { slot } : {};
 }
 
 /** A transcript with `segments` or `text` as `timestamps` asked, or the 202 of a job (nothing charged yet). */

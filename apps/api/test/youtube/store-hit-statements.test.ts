@@ -1,0 +1,82 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { countQueries } from "../../bench/query-counter.ts";
+import { recordedVideos } from "../support/fake-youtube.ts";
+import { testEngine } from "../support/store.ts";
+import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
+
+// Counts every statement either driver sends from here on; the server below opens its store after.
+const statements = countQueries();
+const { captioned } = recordedVideos;
+
+let yt: YoutubeTestServer;
+
+beforeAll(async () => {
+  yt = await startYoutubeServer({ plan: "pro", credits: 10 });
+  yt.fake.serveRecordedVideos();
+}, serverStartTimeoutMs);
+
+afterAll(async () => {
+  await yt?.close();
+});
+
+/** Asks for the captioned video's English track with this client; answers the status and the statements it took. */
+async function fetchCounted(client = yt.server.client) {
+  statements.reset();
+  const { data, error, response } = await client.POST("/transcripts/video", {
+    body: { video: captioned, language: "en" },
+  });
+  return { data, error, status: response.status, statements: statements.count };
+}
+
+async function slotsInUse(accountId: string): Promise<number> {
+  return yt.server.platform.slots.inUse(accountId);
+}
+
+async function passagesOf(accountId: string): Promise<number> {
+  const [row] = await yt.server.platform.store.query<{ passages: number }>(
+    sql`select count(p.*)::int as passages from library_entries e join library_passages p on p.entry_id = e.id
+         where e.account_id = ${accountId}`,
+  );
+  return row?.passages ?? 0;
+}
+
+describe(`a transcript served from the store (${testEngine})`, () => {
+  it("takes two statements: admission with the slot, then the read, the charge, the library and the release", async () => {
+    const first = await fetchCounted();
+    expect(first.status, JSON.stringify(first.error)).toBe(200);
+    const upstreamCalls = yt.fake.requests.length;
+
+    const hit = await fetchCounted();
+    expect(hit.status, JSON.stringify(hit.error)).toBe(200);
+    expect(yt.fake.requests.length, "served from the store").toBe(upstreamCalls);
+    expect(hit.statements).toBe(2);
+    expect(hit.data?.usage).toMatchObject({ credits_spent: 1, balance: 8 });
+    expect(await yt.balance()).toBe(8);
+    expect(await slotsInUse(yt.server.account.id)).toBe(0);
+    const [entry] = await yt.server.platform.store.query<{ entries: number }>(
+      sql`select count(*)::int as entries from library_entries where account_id = ${yt.server.account.id}`,
+    );
+    expect(entry?.entries).toBe(1);
+  });
+
+  it("indexes the words for an account the store serves them to the first time, and finds them", async () => {
+    const { account, key } = await yt.server.platform.accounts.create({ plan: "pro", credits: 5 });
+    const other = yt.server.clientFor(key.key);
+    const hit = await fetchCounted(other);
+    expect(hit.status, JSON.stringify(hit.error)).toBe(200);
+    expect(await passagesOf(account.id)).toBeGreaterThan(0);
+    const { data } = await other.POST("/library/search", { body: { query: "cheapest surface" } });
+    expect(data?.data.hits.map((found) => found.video_id)).toEqual([captioned]);
+    expect(await slotsInUse(account.id)).toBe(0);
+  });
+
+  it("gives the slot taken with admission back on a 402, with nothing charged or recorded", async () => {
+    const { account, key } = await yt.server.platform.accounts.create({ plan: "pro", credits: 0 });
+    const refused = await fetchCounted(yt.server.clientFor(key.key));
+    expect(refused.status, JSON.stringify(refused.error)).toBe(402);
+    expect(refused.error?.error.code).toBe("insufficient_credits");
+    expect(await slotsInUse(account.id)).toBe(0);
+    expect(await passagesOf(account.id)).toBe(0);
+  });
+});
