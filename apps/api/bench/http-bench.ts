@@ -41,6 +41,8 @@ export interface MeasureOptions {
   referenceKeys: string[];
   /** A fake upstream whose requests each run counts over its warm-up and measured load. */
   upstream?: { name: string; requests(): number };
+  /** What each run's line calls its target, where it is not the benchmark's label (another operation on it). */
+  labels?: Partial<TargetLabels>;
 }
 
 export interface HttpBenchOptions {
@@ -124,7 +126,8 @@ export class HttpBench<Spec extends NamedSpec> {
 
   /** Warms up and measures each target in turn, round after round, printing a line per run. */
   async measure(options: MeasureOptions): Promise<Run[]> {
-    const labelWidth = Math.max(...Object.values(this.labels).map((label) => label.length)) + 1;
+    const labels = { ...this.labels, ...options.labels };
+    const labelWidth = Math.max(...Object.values(labels).map((label) => label.length)) + 1;
     const runs: Run[] = [];
     for (let round = 1; round <= rounds; round += 1) {
       let bareRate = Number.NaN;
@@ -170,7 +173,7 @@ export class HttpBench<Spec extends NamedSpec> {
         };
         runs.push(run);
         console.log(
-          `  round ${round} ${this.labels[name].padEnd(labelWidth)} ${wholeNumber(measurement.requestsPerSecond).padStart(6)} req/s, ` +
+          `  round ${round} ${labels[name].padEnd(labelWidth)} ${wholeNumber(measurement.requestsPerSecond).padStart(6)} req/s, ` +
             `p50 ${measurement.p50Ms.toFixed(2)} ms, p99 ${measurement.p99Ms.toFixed(2)} ms, non-2xx ${measurement.non2xx}, errors ${measurement.errors}` +
             (measurement.non2xx > 0 ? `, status codes ${JSON.stringify(measurement.statusCodes)}` : "") +
             (options.upstream

@@ -208,7 +208,7 @@ export function goalLines(summaries: Summary[], labels: TargetLabels, options: {
   return lines;
 }
 
-function verdict(met: boolean, text: string): string {
+export function verdict(met: boolean, text: string): string {
   return `${met ? "met   " : "MISSED"}  ${text}`;
 }
 

@@ -8,7 +8,7 @@ import { FakeYoutube, fixture, fromFixture } from "../test/support/fake-youtube.
 import { medianMs, repeatCuesToDuration, repeatCuesToSize } from "./caption-bodies.ts";
 import { connections, HttpBench, positiveNumber, reportFailedRuns, settingsLine } from "./http-bench.ts";
 import type { TargetName } from "./protocol.ts";
-import { printReport, textTable, upstreamColumn, wholeNumber } from "./report.ts";
+import { printReport, summarise, textTable, upstreamColumn, verdict, wholeNumber } from "./report.ts";
 import type { YoutubeTargetSpec } from "./youtube-target-server.ts";
 
 /** Size of each caption body the parser is timed on. */
@@ -17,6 +17,12 @@ const MEGABYTE = 1_000_000;
 
 /** The operation under load (bench/youtube-target-server.ts serves it). */
 const transcriptPath = "/api/v2/transcripts/video";
+
+/** A metered request that reads nothing more than admission does, measured on the same targets for comparison. */
+const mePath = "/api/v2/me";
+
+/** The goal of issue 15: a transcript from the store at this share of /me's throughput or more, on each engine. */
+const storeHitShareOfMe = 0.9;
 
 /** The recorded video with a manual English track (test/youtube/transcripts-video.test.ts registers it the same way). */
 const video = {
@@ -108,13 +114,37 @@ async function main(): Promise<number> {
     roundTrips: false,
   });
 
+  console.log(`\nThe same targets under GET ${mePath}, for the store hit's goal relative to it:`);
+  const meRuns = await bench.measure({
+    order: transcriptTargets,
+    path: mePath,
+    labels: { embedded: "GET /me, PGlite", postgres: "GET /me, PostgreSQL" },
+    referenceKeys: bench.target("embedded").apiKeys,
+  });
+  const meRates = new Map(summarise(meRuns).map((summary) => [summary.target, summary]));
+  console.log(
+    `\nGoal (issue 15: a transcript from the store at ${storeHitShareOfMe}x or more of /me's throughput), on the means:`,
+  );
+  for (const summary of summarise(runs)) {
+    const me = meRates.get(summary.target);
+    if (!me) continue;
+    const share = summary.requestsPerSecond / me.requestsPerSecond;
+    console.log(
+      `  ${verdict(
+        share >= storeHitShareOfMe,
+        `${bench.labels[summary.target]}: ${wholeNumber(summary.requestsPerSecond)} req/s = ${share.toFixed(2)} x GET /me ` +
+          `${wholeNumber(me.requestsPerSecond)} req/s (${(me.queries / me.requests).toFixed(2)} queries/req)`,
+      )}`,
+    );
+  }
+
   const refetched = runs.filter((run) => (run.upstreamRequests ?? 0) > 0);
   if (refetched.length > 0) {
     console.error(
       `\nThe measurement is not valid: ${refetched.length} run(s) reached the fake YouTube, so not every answer came from the store.`,
     );
   }
-  const failed = reportFailedRuns(runs);
+  const failed = reportFailedRuns([...runs, ...meRuns]);
   return failed || refetched.length > 0 ? 1 : 0;
 }
 

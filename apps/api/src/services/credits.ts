@@ -96,7 +96,7 @@ export class Credits {
     request.signal?.throwIfAborted();
     const stepResults = steps.map(
       (step) =>
-        sql`, (select to_jsonb(answer) from ${sql.identifier(step.name)} answer limit 1) as ${sql.identifier(step.name)}`,
+        sql`, (select to_jsonb(step_answer.*) from ${sql.identifier(step.name)} step_answer limit 1) as ${sql.identifier(step.name)}`,
     );
     const [row] = rowsOf<Row & { charged_balance: number | null; charges: number } & Record<string, unknown>>(
       await this.store.db.execute(sql`

@@ -124,7 +124,7 @@ describe("a read charged in the same statement (a store hit)", () => {
       charge(account.id, 1, "req_hit"),
       found("stored"),
     );
-    expect(result).toEqual({ row: { answer: "stored", size: 2 }, balance: 4 });
+    expect(result).toEqual({ row: { answer: "stored", size: 2 }, balance: 4, steps: {} });
     const ledger = await ledgerOf(fixture.store, account.id);
     expect(ledger.at(-1)).toMatchObject({ delta: -1, balance_after: 4, kind: "charge", request_id: "req_hit" });
   });
@@ -152,6 +152,21 @@ describe("a read charged in the same statement (a store hit)", () => {
     expect(await fixture.platform.credits.chargeForFound(charge(account.id, 1), found("stored"))).toEqual({
       row: { answer: "stored", size: 2 },
       balance: null,
+      steps: {},
+    });
+  });
+
+  it("runs other services' steps in the same statement, which read the row found and the charge", async () => {
+    const { account } = await fixture.account("free", 5);
+    const echo = {
+      name: "echo",
+      statement: sql`select found.answer || ' for ' || (select balance_after from charged) as said from found`,
+    };
+    const result = await fixture.platform.credits.chargeForFound(charge(account.id, 1), found("stored"), [echo]);
+    expect(result).toEqual({
+      row: { answer: "stored", size: 2 },
+      balance: 4,
+      steps: { echo: { said: "stored for 4" } },
     });
   });
 });
