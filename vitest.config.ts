@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
@@ -10,5 +11,8 @@ export default defineConfig({
       "scripts/vitest.config.ts",
     ],
     reporters: ["default", "./scripts/plain-summary-reporter.ts"],
+    // Test files wait on sockets, child processes and timers more than they compute, and each has its
+    // own database and ports: one file per core, not vitest's default of one fewer than the cores.
+    maxWorkers: availableParallelism(),
   },
 });
