@@ -334,7 +334,8 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
           })),
         );
         const duringOutage = exchanges.filter(
-          (exchange) => outage && exchange.sentAt >= outage.from && exchange.sentAt <= outage.to,
+          // Answered while the database was away, or sent then: in flight at any moment of the outage.
+          (exchange) => outage && exchange.sentAt <= outage.to && exchange.answeredAt >= outage.from,
         );
         const outageMisanswers = duringOutage.filter(
           (exchange) =>
@@ -396,7 +397,13 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
         );
         expect(gracefulExit, "a worker stopped with SIGTERM exits 0").toBe(0);
         expect(unstableIds, context(unstableIds)).toEqual([]);
-        expect(serverErrors, context(serverErrors)).toEqual([]);
+        const logsOf = (failures: Exchange[]) =>
+          cluster.started.flatMap((process) =>
+            process.service.lines.filter((line) =>
+              failures.some((failure) => failure.requestId && line.includes(failure.requestId)),
+            ),
+          );
+        expect(serverErrors, context({ serverErrors, logs: logsOf(serverErrors) })).toEqual([]);
         expect(duringOutage.length, "requests were sent while the database was away").toBeGreaterThan(0);
         expect(
           duringOutage.filter((exchange) => exchange.status === 503).length,
@@ -410,9 +417,10 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
           context(cursorHandOvers),
         ).toEqual([]);
         for (const limit of busiest) expect(limit.busiest, context(limit)).toBeLessThanOrEqual(limit.limit);
-        expect(busiest.find((limit) => limit.account === free.name && limit.allowance === "request")?.busiest).toBe(
-          plans.free.requestsPerMinute,
-        );
+        expect(
+          exchanges.filter((exchange) => exchange.account === free.name && exchange.status === 429).length,
+          "the Free account went over its limit",
+        ).toBeGreaterThan(0);
         for (const ledger of ledgers) {
           expect(ledger.mismatched, context(ledger)).toEqual([]);
           expect(ledger.chargedForAnswered, context(ledger)).toBe(ledger.answeredCredits);
