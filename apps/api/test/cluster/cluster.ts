@@ -19,6 +19,8 @@ export interface ClusterProcess {
   service: ServiceProcess;
   /** The API's base URL; workers serve none. */
   baseUrl?: string;
+  /** Whether the test signalled it: any other exit is a crash. */
+  signalled: boolean;
 }
 
 /**
@@ -62,7 +64,7 @@ export class Cluster {
   /** Starts an API process and waits until it listens; the first prints the development account's key. */
   async startApi(name: string): Promise<ClusterProcess> {
     const service = startServiceProcess({ ...this.environment, VERBATIM_ROLE: "api" });
-    const process: ClusterProcess = { name, role: "api", service };
+    const process: ClusterProcess = { name, role: "api", service, signalled: false };
     this.started.push(process);
     process.baseUrl = await listeningUrl(service, 60_000);
     this.running.push(process);
@@ -71,7 +73,7 @@ export class Cluster {
 
   async startWorker(name: string): Promise<ClusterProcess> {
     const service = startServiceProcess({ ...this.environment, VERBATIM_ROLE: "worker" });
-    const process: ClusterProcess = { name, role: "worker", service };
+    const process: ClusterProcess = { name, role: "worker", service, signalled: false };
     this.started.push(process);
     await service.waitForLine(/Verbatim worker running/, 60_000);
     this.running.push(process);
@@ -80,7 +82,30 @@ export class Cluster {
 
   /** Signals a process and waits for it to exit; answers its exit code (null when a signal ended it). */
   async stop(process: ClusterProcess, signal: NodeJS.Signals): Promise<number | null> {
+    this.forget(process);
+    return this.signal(process, signal);
+  }
+
+  /**
+   * Kills an API process with SIGKILL but leaves its address in the clients' rotation, as a load
+   * balancer would until its health check notices: requests meet a dead port until `forget`.
+   */
+  async crash(process: ClusterProcess): Promise<void> {
+    await this.signal(process, "SIGKILL");
+  }
+
+  /** Takes a process out of the rotation. */
+  forget(process: ClusterProcess): void {
     if (this.running.includes(process)) this.running.splice(this.running.indexOf(process), 1);
+  }
+
+  /** Processes that exited without being signalled by the test. */
+  crashed(): ClusterProcess[] {
+    return this.started.filter((process) => !process.signalled && process.service.process.exitCode !== null);
+  }
+
+  private async signal(process: ClusterProcess, signal: NodeJS.Signals): Promise<number | null> {
+    process.signalled = true;
     await process.service.kill(signal);
     return process.service.process.exitCode;
   }
