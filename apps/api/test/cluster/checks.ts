@@ -57,8 +57,8 @@ export interface LedgerComparison {
   mismatched: Array<{ requestId: string; answered: number; charged: number }>;
   /** Requests charged that no client saw answered (their answer was lost to a fault). */
   chargedUnanswered: number;
-  /** POSTs that got no answer at all, however often retried: at most this many charges may be unseen. */
-  unansweredPosts: number;
+  /** POSTs whose outcome may have been lost to a fault: at most this many charges may be unseen. */
+  postsWithLostAnswers: number;
   /** Jobs' charges and monitor checks', which no request's answer reports. */
   jobCredits: number;
   monitorCheckCredits: number;
@@ -97,7 +97,7 @@ export async function compareLedger(
     chargedForAnswered: 0,
     mismatched: [],
     chargedUnanswered: 0,
-    unansweredPosts: unansweredPosts(own),
+    postsWithLostAnswers: postsWithLostAnswers(own),
     jobCredits: 0,
     monitorCheckCredits: 0,
     ledgerSum: Number(totals?.ledger_sum),
@@ -120,18 +120,22 @@ export async function compareLedger(
 }
 
 /**
- * POSTs whose every attempt went unanswered: a plain request is one attempt, an SDK call all the
- * attempts it sent with one Idempotency-Key.
+ * POSTs whose outcome the client may not have learned: no attempt was answered 2xx and at least
+ * one went unanswered, so it may have run and been charged. A plain request is one attempt, an
+ * SDK call all the attempts it sent with one Idempotency-Key.
  */
-function unansweredPosts(exchanges: Exchange[]): number {
+function postsWithLostAnswers(exchanges: Exchange[]): number {
   const calls = new Map<string, Exchange[]>();
   exchanges.forEach((exchange, index) => {
-    if (exchange.kind === "poll" || exchange.allowance === "poll") return;
+    if (exchange.allowance === "poll") return;
     const call = exchange.idempotencyKey ?? `plain-${index}`;
     calls.set(call, [...(calls.get(call) ?? []), exchange]);
   });
-  return [...calls.values()].filter((attempts) => attempts.every((attempt) => typeof attempt.status !== "number"))
-    .length;
+  return [...calls.values()].filter(
+    (attempts) =>
+      attempts.some((attempt) => typeof attempt.status !== "number") &&
+      !attempts.some((attempt) => typeof attempt.status === "number" && attempt.status < 300),
+  ).length;
 }
 
 /** SDK calls that were retried: their attempts, the statuses they met, and what the ledger charged their answer. */
