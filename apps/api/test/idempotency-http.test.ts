@@ -111,6 +111,24 @@ describe("a failure is not stored: the same key runs again", () => {
   });
 });
 
+describe("a store that fails while the key is claimed: 503 overloaded", () => {
+  it("answers 503 overloaded with Retry-After, not a 500, and runs nothing", async () => {
+    const { idempotency } = platformServer.platform;
+    const begin = idempotency.begin;
+    idempotency.begin = () => Promise.reject(new Error("Connection terminated unexpectedly"));
+    const runsBefore = runs;
+    try {
+      const refused = await work("store-away-1", { note: "a" });
+      expect(refused.response.status, refused.text).toBe(503);
+      expect(refused.body.error?.code).toBe("overloaded");
+      expect(refused.response.headers.get("retry-after")).toBe("5");
+      expect(runs).toBe(runsBefore);
+    } finally {
+      idempotency.begin = begin;
+    }
+  });
+});
+
 describe("keys are scoped to the account", () => {
   it("runs the same key of another account as a new request", async () => {
     await work("scoped-1", { note: "a" });
