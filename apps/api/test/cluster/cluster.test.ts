@@ -23,6 +23,8 @@ const drainMs = 120_000;
 /** Long enough that recognition is still under way when its worker is killed (about 5 s of it on one core). */
 const longMediaSeconds = 240;
 const outageMs = 5_000;
+/** How slow YouTube answers around the cut, so that requests are in flight when it comes. */
+const upstreamLatencyAtOutageMs = 2_000;
 
 const channelFirstPage = "youtubechanneltabextractor/videos/generated_mock_3.json";
 
@@ -178,10 +180,19 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
           await cluster.startApi("api-3");
           if (killedApi) cluster.forget(killedApi);
 
+          // Requests admitted and waiting on a slow YouTube when the database goes: they must still answer 503, not 500.
           await sleepUntil(at(loadStart, 0.45));
+          fake.latencyMs = upstreamLatencyAtOutageMs;
+          const inFlight = listBodies.flatMap((list) => [
+            traffic.send(pro, "POST", list.path, { ...list.body, limit: 5 }),
+            sdk.transcripts.search({ query: "test", limit: 5 }),
+          ]);
+          await new Promise((resolve) => setTimeout(resolve, upstreamLatencyAtOutageMs / 2));
           const from = Date.now();
           const { cut, refused } = await proxy.outage(outageMs);
           outage = { from, to: Date.now(), cut, refused };
+          fake.latencyMs = 0;
+          await Promise.allSettled(inFlight);
           fault("database refused connections");
 
           await sleepUntil(at(loadStart, 0.65));
@@ -399,7 +410,7 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
           ].join("\n"),
         );
 
-        const context = (value: unknown) => JSON.stringify(value, null, 1).slice(0, 3_000);
+        const context = (value: unknown) => JSON.stringify(value, null, 1).slice(0, 8_000);
         expect(
           lost,
           context({
@@ -428,7 +439,7 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
               failures.some((failure) => failure.requestId && line.includes(failure.requestId)),
             ),
           );
-        expect(serverErrors, context({ serverErrors, logs: logsOf(serverErrors) })).toEqual([]);
+        expect(serverErrors, context({ logs: logsOf(serverErrors), serverErrors })).toEqual([]);
         expect(duringOutage.length, "requests were sent while the database was away").toBeGreaterThan(0);
         expect(
           duringOutage.filter((exchange) => exchange.status === 503).length,
