@@ -46,14 +46,35 @@ export function idempotent(deps: AppDeps): RequestHandler {
       };
       deps.platform.idempotency
         .finish(accountId, key, fingerprint, response)
-        .catch((err: unknown) => deps.logger.error({ err, request_id: res.locals.requestId }, "idempotency record"))
+        .catch((err: unknown) => {
+          deps.logger.error({ err, request_id: res.locals.requestId }, "idempotency record");
+          if (response.status < 200 || response.status >= 300) releaseOnceReachable(deps, accountId, key, fingerprint);
+        })
         .finally(() => send(body));
       return res;
     };
     res.once("close", () => {
       clearInterval(renewal);
-      if (!settled) void deps.platform.idempotency.release(accountId, key, fingerprint).catch(() => undefined);
+      if (!settled) releaseOnceReachable(deps, accountId, key, fingerprint);
     });
     next();
   };
+}
+
+/** How often a key that could not be given back is tried again. */
+const releaseRetryMs = 1_000;
+
+/**
+ * Gives a key back, trying again while the store cannot be reached: a key left in flight after an
+ * outage would answer the client's retries 409 "still running" until its lock lapsed, minutes later.
+ */
+function releaseOnceReachable(deps: AppDeps, accountId: string, key: string, fingerprint: string): void {
+  const { idempotency } = deps.platform;
+  const giveUpAt = Date.now() + idempotency.lockMs;
+  const attempt = () => {
+    idempotency.release(accountId, key, fingerprint).catch(() => {
+      if (Date.now() < giveUpAt) setTimeout(attempt, releaseRetryMs).unref();
+    });
+  };
+  attempt();
 }
