@@ -370,6 +370,10 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
           const answerCost = answer?.body?.job_id ? answerCharged : (answer?.body?.usage?.credits_spent ?? 0);
           return otherAttemptsCharged || answerCharged !== answerCost;
         });
+        // Nothing runs a retried key any more once its attempt has answered: a 409 "still running" would be a key left locked.
+        const retriedRefusedAsRunning = [...retried.values()].filter(
+          (attempts) => attempts.at(-1)?.code === "idempotency_conflict",
+        );
         const finishedPerJob = new Map<string, number>();
         for (const line of cluster.started.flatMap((process) => process.service.lines)) {
           if (!line.includes('"transcription job finished"')) continue;
@@ -384,6 +388,7 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
           "jobs not charged exactly once": wrongCharges.length,
           "jobs run to completion more than once (worker logs)": finishedTwice.length,
           "SDK calls retried and charged other than once": retriedChargedTwice.length,
+          "SDK calls retried and refused as still running": retriedRefusedAsRunning.length,
           "webhook deliveries not received": undelivered.length,
           "job callbacks missing": callbacksMissing.length,
           "monitors checked other than once per due time": checkMismatches.length,
@@ -419,6 +424,7 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
             wrongCharges,
             finishedTwice,
             retriedChargedTwice,
+            retriedRefusedAsRunning,
             undelivered,
             callbacksMissing,
             checkMismatches,
