@@ -5,10 +5,10 @@ import { plans, pollsPerMinute } from "../../src/services/plans.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import type { Loose } from "../audio/harness.ts";
-import { eventually } from "../monitors/harness.ts";
+import { eventually, serveFreshUploadOnEveryCall } from "../monitors/harness.ts";
 import type { DatabaseProxy } from "../support/database-proxy.ts";
 import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
-import { FakeYoutube, newpipeRecording, newpipeRequest, recordedVideos } from "../support/fake-youtube.ts";
+import { FakeYoutube, recordedVideos } from "../support/fake-youtube.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 import { registerRecordedLists } from "../support/youtube-lists.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
@@ -25,23 +25,6 @@ const longMediaSeconds = 240;
 const outageMs = 5_000;
 /** How slow YouTube answers around the cut, so that requests are in flight when it comes. */
 const upstreamLatencyAtOutageMs = 2_000;
-
-const channelFirstPage = "youtubechanneltabextractor/videos/generated_mock_3.json";
-
-/**
- * The channel's first page with a video on top never listed before: every monitor check finds
- * exactly one new upload, so the `monitor.videos` events count the checks.
- */
-function serveFreshUploadOnEveryCall(fake: FakeYoutube): void {
-  const { endpoint, body } = newpipeRequest(channelFirstPage);
-  const recorded = newpipeRecording(channelFirstPage).body;
-  const newest = /"videoId":"([\w-]{11})"/.exec(recorded)?.[1];
-  if (!newest) throw new Error(`${channelFirstPage} lists no video`);
-  let uploads = 0;
-  fake.innertube(endpoint, { browseId: String(body.browseId), params: String(body.params) }, () => ({
-    body: recorded.replaceAll(newest, `cluster${String(++uploads).padStart(4, "0")}`),
-  }));
-}
 
 const at = (start: number, fraction: number) => start + durationSeconds * 1000 * fraction;
 const sleepUntil = (time: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
@@ -302,7 +285,20 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
         const unfinishedJobs = jobRows.filter(
           (job) => job.status !== "completed" || job.runs !== 1 || job.completed_runs !== 1,
         );
-        const wrongCharges = jobRows.filter((job) => job.charges !== 1 || job.charged !== job.credits);
+        // What the polls said each finished job cost: the ledger must hold that, once.
+        const polledCredits = new Map(
+          exchanges.flatMap((exchange) =>
+            exchange.kind === "poll" && exchange.body?.status === "completed"
+              ? [[exchange.body.job_id as string, exchange.body.usage?.credits_spent as number]]
+              : [],
+          ),
+        );
+        const wrongCharges = jobRows.filter(
+          (job) =>
+            job.charges !== 1 ||
+            job.charged !== job.credits ||
+            (polledCredits.has(job.id) && polledCredits.get(job.id) !== job.charged),
+        );
         const jobRequestIds = new Set(jobRows.map((job) => job.request_id));
 
         const deliveries = await store.query<{ id: string; status: string; event_type: string; attempts: number }>(
@@ -403,7 +399,7 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
             `requests by kind and status: ${JSON.stringify(requestFigures(exchanges), null, 1)}`,
             `cursors handed to the other API process: ${cursorHandOvers.length} (${cursorHandOvers.filter((handOver) => handOver.status === 200).length} answered 200)`,
             `SDK calls retried with one Idempotency-Key: ${retried.size} (${[...retried.values()].reduce((sum, attempts) => sum + attempts.length, 0)} attempts)`,
-            `jobs: ${jobRows.length} (${acceptedJobs.size} seen accepted, ${jobRows.filter((job) => job.retries > 0).length} retried); killed mid-way: ${killedJob} retries ${jobsById.get(killedJob ?? "")?.retries}`,
+            `jobs: ${jobRows.length} (${acceptedJobs.size} seen accepted, ${polledCredits.size} seen completed by polls, ${jobRows.filter((job) => job.retries > 0).length} retried); killed mid-way: ${killedJob} retries ${jobsById.get(killedJob ?? "")?.retries}`,
             `deliveries: ${deliveries.length} (${deliveries.filter((delivery) => delivery.status === "delivered").length} delivered, ${receiver.requests.length} requests received)`,
             `monitor checks: ${JSON.stringify(Object.fromEntries(monitorIds.map((id) => [id, { due: dues.get(id), checked: checksPerMonitor.get(id) ?? 0 }])))}`,
             `faults: ${JSON.stringify(faults)}; outage ${JSON.stringify(outage)}; SIGTERMed worker exited ${gracefulExit}`,
