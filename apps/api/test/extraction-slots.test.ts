@@ -85,4 +85,19 @@ describe("extraction slots over HTTP", () => {
     await until(async () => (await inUse()) === 0);
     running.splice(0);
   });
+
+  it("answers 503 overloaded with Retry-After, not a 500, when the store fails while the slot is taken", async () => {
+    const slots = platformServer.platform.slots;
+    const acquire = slots.acquire;
+    slots.acquire = () => Promise.reject(new Error("Connection terminated unexpectedly"));
+    try {
+      const refused = await extract();
+      const body = await refused.text();
+      expect(refused.status, body).toBe(503);
+      expect(JSON.parse(body).error.code).toBe("overloaded");
+      expect(refused.headers.get("retry-after")).toBe("5");
+    } finally {
+      slots.acquire = acquire;
+    }
+  });
 });

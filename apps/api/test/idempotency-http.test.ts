@@ -111,6 +111,47 @@ describe("a failure is not stored: the same key runs again", () => {
   });
 });
 
+describe("a store that fails while the key is claimed: 503 overloaded", () => {
+  it("answers 503 overloaded with Retry-After, not a 500, and runs nothing", async () => {
+    const { idempotency } = platformServer.platform;
+    const begin = idempotency.begin;
+    idempotency.begin = () => Promise.reject(new Error("Connection terminated unexpectedly"));
+    const runsBefore = runs;
+    try {
+      const refused = await work("store-away-1", { note: "a" });
+      expect(refused.response.status, refused.text).toBe(503);
+      expect(refused.body.error?.code).toBe("overloaded");
+      expect(refused.response.headers.get("retry-after")).toBe("5");
+      expect(runs).toBe(runsBefore);
+    } finally {
+      idempotency.begin = begin;
+    }
+  });
+});
+
+describe("a key that could not be given back while the store was away", () => {
+  it("is given back once the store answers again: a retry runs instead of meeting 409 for the lock's period", async () => {
+    const { idempotency } = platformServer.platform;
+    const release = idempotency.release;
+    let refusals = 2;
+    idempotency.release = (...args) =>
+      refusals-- > 0
+        ? Promise.reject(new Error("Connection terminated unexpectedly"))
+        : release.apply(idempotency, args);
+    try {
+      const failed = await work("store-back-1", { status: 503 });
+      expect(failed.response.status, failed.text).toBe(503);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      const runsBefore = runs;
+      const retried = await work("store-back-1", { status: 503 });
+      expect(retried.body.error?.code, retried.text).not.toBe("idempotency_conflict");
+      expect(runs).toBe(runsBefore + 1);
+    } finally {
+      idempotency.release = release;
+    }
+  });
+});
+
 describe("keys are scoped to the account", () => {
   it("runs the same key of another account as a new request", async () => {
     await work("scoped-1", { note: "a" });

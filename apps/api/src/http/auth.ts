@@ -156,6 +156,17 @@ export function storeUnreachable(cause: unknown): ApiError {
   });
 }
 
+/**
+ * A store lost while an admitted request ran: 503 `overloaded` with `Retry-After` as well (spec
+ * 7.4 rule 3), not a 500. Whatever the request charged is in the ledger under its request id.
+ */
+export function storeLostMidRequest(cause: unknown): ApiError {
+  return new ApiError("overloaded", "The store could not be reached while the request ran. Retry later.", {
+    retryAfterSeconds: admissionRetryAfterSeconds,
+    cause,
+  });
+}
+
 function unauthorized(): ApiError {
   return new ApiError(
     "unauthorized",

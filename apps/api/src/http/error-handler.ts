@@ -1,6 +1,8 @@
 import type { ErrorRequestHandler, Request, Response } from "express";
 import type { AppDeps } from "../deps.ts";
 import { ApiError, type ValidationIssue } from "../errors.ts";
+import { isStoreUnreachable } from "../store/database.ts";
+import { storeLostMidRequest } from "./auth.ts";
 import { publicBaseUrl, requestIdOf } from "./locals.ts";
 
 /** What express-openapi-validator and body-parser attach to the errors they raise. */
@@ -36,7 +38,10 @@ function v2Envelope(deps: AppDeps): ErrorEnvelope {
 export function errorHandler(deps: AppDeps, envelope: ErrorEnvelope = v2Envelope(deps)): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const requestId = requestIdOf(res);
-    const error = err instanceof ApiError ? err : (fromHttpLibrary(req, err) ?? unexpected(deps, err, requestId));
+    const error =
+      err instanceof ApiError
+        ? err
+        : (fromHttpLibrary(req, err) ?? storeLost(deps, err, requestId) ?? unexpected(deps, err, requestId));
     if (res.headersSent) {
       deps.logger.error({ err, request_id: requestId }, "failure after the response started");
       res.end();
@@ -52,6 +57,13 @@ export function errorHandler(deps: AppDeps, envelope: ErrorEnvelope = v2Envelope
 function countRefusal(deps: AppDeps, error: ApiError): void {
   if (error.code === "insufficient_credits") deps.metrics.allowanceRefused("credits");
   if (error.number >= 5000 && error.number < 5200) deps.metrics.upstreamFailed(error.code);
+}
+
+/** A database that went away mid-request is an outage to retry after, not an unexpected failure. */
+function storeLost(deps: AppDeps, err: unknown, requestId: string): ApiError | undefined {
+  if (!isStoreUnreachable(err)) return undefined;
+  deps.logger.warn({ err, request_id: requestId }, "the store could not be reached while the request ran");
+  return storeLostMidRequest(err);
 }
 
 function unexpected(deps: AppDeps, err: unknown, requestId: string): ApiError {

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import type { AppDeps } from "../deps.ts";
 import { Idempotency, type StoredResponse } from "../services/idempotency.ts";
-import { authOf } from "./auth.ts";
+import { authOf, storeUnreachable } from "./auth.ts";
 
 /**
  * Applies `Idempotency-Key` (spec 4.9) to the operation. The response is stored (2xx) or the
@@ -13,7 +13,10 @@ export function idempotent(deps: AppDeps): RequestHandler {
     if (key === undefined) return next();
     const { accountId } = authOf(res);
     const fingerprint = Idempotency.fingerprint(req.method, req.baseUrl + req.path, req.body);
-    const start = await deps.platform.idempotency.begin(accountId, key, fingerprint);
+    // Admitted, but the store went away before the key was claimed: nothing ran, so 503 as at admission.
+    const start = await deps.platform.idempotency.begin(accountId, key, fingerprint).catch((cause: unknown) => {
+      throw storeUnreachable(cause);
+    });
     if (start.action === "replay") {
       for (const [name, value] of Object.entries(start.response.headers)) res.setHeader(name, value);
       res.setHeader("Idempotent-Replayed", "true");
@@ -43,14 +46,35 @@ export function idempotent(deps: AppDeps): RequestHandler {
       };
       deps.platform.idempotency
         .finish(accountId, key, fingerprint, response)
-        .catch((err: unknown) => deps.logger.error({ err, request_id: res.locals.requestId }, "idempotency record"))
+        .catch((err: unknown) => {
+          deps.logger.error({ err, request_id: res.locals.requestId }, "idempotency record");
+          if (response.status < 200 || response.status >= 300) releaseOnceReachable(deps, accountId, key, fingerprint);
+        })
         .finally(() => send(body));
       return res;
     };
     res.once("close", () => {
       clearInterval(renewal);
-      if (!settled) void deps.platform.idempotency.release(accountId, key, fingerprint).catch(() => undefined);
+      if (!settled) releaseOnceReachable(deps, accountId, key, fingerprint);
     });
     next();
   };
+}
+
+/** How often a key that could not be given back is tried again. */
+const releaseRetryMs = 1_000;
+
+/**
+ * Gives a key back, trying again while the store cannot be reached: a key left in flight after an
+ * outage would answer the client's retries 409 "still running" until its lock lapsed, minutes later.
+ */
+function releaseOnceReachable(deps: AppDeps, accountId: string, key: string, fingerprint: string): void {
+  const { idempotency } = deps.platform;
+  const giveUpAt = Date.now() + idempotency.lockMs;
+  const attempt = () => {
+    idempotency.release(accountId, key, fingerprint).catch(() => {
+      if (Date.now() < giveUpAt) setTimeout(attempt, releaseRetryMs).unref();
+    });
+  };
+  attempt();
 }

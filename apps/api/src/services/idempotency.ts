@@ -97,6 +97,11 @@ export class Idempotency {
     };
   }
 
+  /** How long a key's lock lasts unless renewed: an abandoned key runs again after it. */
+  get lockMs(): number {
+    return this.inFlightSeconds * 1000;
+  }
+
   /** How often a running request renews its key's lock. */
   get renewalIntervalMs(): number {
     return (this.inFlightSeconds * 1000) / 3;

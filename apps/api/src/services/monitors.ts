@@ -77,7 +77,15 @@ export interface MonitorsOptions {
 export interface CheckContext {
   requestId: string;
   docsBaseUrl: string;
+  /**
+   * The claim a scheduled check holds. A check that outlives it (a stalled worker) reports
+   * nothing: another worker has taken the monitor up for the same due time.
+   */
+  claim?: Date;
 }
+
+/** What `report` answers when the check's claim was taken over by another worker. */
+const claimLost = Symbol("claim lost");
 
 /** What a check found and charged. */
 export interface CheckResult {
@@ -266,7 +274,11 @@ export class Monitors {
       .returning();
     await eachWithConcurrency(claimed, transcriptConcurrency, async (monitor) => {
       try {
-        await this.check(monitor, { requestId: newId("req"), docsBaseUrl: this.options.docsBaseUrl });
+        await this.check(monitor, {
+          requestId: newId("req"),
+          docsBaseUrl: this.options.docsBaseUrl,
+          ...(monitor.claimedUntil ? { claim: monitor.claimedUntil } : {}),
+        });
       } catch (err) {
         this.options.logger.error({ err, monitor_id: monitor.id }, "scheduled monitor check failed; it is retried");
       }
@@ -318,7 +330,7 @@ export class Monitors {
     } catch (error) {
       return this.failedCheck(monitor, toApiError(error), context);
     }
-    let reported: { event: MonitorVideosEventView; tasks: TaskRow[]; balance: number | null } | null;
+    let reported: { event: MonitorVideosEventView; tasks: TaskRow[]; balance: number | null } | null | typeof claimLost;
     try {
       reported = await this.report(monitor, fresh, context);
     } catch (error) {
@@ -327,6 +339,7 @@ export class Monitors {
       }
       throw error;
     }
+    if (reported === claimLost) return this.quietCheck(monitor, { record: false });
     if (!reported) return this.quietCheck(monitor);
     let creditsSpent = 1;
     let balance = reported.balance;
@@ -348,16 +361,18 @@ export class Monitors {
   /**
    * Records new videos in one transaction: the charge, the event and its delivery, the monitor's
    * seen videos, and the transcripts it owes. Videos a concurrent check reported meanwhile are
-   * left out; `null` when none is left.
+   * left out; `null` when none is left, `claimLost` when a scheduled check's claim lapsed and
+   * another worker took the monitor up (it reports this due time, not both).
    */
   private report(
     monitor: MonitorRow,
     listed: VideoRow[],
     context: CheckContext,
-  ): Promise<{ event: MonitorVideosEventView; tasks: TaskRow[]; balance: number | null } | null> {
+  ): Promise<{ event: MonitorVideosEventView; tasks: TaskRow[]; balance: number | null } | null | typeof claimLost> {
     return this.options.store.db.transaction(async (tx) => {
       const [current] = await tx.select().from(monitors).where(eq(monitors.id, monitor.id)).for("update");
       if (!current) throw notFound(monitor.id);
+      if (context.claim && current.claimedUntil?.getTime() !== context.claim.getTime()) return claimLost;
       const seen = new Set(current.seenVideoIds);
       const fresh = listed.filter((video) => !seen.has(video.videoId));
       if (fresh.length === 0) return null;
@@ -491,11 +506,14 @@ export class Monitors {
     };
   }
 
-  private async quietCheck(monitor: MonitorRow): Promise<CheckResult> {
-    await this.options.store.db
-      .update(monitors)
-      .set({ ...this.afterCheck(monitor, this.options.now()), lastError: null })
-      .where(eq(monitors.id, monitor.id));
+  /** A check that found nothing new; `record: false` when another worker took the check over and records it. */
+  private async quietCheck(monitor: MonitorRow, options: { record: boolean } = { record: true }): Promise<CheckResult> {
+    if (options.record) {
+      await this.options.store.db
+        .update(monitors)
+        .set({ ...this.afterCheck(monitor, this.options.now()), lastError: null })
+        .where(eq(monitors.id, monitor.id));
+    }
     return {
       monitor: await this.view(await this.reload(monitor), undefined),
       newVideos: 0,

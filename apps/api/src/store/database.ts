@@ -1,6 +1,6 @@
 import { mkdirSync } from "node:fs";
 import { PGlite } from "@electric-sql/pglite";
-import { type SQL, sql } from "drizzle-orm";
+import { DrizzleQueryError, type SQL, sql } from "drizzle-orm";
 import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
 import { migrate as migratePostgres } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -77,6 +77,28 @@ export async function openEmbeddedStore(dataDir?: string): Promise<Store> {
 
 /** Connections one process opens to PostgreSQL at most (the queue's included): what `max_connections` must allow per process. */
 export const defaultPoolSize = 10;
+
+/** What pg and its pool say when a connection is cut or never made, as opposed to a statement that failed. */
+const lostConnectionMessages =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
+/** A query's socket errors when the server refused it, cut it or never answered. */
+const lostConnectionCodes = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT"]);
+
+/**
+ * Whether an error means the database could not be reached, not that a statement failed: pg's
+ * and its pool's lost connections, a query (drizzle's `DrizzleQueryError`) whose socket failed,
+ * or a server that is shutting down or refusing connections (SQLSTATE classes 08 and 57P).
+ */
+export function isStoreUnreachable(error: unknown): boolean {
+  let queried = false;
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current instanceof pg.DatabaseError) return /^(08|57P)/.test(current.code ?? "");
+    if (current instanceof DrizzleQueryError) queried = true;
+    else if (lostConnectionMessages.test(current.message)) return true;
+    else if (queried && lostConnectionCodes.has((current as NodeJS.ErrnoException).code ?? "")) return true;
+  }
+  return false;
+}
 
 export interface PostgresStoreOptions {
   poolSize?: number;

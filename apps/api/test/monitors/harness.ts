@@ -11,7 +11,7 @@ import type { PlanName } from "../../src/services/plans.ts";
 import { createTranscripts } from "../../src/services/transcripts.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
-import { FakeYoutube, fixture, newpipeRequest } from "../support/fake-youtube.ts";
+import { type FakeReply, FakeYoutube, fixture, newpipeRecording, newpipeRequest } from "../support/fake-youtube.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
 import { openTestStore } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
@@ -25,6 +25,35 @@ export const newUploads = ["GJLlxj_dtq8", "F1xioXWb8CY", "authoredNW1"] as const
 
 const resolveRecording = "youtubechanneltabextractor/videos/generated_mock_2.json";
 const firstPageRecording = "youtubechanneltabextractor/videos/generated_mock_3.json";
+
+/** The recorded Videos tab's first-page call: what a rule answering it matches. */
+function firstPageCall(): { endpoint: string; fields: Record<string, string> } {
+  const { endpoint, body } = newpipeRequest(firstPageRecording);
+  return { endpoint, fields: { browseId: String(body.browseId), params: String(body.params) } };
+}
+
+/** The recorded first page with `videoId` in place of its newest upload: a new upload on top, the one before gone. */
+export function firstPageWithUpload(videoId: string): string {
+  const recorded = newpipeRecording(firstPageRecording).body;
+  const newest = /"videoId":"([\w-]{11})"/.exec(recorded)?.[1];
+  if (!newest) throw new Error(`${firstPageRecording} lists no video`);
+  return recorded.replaceAll(newest, videoId);
+}
+
+/** Answers the channel's first page with an upload never listed before on every call: each check finds exactly one. */
+export function serveFreshUploadOnEveryCall(fake: FakeYoutube): void {
+  const { endpoint, fields } = firstPageCall();
+  let uploads = 0;
+  fake.innertube(endpoint, fields, () => ({
+    body: firstPageWithUpload(`upload${String(++uploads).padStart(5, "0")}`),
+  }));
+}
+
+/** Answers the channel's next first-page call with `reply`, once. */
+export function answerFirstPageOnce(fake: FakeYoutube, reply: FakeReply): void {
+  const { endpoint, fields } = firstPageCall();
+  fake.innertube(endpoint, fields, reply, 1);
+}
 
 /** A settable clock: every service of the harness reads it. */
 export interface Clock {
@@ -134,12 +163,8 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
     clock,
     balance: () => platform.credits.balance(server.account.id),
     publishNewUploads() {
-      const { endpoint, body } = newpipeRequest(firstPageRecording);
-      fake.innertube(
-        endpoint,
-        { browseId: String(body.browseId), params: String(body.params) },
-        { body: fixture("authored/lists/creativecommons.videos.new-uploads.json") },
-      );
+      const { endpoint, fields } = firstPageCall();
+      fake.innertube(endpoint, fields, { body: fixture("authored/lists/creativecommons.videos.new-uploads.json") });
     },
     async close() {
       await scheduler.stop();

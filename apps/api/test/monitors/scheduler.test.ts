@@ -1,10 +1,22 @@
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { newId } from "../../src/ids.ts";
+import { createMonitors } from "../../src/services/monitors.ts";
 import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
+import { createTranscripts } from "../../src/services/transcripts.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { anotherWorker, channelUrl, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+import {
+  anotherWorker,
+  answerFirstPageOnce,
+  channelUrl,
+  eventually,
+  firstPageWithUpload,
+  type MonitorHarness,
+  serveFreshUploadOnEveryCall,
+  startMonitorHarness,
+} from "./harness.ts";
 
 let h: MonitorHarness;
 
@@ -81,6 +93,34 @@ describe("the scheduler", () => {
     expect(await eventCounts()).toEqual(new Map(created.map((monitor) => [monitor.id, 1])));
     expect(await h.balance()).toBe(before - 8);
     expect(await Promise.all([h.monitors.runDueChecks(), second.runDueChecks()])).toEqual([0, 0]);
+  });
+
+  it("a check that outlives its claim reports nothing: the worker that took the monitor up reports that due time", async () => {
+    const monitor = await createMonitor({ interval_minutes: 15 });
+    serveFreshUploadOnEveryCall(h.fake);
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    answerFirstPageOnce(h.fake, { body: firstPageWithUpload("stalledUp01"), heldUntil: answered });
+    // The stalled worker waits on YouTube longer than its claim lasts.
+    const patientYoutube = createYoutubeAdapter({ origin: h.fake.origin, attemptTimeoutMs: 30_000, budgetMs: 30_000 });
+    const stalledWorker = createMonitors(h.deps, {
+      lists: patientYoutube.lists,
+      transcripts: createTranscripts(h.deps),
+      monitors: h.deps.monitors,
+      docsBaseUrl: h.server.baseUrl,
+    });
+    const pageCalls = () => h.fake.requests.filter((request) => request.body?.params !== undefined).length;
+    const callsBefore = pageCalls();
+    h.clock.advanceMinutes(16);
+    const stalled = stalledWorker.runDueChecks();
+    await eventually(() => pageCalls() > callsBefore);
+    h.clock.advanceMinutes(11);
+    expect(await h.monitors.runDueChecks()).toBe(1);
+    answer();
+    expect(await stalled).toBe(1);
+    expect(await eventCounts()).toEqual(new Map([[monitor.id, 1]]));
   });
 
   it("leaves a monitor another worker holds, and checks it once that worker's claim lapses", async () => {

@@ -105,8 +105,8 @@ export class FakeYoutube {
     return fake;
   }
 
-  /** Answers `POST /youtubei/v1/<endpoint>` whose JSON body has these top-level values. */
-  innertube(endpoint: string, bodyFields: Record<string, string>, reply: FakeReply, times?: number): this {
+  /** Answers `POST /youtubei/v1/<endpoint>` whose JSON body has these top-level values; a function answers each call anew. */
+  innertube(endpoint: string, bodyFields: Record<string, string>, reply: Rule["reply"], times?: number): this {
     return this.rule(
       "POST",
       `/youtubei/v1/${endpoint}`,

@@ -5,6 +5,8 @@ import { fileURLToPath } from "node:url";
 /** A script of the API package running as a child Node process. */
 export interface NodeProcess {
   process: ChildProcessWithoutNullStreams;
+  /** Every line it has printed on stdout so far (its log, for a failing test to show). */
+  lines: readonly string[];
   /** Resolves with the first line of stdout matching `pattern`, already printed or yet to come. */
   waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>;
   /** Resolves when the process has exited, however. */
@@ -49,6 +51,7 @@ export function spawnNode(name: string, nodeArgs: string[], env: Record<string, 
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return {
     process: child,
+    lines,
     exited,
     waitForLine(pattern, timeoutMs) {
       const seen = lines.find((line) => pattern.test(line));
