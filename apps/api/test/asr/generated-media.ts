@@ -30,22 +30,28 @@ export interface GeneratedMedia {
   make(name: string, args: string[]): Promise<string>;
   /** Writes these bytes as `name`; returns its path. */
   write(name: string, bytes: Uint8Array): Promise<string>;
+  /** A WAV file of `seconds` of real speech (jfk.wav over and over), for jobs long enough to interrupt; returns its path. */
+  speech(name: string, seconds: number): Promise<string>;
   remove(): Promise<void>;
 }
 
 export async function generatedMedia(): Promise<GeneratedMedia> {
   const dir = await mkdtemp(join(tmpdir(), "verbatim-asr-"));
+  const make = async (name: string, args: string[]) => {
+    const path = join(dir, name);
+    await run(resolveFfmpegPath(), ["-hide_banner", "-nostdin", "-y", ...args, path]);
+    return path;
+  };
   return {
     dir,
-    async make(name, args) {
-      const path = join(dir, name);
-      await run(resolveFfmpegPath(), ["-hide_banner", "-nostdin", "-y", ...args, path]);
-      return path;
-    },
+    make,
     async write(name, bytes) {
       const path = join(dir, name);
       await writeFile(path, bytes);
       return path;
+    },
+    speech(name, seconds) {
+      return make(name, ["-stream_loop", "-1", "-i", audioFixture("whisper-cpp/jfk.wav"), "-t", String(seconds)]);
     },
     remove: () => rm(dir, { recursive: true, force: true }),
   };

@@ -5,7 +5,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pricing } from "../../src/services/pricing.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/store/database.ts";
-import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
+import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 import type { Loose } from "./harness.ts";
@@ -67,14 +67,7 @@ describe("a worker killed with SIGKILL mid-transcription: the job is retried and
   beforeAll(async () => {
     media = await generatedMedia();
     host = await startFakePodcastHost();
-    const long = await media.make("long.wav", [
-      "-stream_loop",
-      "-1",
-      "-i",
-      audioFixture("whisper-cpp/jfk.wav"),
-      "-t",
-      String(mediaSeconds),
-    ]);
+    const long = await media.speech("long.wav", mediaSeconds);
     host.serveFile("/media/long.wav", long, "audio/wav");
     mediaUrl = host.url("/media/long.wav");
   });

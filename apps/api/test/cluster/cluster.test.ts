@@ -42,14 +42,7 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
       try {
         const media = keep("media", await generatedMedia());
         const short = await media.make("short.wav", ["-i", audioFixture("whisper-cpp/jfk.wav"), "-t", "4"]);
-        const long = await media.make("long.wav", [
-          "-stream_loop",
-          "-1",
-          "-i",
-          audioFixture("whisper-cpp/jfk.wav"),
-          "-t",
-          String(longMediaSeconds),
-        ]);
+        const long = await media.speech("long.wav", longMediaSeconds);
         const host = keep("host", await startFakePodcastHost());
         host.serveFile("/media/short.wav", short, "audio/wav");
         host.serveFile("/media/long.wav", long, "audio/wav");

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { pricing } from "../../src/services/pricing.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
-import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
+import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import {
   jobServiceEnvironment,
   listeningUrl,
@@ -119,14 +119,7 @@ describe.runIf(process.env.DATABASE_URL)("SIGTERM: a graceful shutdown", () => {
     beforeAll(async () => {
       media = await generatedMedia();
       host = await startFakePodcastHost();
-      const long = await media.make("long.wav", [
-        "-stream_loop",
-        "-1",
-        "-i",
-        audioFixture("whisper-cpp/jfk.wav"),
-        "-t",
-        String(mediaSeconds),
-      ]);
+      const long = await media.speech("long.wav", mediaSeconds);
       host.serveFile("/media/long.wav", long, "audio/wav");
     });
     afterAll(async () => {
