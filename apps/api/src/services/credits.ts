@@ -94,19 +94,16 @@ export class Credits {
     requireWholeCredits(request.credits);
     if (request.credits === 0) throw new TypeError("a charge for a found row is at least 1 credit");
     request.signal?.throwIfAborted();
-    const stepResults = steps.map(
+    const stepStatements = steps.map((step) => sql`, ${sql.identifier(step.name)} as (${step.statement})`);
+    const stepAnswers = steps.map(
       (step) =>
         sql`, (select to_jsonb(step_answer.*) from ${sql.identifier(step.name)} step_answer limit 1) as ${sql.identifier(step.name)}`,
     );
     const [row] = rowsOf<Row & { charged_balance: number | null; charges: number } & Record<string, unknown>>(
       await this.store.db.execute(sql`
-        with found as (${found}), ${this.debit(request, sql`exists (select 1 from found)`)}
-             ${sql.join(
-               steps.map((step) => sql`, ${sql.identifier(step.name)} as (${step.statement})`),
-               sql``,
-             )}
+        with found as (${found}), ${this.debit(request, sql`exists (select 1 from found)`)} ${sql.join(stepStatements)}
         select found.*, (select balance_after from charged) as charged_balance,
-               (select count(*) from charged)::int as charges ${sql.join(stepResults, sql``)}
+               (select count(*) from charged)::int as charges ${sql.join(stepAnswers)}
           from found`),
     );
     if (!row) return null;
