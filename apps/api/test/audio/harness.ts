@@ -187,11 +187,15 @@ export function poll(server: TestServer, pollUrl: string, apiKey?: string): Prom
   });
 }
 
-/** Polls until the job leaves `processing`; answers the last poll and every progress value seen. */
+/**
+ * Polls until the job leaves `processing`, every `intervalMs`; answers the last poll and every
+ * progress value seen. Several jobs polled at once share the account's polling allowance.
+ */
 export async function pollUntilFinished(
   server: TestServer,
   pollUrl: string,
   timeoutMs = 30_000,
+  intervalMs = 100,
 ): Promise<{ answer: Answer; progress: number[] }> {
   const deadline = Date.now() + timeoutMs;
   const progress: number[] = [];
@@ -202,7 +206,7 @@ export async function pollUntilFinished(
     if (body.status !== "processing") return { answer, progress };
     if (typeof body.progress === "number") progress.push(body.progress);
     if (Date.now() > deadline) throw new Error(`job still processing after ${timeoutMs} ms: ${answer.text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
