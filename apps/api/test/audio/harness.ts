@@ -195,7 +195,7 @@ export async function pollUntilFinished(
   server: TestServer,
   pollUrl: string,
   timeoutMs = 30_000,
-  intervalMs = 100,
+  intervalMs = 250,
 ): Promise<{ answer: Answer; progress: number[] }> {
   const deadline = Date.now() + timeoutMs;
   const progress: number[] = [];

@@ -134,7 +134,8 @@ describe("failed jobs: HTTP 200 with ok false, the error's code and number, noth
         platform: "file",
         balance: 1,
       });
-      const { answer } = await pollUntilFinished(asPoorAccount, pollUrl);
+      // Once a second: a Free account may poll 120 times a minute, and a loaded machine takes a while over 77 s of speech.
+      const { answer } = await pollUntilFinished(asPoorAccount, pollUrl, 60_000, 1_000);
       expect(answer.body, answer.text).toMatchObject({
         ok: false,
         status: "failed",
