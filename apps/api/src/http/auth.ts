@@ -150,10 +150,7 @@ function bearerKeyOf(req: Request): string | undefined {
  */
 export function storeUnreachable(cause: unknown): ApiError {
   if (cause instanceof ApiError) return cause;
-  return new ApiError("overloaded", "Admission is closed: the store cannot be reached. Nothing ran.", {
-    retryAfterSeconds: admissionRetryAfterSeconds,
-    cause,
-  });
+  return overloaded("Admission is closed: the store cannot be reached. Nothing ran.", cause);
 }
 
 /**
@@ -161,10 +158,11 @@ export function storeUnreachable(cause: unknown): ApiError {
  * 7.4 rule 3), not a 500. Whatever the request charged is in the ledger under its request id.
  */
 export function storeLostMidRequest(cause: unknown): ApiError {
-  return new ApiError("overloaded", "The store could not be reached while the request ran. Retry later.", {
-    retryAfterSeconds: admissionRetryAfterSeconds,
-    cause,
-  });
+  return overloaded("The store could not be reached while the request ran. Retry later.", cause);
+}
+
+function overloaded(message: string, cause: unknown): ApiError {
+  return new ApiError("overloaded", message, { retryAfterSeconds: admissionRetryAfterSeconds, cause });
 }
 
 function unauthorized(): ApiError {

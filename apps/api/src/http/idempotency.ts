@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import type { AppDeps } from "../deps.ts";
 import { Idempotency, type StoredResponse } from "../services/idempotency.ts";
-import { authOf, storeUnreachable } from "./auth.ts";
+import { authOf } from "./auth.ts";
 
 /**
  * Applies `Idempotency-Key` (spec 4.9) to the operation. The response is stored (2xx) or the
@@ -13,10 +13,7 @@ export function idempotent(deps: AppDeps): RequestHandler {
     if (key === undefined) return next();
     const { accountId } = authOf(res);
     const fingerprint = Idempotency.fingerprint(req.method, req.baseUrl + req.path, req.body);
-    // Admitted, but the store went away before the key was claimed: nothing ran, so 503 as at admission.
-    const start = await deps.platform.idempotency.begin(accountId, key, fingerprint).catch((cause: unknown) => {
-      throw storeUnreachable(cause);
-    });
+    const start = await deps.platform.idempotency.begin(accountId, key, fingerprint);
     if (start.action === "replay") {
       for (const [name, value] of Object.entries(start.response.headers)) res.setHeader(name, value);
       res.setHeader("Idempotent-Replayed", "true");

@@ -3,7 +3,7 @@ import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { plans } from "../services/plans.ts";
 import { HeldSlot, type SlotLease } from "../services/slots.ts";
-import { authOf, storeUnreachable } from "./auth.ts";
+import { authOf } from "./auth.ts";
 
 /** What a client is told to wait when every slot is busy: slots free as requests finish, usually within seconds. */
 export const busySlotsRetryAfterSeconds = 2;
@@ -11,7 +11,8 @@ export const busySlotsRetryAfterSeconds = 2;
 /**
  * Holds one of the account's extraction slots (spec 8.4) while the request runs: the one taken
  * with its admission (`authenticate`), or else one taken now. No free slot: 429 `rate_limited`,
- * before any work; a store that cannot be reached, 503 `overloaded`. The slot is given back when
+ * before any work (a store that cannot be reached is 503 `overloaded`, as anywhere in a request:
+ * `errorHandler`). The slot is given back when
  * the response closes (on success, on error, on timeout and when the client disconnects), or
  * earlier by the statement that ends the work.
  */
@@ -20,10 +21,7 @@ export function holdExtractionSlot(deps: AppDeps): RequestHandler {
     if (slotOf(res)) return next();
     const auth = authOf(res);
     const slots = plans[auth.plan].extractionSlots;
-    // Admitted, but the store went away before the slot was taken: still nothing ran, so 503 as at admission.
-    const lease = await deps.platform.slots.acquire(auth.accountId, slots).catch((cause: unknown) => {
-      throw storeUnreachable(cause);
-    });
+    const lease = await deps.platform.slots.acquire(auth.accountId, slots);
     if (!lease) {
       deps.metrics.allowanceRefused("slots");
       throw new ApiError(

@@ -215,9 +215,10 @@ export class TranscriptLibrary implements JobFollower {
 
   /**
    * The step that records a delivery inside the statement that delivers it (a store hit's read
-   * and charge), so the delivery costs no round trip of its own: the step `library_entry`. It reads the transcript's `title`, `channel`, `language`, `duration_seconds` and
-   * `segments` from the relation `words`, and records only when `onlyIf` holds. The statement
-   * answers the entry (`RecordedEntry`), whose passages `indexIfChanged` then brings up to date.
+   * and charge), so the delivery costs no round trip of its own: the step `library_entry`. It
+   * reads the transcript's `title`, `channel`, `language`, `duration_seconds` and `segments`
+   * from the relation `words`, and records only when `onlyIf` holds. The statement answers the
+   * entry (`RecordedEntry`), whose passages `indexIfChanged` then brings up to date.
    */
   recordStep(accountId: string, delivery: Delivery, words: SQL, onlyIf: SQL): ChargeStep {
     return { name: "library_entry", statement: this.upsert(accountId, delivery, words, onlyIf) };
