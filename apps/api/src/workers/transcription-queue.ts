@@ -13,6 +13,11 @@ export interface TranscriptionMessage {
   jobId: string;
   accountId: string;
   plan: PlanName;
+  /**
+   * Attempts the job ran before it was handed back for want of a free slot: a hand-back is a new
+   * queue job, and the job's attempts count across them, so its last attempt comes.
+   */
+  attemptsBefore?: number;
 }
 
 export interface TranscriptionQueueSettings {

@@ -60,13 +60,14 @@ export async function startTranscriptionWorker(
     async ([job]: Job<TranscriptionMessage>[]) => {
       if (!job) return;
       const { accountId, plan } = job.data;
+      const attempts = (job.data.attemptsBefore ?? 0) + job.retryCount;
       const slot = await options.jobSlots.acquire(accountId, plans[plan].batchWorkers);
       if (!slot) {
-        await sendTranscription(boss, job.data, busyAccountRetrySeconds);
+        await sendTranscription(boss, { ...job.data, attemptsBefore: attempts }, busyAccountRetrySeconds);
         return;
       }
       try {
-        await audio.runJob(job.data.jobId, { signal: job.signal, finalAttempt: job.retryCount >= options.retryLimit });
+        await audio.runJob(job.data.jobId, { signal: job.signal, finalAttempt: attempts >= options.retryLimit });
       } finally {
         await options.jobSlots.release(slot);
       }
