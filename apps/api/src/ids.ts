@@ -1,7 +1,7 @@
 import { monotonicFactory } from "ulid";
 
 /** The prefixes of Verbatim's ids, as the wire format names them. */
-export type IdPrefix = "req" | "acct" | "key" | "job" | "mon" | "evt" | "whsec" | "slot" | "wrk";
+export type IdPrefix = "req" | "acct" | "key" | "ses" | "job" | "mon" | "evt" | "whsec" | "slot" | "wrk";
 
 const nextUlid = monotonicFactory();
 

@@ -30,13 +30,15 @@ export interface paths {
         };
         /**
          * List keys
-         * @description Every key of the account, newest first, without their secrets.
+         * @description The account's keys, newest first, revoked ones included, without their secrets.
          */
         get: operations["listKeys"];
         put?: never;
         /**
          * Create a key
-         * @description Makes a key and answers its secret, this once.
+         * @description Makes a key and answers its secret, this once. A plan holds a limited number of keys that are
+         *     not revoked or being rotated (Free 5, Basic 10, Pro 25, Mega and Scale 100); beyond it the
+         *     answer is 400 `invalid_request`.
          */
         post: operations["createKey"];
         delete?: never;
@@ -57,7 +59,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key
-         * @description Revokes a key now: requests with it are answered 401 from then on.
+         * @description Revokes a key now: requests with it, and the sessions it opened, are answered 401 from then on.
          */
         delete: operations["revokeKey"];
         options?: never;
@@ -80,7 +82,8 @@ export interface paths {
         put?: never;
         /**
          * Rotate a key
-         * @description Makes a new key and revokes this one after the grace period.
+         * @description Makes a new key and revokes this one after the grace period. The sessions the old key opened
+         *     end now, whatever the grace period.
          */
         post: operations["rotateKey"];
         delete?: never;
@@ -113,6 +116,46 @@ export interface paths {
          * @description Ends the session and clears its cookie.
          */
         delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List sessions
+         * @description Every session of the account that has not ended, newest first, with the key that opened each.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * End a session
+         * @description Ends a session of the account now: its cookie is refused from the next request on.
+         */
+        delete: operations["endSession"];
         options?: never;
         head?: never;
         patch?: never;
@@ -273,15 +316,17 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Verbatim.V2.Usage"];
         };
-        /** @description The account's API keys, newest first. */
+        /** @description A page of the account's API keys, newest first, revoked ones included. */
         ApiKeyList: {
             /**
              * @description Always `api_key_list`.
              * @enum {string}
              */
             kind: "api_key_list";
-            /** @description Every key of the account, revoked ones included. */
+            /** @description Up to `limit` keys. */
             keys: components["schemas"]["ApiKey"][];
+            /** @description Pass as `before` for the next page; `null` at the end. */
+            next_before: components["schemas"]["KeyId"] | null;
         };
         /** @description The body of every successful response. */
         ApiKeyListEnvelope: {
@@ -406,8 +451,17 @@ export interface components {
              * @enum {string}
              */
             kind: "dashboard_session";
+            /** @description The session's id, as the account's session list shows it. */
+            id: components["schemas"]["SessionId"];
             /** @description The account signed in. */
             account_id: components["schemas"]["Verbatim.V2.AccountId"];
+            /** @description How the session was opened. */
+            signed_in_with: components["schemas"]["SignInMethod"];
+            /**
+             * @description Whether the session may create, rotate, limit and revoke keys and read or rotate the webhook
+             *     secret: only a session opened by a sign-in link may, so a leaked API key cannot mint another.
+             */
+            can_manage_credentials: boolean;
             /** @description Send it as `X-CSRF-Token` with every state change. */
             csrf_token: string;
             /**
@@ -430,6 +484,72 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Verbatim.V2.Usage"];
         };
+        /** @description A dashboard session's id: `ses_` and a ULID. */
+        SessionId: string;
+        /** @description The key that opened a session. */
+        SessionKey: {
+            /** @description The key's id. */
+            id: components["schemas"]["KeyId"];
+            /** @description The first characters of the key and an ellipsis, as the key list shows them. */
+            prefix: string;
+        };
+        /** @description The account's open dashboard sessions, newest first. */
+        SessionList: {
+            /**
+             * @description Always `dashboard_session_list`.
+             * @enum {string}
+             */
+            kind: "dashboard_session_list";
+            /** @description At most 20: opening another ends the oldest. */
+            sessions: components["schemas"]["SessionSummary"][];
+        };
+        /** @description The body of every successful response. */
+        SessionListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
+            request_id: components["schemas"]["Verbatim.V2.RequestId"];
+            /** @description The result of the operation. */
+            data: components["schemas"]["SessionList"];
+            /** @description Credit usage of the call. */
+            usage: components["schemas"]["Verbatim.V2.Usage"];
+        };
+        /** @description A dashboard session of the account that has not ended. */
+        SessionSummary: {
+            /**
+             * @description Always `dashboard_session_summary`.
+             * @enum {string}
+             */
+            kind: "dashboard_session_summary";
+            /** @description The session's id. */
+            id: components["schemas"]["SessionId"];
+            /** @description How it was opened. */
+            signed_in_with: components["schemas"]["SignInMethod"];
+            /** @description The API key that opened it; `null` for a session opened by a sign-in link. */
+            api_key: components["schemas"]["SessionKey"] | null;
+            /**
+             * Format: date-time
+             * @description When it was opened.
+             */
+            created_at: string;
+            /** @description When it last made a request, to the minute; `null` if never after signing in. */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it ends unless ended before.
+             */
+            expires_at: string;
+            /** @description Whether it is the session that asks. */
+            current: boolean;
+        };
+        /**
+         * @description How a session was opened: with an API key, or with a one-time link from the operator CLI.
+         * @enum {string}
+         */
+        SignInMethod: "api_key" | "link";
         /** @description Sign in with an API key of the account, or with a one-time link from the operator CLI. Send exactly one. */
         SignInRequest: {
             /** @description An API key of the account (`vb_live_...`). It is not stored in the session. */
@@ -1657,7 +1777,12 @@ export interface operations {
     };
     listKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Keys per page: 1 to 100, default 100. */
+                limit?: number;
+                /** @description The previous page's `next_before`; omit for the newest. */
+                before?: components["schemas"]["KeyId"];
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1838,6 +1963,26 @@ export interface operations {
                     "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
                 };
             };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
             /** @description The body is larger than 1 MiB: `invalid_request`, answered with HTTP 413. */
             413: {
                 headers: {
@@ -1971,6 +2116,26 @@ export interface operations {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2117,6 +2282,26 @@ export interface operations {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,6 +2465,26 @@ export interface operations {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2753,6 +2958,262 @@ export interface operations {
             };
         };
     };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful answer of an endpoint that counts against an allowance. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["Verbatim.V2.DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    endSession: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The session's `csrf_token`, as signing in answered it. */
+                "X-CSRF-Token": components["parameters"]["CsrfHeader"];
+            };
+            path: {
+                /** @description The session's id. */
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A session was ended. */
+            204: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            404: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["Verbatim.V2.DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+        };
+    };
     listWebhookDeliveries: {
         parameters: {
             query?: {
@@ -3076,6 +3537,26 @@ export interface operations {
                     "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
                 };
             };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
             /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3189,6 +3670,26 @@ export interface operations {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1,3 +1,4 @@
+import { ApiError } from "../errors.ts";
 import type { Platform } from "../platform.ts";
 import type { PlanName } from "../services/plans.ts";
 import { WebhookLog } from "../services/webhook-log.ts";
@@ -16,7 +17,9 @@ export type AdminCommand =
   | { name: "keys.rotate"; keyId: string; graceSeconds: number }
   | { name: "keys.set-limit"; keyId: string; requestsPerMinute: number | null }
   | { name: "webhooks.list"; accountId: string; limit: number }
-  | { name: "dashboard.link"; accountId: string; baseUrl: string };
+  | { name: "dashboard.link"; accountId: string; baseUrl: string }
+  | { name: "dashboard.sessions"; accountId: string }
+  | { name: "dashboard.end-session"; sessionId: string };
 
 /** Runs an operator command against the platform and answers its result as plain data. */
 export async function runAdminCommand(platform: Platform, command: AdminCommand): Promise<unknown> {
@@ -34,7 +37,7 @@ export async function runAdminCommand(platform: Platform, command: AdminCommand)
       return {
         ...(await accounts.show(command.accountId)),
         webhook_secret: await accounts.webhookSecret(command.accountId),
-        keys: await accounts.listKeys(command.accountId),
+        keys: await accounts.allKeys(command.accountId),
       };
     case "accounts.set-plan":
       return accounts.setPlan(command.accountId, command.plan);
@@ -48,7 +51,7 @@ export async function runAdminCommand(platform: Platform, command: AdminCommand)
     case "keys.create":
       return accounts.createKey(command.accountId);
     case "keys.list":
-      return accounts.listKeys(command.accountId);
+      return accounts.allKeys(command.accountId);
     case "keys.revoke":
       return accounts.revokeKey(command.keyId);
     case "keys.rotate":
@@ -68,6 +71,23 @@ export async function runAdminCommand(platform: Platform, command: AdminCommand)
         link: `${command.baseUrl}/dashboard/sign-in#token=${token}`,
         expires_at: expiresAt.toISOString(),
       };
+    }
+    case "dashboard.sessions": {
+      await accounts.show(command.accountId);
+      return (await platform.dashboard.list(command.accountId)).map((session) => ({
+        id: session.id,
+        signed_in_with: session.signedInWith,
+        api_key_id: session.apiKey?.id ?? null,
+        created_at: session.createdAt.toISOString(),
+        last_used_at: session.lastUsedAt?.toISOString() ?? null,
+        expires_at: session.expiresAt.toISOString(),
+      }));
+    }
+    case "dashboard.end-session": {
+      if (!(await platform.dashboard.end(command.sessionId))) {
+        throw new ApiError("not_found", `No open dashboard session ${command.sessionId}.`);
+      }
+      return { id: command.sessionId, ended: true };
     }
   }
 }

@@ -159,9 +159,8 @@ export function operatorProgram(
       run({ name: "webhooks.list", accountId, limit: options.limit })(undefined, options),
     );
 
-  program
-    .command("dashboard")
-    .description("the account dashboard")
+  const dashboard = program.command("dashboard").description("the account dashboard and its sessions");
+  dashboard
     .command("link <account-id>")
     .description("print a one-time sign-in link to the account's dashboard, valid for 15 minutes")
     .option(
@@ -173,6 +172,20 @@ export function operatorProgram(
     .addOption(json())
     .action((accountId: string, options: { baseUrl: string; json?: boolean }) =>
       run({ name: "dashboard.link", accountId, baseUrl: options.baseUrl })(undefined, options),
+    );
+  dashboard
+    .command("sessions <account-id>")
+    .description("list an account's open dashboard sessions and the key that opened each")
+    .addOption(json())
+    .action((accountId: string, options: { json?: boolean }) =>
+      run({ name: "dashboard.sessions", accountId })(undefined, options),
+    );
+  dashboard
+    .command("end-session <session-id>")
+    .description("end a dashboard session now")
+    .addOption(json())
+    .action((sessionId: string, options: { json?: boolean }) =>
+      run({ name: "dashboard.end-session", sessionId })(undefined, options),
     );
 
   return program;

@@ -1,7 +1,9 @@
 import { randomBytes, randomInt } from "node:crypto";
-import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { and, desc, eq, gt, isNull, lte, sql } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
-import type { Store } from "../store/database.ts";
+import type { Database, Store } from "../store/database.ts";
 import { apiKeys, dashboardSignInLinks } from "../store/schema.ts";
 import { hashApiKey } from "./api-keys.ts";
 import { SigningKey } from "./signing-key.ts";
@@ -12,11 +14,17 @@ export const sessionLifetimeMs = 12 * 60 * 60 * 1000;
 /** How long a sign-in link printed by the CLI works. */
 export const signInLinkLifetimeMs = 15 * 60 * 1000;
 
+/** Open sessions an account keeps at most: opening another ends the oldest, so sign-ins cannot pile up rows. */
+export const maxOpenSessions = 20;
+
 const sessionPrefix = "vb_session_";
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 /** The shape of a session's secret, the value of the `verbatim_session` cookie. */
 export const sessionSecretPattern = /^vb_session_[0-9A-Za-z]{40}$/;
+
+/** How a session was opened, which decides what it may change. */
+export type SignInMethod = "api_key" | "link";
 
 /** A new session: its secret goes in the cookie, its CSRF token to the page. */
 export interface NewSession {
@@ -24,14 +32,29 @@ export interface NewSession {
   sessionId: string;
   accountId: string;
   expiresAt: Date;
+  signedInWith: SignInMethod;
+  /** The hash of the link that opened it, given back if the session is discarded. */
+  linkTokenHash?: string;
+}
+
+/** A session as the account's session list shows it. */
+export interface SessionView {
+  id: string;
+  signedInWith: SignInMethod;
+  apiKey: { id: string; prefix: string } | null;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  expiresAt: Date;
 }
 
 /**
  * Dashboard sessions. A session is a row of `api_keys` of kind `session`: it authenticates,
  * and counts against the account's allowance, through the same statement as an API key (spec
  * 8.1: the allowance is shared by keys and dashboard sessions), from a cookie instead of a
- * header, and it ends at its `revoked_at`. Its CSRF token is an HMAC of its id, so nothing
- * more is stored.
+ * header, and it ends at its `revoked_at`. A session opened with a key records that key, and
+ * `Accounts` ends it when the key is revoked or rotated. Its CSRF token is an HMAC of its id, so
+ * nothing more is stored. A row exists only while its session may be open: ending a session
+ * deletes it, and opening one deletes the account's expired ones.
  */
 export class DashboardSessions {
   private readonly csrfKey: SigningKey;
@@ -43,55 +66,119 @@ export class DashboardSessions {
     this.csrfKey = new SigningKey(store, "dashboard-csrf-key");
   }
 
-  /** The account of an active API key (not a session), or `null`: signing in with a key does not count as its use. */
-  async accountOfKey(key: string): Promise<string | null> {
-    const now = this.now();
-    const [row] = await this.store.db
-      .select({ accountId: apiKeys.accountId })
-      .from(apiKeys)
+  /**
+   * Opens a session with an API key that is active and not being rotated, or answers `null`.
+   * The key's row is share-locked until the session is written, so a revocation running at the
+   * same time either comes first, and nothing opens, or waits and then ends the new session.
+   */
+  async openWithKey(key: string): Promise<NewSession | null> {
+    return this.store.db.transaction(async (tx) => {
+      const [opener] = await tx
+        .select({ id: apiKeys.id, accountId: apiKeys.accountId })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.secretHash, hashApiKey(key)), eq(apiKeys.kind, "api"), isNull(apiKeys.revokedAt)))
+        .for("share");
+      if (!opener) return null;
+      return this.insert(tx, opener.accountId, opener.id);
+    });
+  }
+
+  /** Opens a session with a sign-in link, which is used up by it, or answers `null` for an unknown, expired or used link. */
+  async openWithLink(token: string): Promise<NewSession | null> {
+    const tokenHash = hashApiKey(token);
+    return this.store.db.transaction(async (tx) => {
+      const now = this.now();
+      const [link] = await tx
+        .update(dashboardSignInLinks)
+        .set({ usedAt: now })
+        .where(
+          and(
+            eq(dashboardSignInLinks.tokenHash, tokenHash),
+            isNull(dashboardSignInLinks.usedAt),
+            gt(dashboardSignInLinks.expiresAt, now),
+          ),
+        )
+        .returning({ accountId: dashboardSignInLinks.accountId });
+      if (!link) return null;
+      return { ...(await this.insert(tx, link.accountId, null)), linkTokenHash: tokenHash };
+    });
+  }
+
+  /** Undoes a session that was refused admission: its row goes, and a link that opened it works again. */
+  async discard(session: NewSession): Promise<void> {
+    await this.store.db.transaction(async (tx) => {
+      await tx.delete(apiKeys).where(and(eq(apiKeys.id, session.sessionId), eq(apiKeys.kind, "session")));
+      if (session.linkTokenHash !== undefined) {
+        await tx
+          .update(dashboardSignInLinks)
+          .set({ usedAt: null })
+          .where(eq(dashboardSignInLinks.tokenHash, session.linkTokenHash));
+      }
+    });
+  }
+
+  /**
+   * Ends a session now, of `accountId` when given; its cookie is refused from the next request
+   * on. Answers whether there was one.
+   */
+  async end(sessionId: string, accountId?: string): Promise<boolean> {
+    const ended = await this.store.db
+      .delete(apiKeys)
       .where(
         and(
-          eq(apiKeys.secretHash, hashApiKey(key)),
-          eq(apiKeys.kind, "api"),
-          or(isNull(apiKeys.revokedAt), gt(apiKeys.revokedAt, now)),
+          eq(apiKeys.id, sessionId),
+          eq(apiKeys.kind, "session"),
+          accountId === undefined ? undefined : eq(apiKeys.accountId, accountId),
         ),
-      );
-    return row?.accountId ?? null;
+      )
+      .returning({ id: apiKeys.id });
+    return ended.length > 0;
   }
 
-  /** Opens a session of the account. */
-  async open(accountId: string): Promise<NewSession> {
-    let secret = sessionPrefix;
-    for (let index = 0; index < 40; index++) secret += alphabet[randomInt(alphabet.length)];
-    const sessionId = newId("key");
-    const expiresAt = new Date(this.now().getTime() + sessionLifetimeMs);
-    await this.store.db.insert(apiKeys).values({
-      id: sessionId,
-      accountId,
-      secretHash: hashApiKey(secret),
-      displayPrefix: "session",
-      kind: "session",
-      createdAt: this.now(),
-      revokedAt: expiresAt,
-    });
-    return { secret, sessionId, accountId, expiresAt };
-  }
-
-  /** Ends a session now; its cookie is refused from the next request on. */
-  async end(sessionId: string): Promise<void> {
-    await this.store.db
-      .update(apiKeys)
-      .set({ revokedAt: this.now() })
-      .where(and(eq(apiKeys.id, sessionId), eq(apiKeys.kind, "session")));
-  }
-
-  /** When the session ends. */
-  async expiresAt(sessionId: string): Promise<Date | null> {
-    const [row] = await this.store.db
-      .select({ revokedAt: apiKeys.revokedAt })
+  /** The account's open sessions, newest first, with the key that opened each. */
+  async list(accountId: string): Promise<SessionView[]> {
+    const opener = alias(apiKeys, "opener");
+    const rows = await this.store.db
+      .select({
+        id: apiKeys.id,
+        openerId: opener.id,
+        openerPrefix: opener.displayPrefix,
+        createdAt: apiKeys.createdAt,
+        lastUsedAt: apiKeys.lastUsedAt,
+        expiresAt: apiKeys.revokedAt,
+      })
       .from(apiKeys)
-      .where(and(eq(apiKeys.id, sessionId), eq(apiKeys.kind, "session")));
-    return row?.revokedAt ?? null;
+      .leftJoin(opener, eq(opener.id, apiKeys.openedByKeyId))
+      .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "session"), gt(apiKeys.revokedAt, this.now())))
+      .orderBy(desc(apiKeys.id))
+      .limit(maxOpenSessions);
+    return rows.map((row) => ({
+      id: row.id,
+      signedInWith: row.openerId === null ? "link" : "api_key",
+      apiKey: row.openerId === null ? null : { id: row.openerId, prefix: row.openerPrefix ?? "" },
+      createdAt: row.createdAt,
+      lastUsedAt: row.lastUsedAt,
+      expiresAt: row.expiresAt ?? this.now(),
+    }));
+  }
+
+  /** One open session of the account, or `null`. */
+  async find(accountId: string, sessionId: string): Promise<SessionView | null> {
+    return (await this.list(accountId)).find((session) => session.id === sessionId) ?? null;
+  }
+
+  /**
+   * Refuses a session opened with an API key: only a session opened by a sign-in link manages
+   * keys and the webhook secret, so a leaked key cannot mint another or read the secret.
+   */
+  async requireLinkSession(accountId: string, sessionId: string): Promise<void> {
+    const session = await this.find(accountId, sessionId);
+    if (session?.signedInWith === "link") return;
+    throw new ApiError(
+      "unauthorized",
+      "Managing keys and the webhook secret needs a session opened by a sign-in link: ask the operator for one (pnpm verbatim dashboard link <account>).",
+      { status: 403 },
+    );
   }
 
   /** The CSRF token of a session: the page sends it back as `X-CSRF-Token` with every state change. */
@@ -117,20 +204,33 @@ export class DashboardSessions {
     return { token, expiresAt };
   }
 
-  /** Uses a sign-in link: the account it signs in to, or `null` when the token is unknown, expired or used. */
-  async redeemSignInLink(token: string): Promise<string | null> {
+  /**
+   * Writes a new session of the account. Under the account's lock, it first deletes the account's
+   * expired sessions, then the oldest open ones beyond `maxOpenSessions - 1`.
+   */
+  private async insert(tx: Database, accountId: string, openedByKeyId: string | null): Promise<NewSession> {
     const now = this.now();
-    const [row] = await this.store.db
-      .update(dashboardSignInLinks)
-      .set({ usedAt: now })
-      .where(
-        and(
-          eq(dashboardSignInLinks.tokenHash, hashApiKey(token)),
-          isNull(dashboardSignInLinks.usedAt),
-          gt(dashboardSignInLinks.expiresAt, now),
-        ),
-      )
-      .returning({ accountId: dashboardSignInLinks.accountId });
-    return row?.accountId ?? null;
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`verbatim:sessions:${accountId}`}))`);
+    await tx
+      .delete(apiKeys)
+      .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "session"), lte(apiKeys.revokedAt, now)));
+    await tx.execute(sql`delete from api_keys where id in (
+                           select id from api_keys where account_id = ${accountId} and kind = 'session'
+                            order by id desc offset ${maxOpenSessions - 1})`);
+    let secret = sessionPrefix;
+    for (let index = 0; index < 40; index++) secret += alphabet[randomInt(alphabet.length)];
+    const sessionId = newId("ses");
+    const expiresAt = new Date(now.getTime() + sessionLifetimeMs);
+    await tx.insert(apiKeys).values({
+      id: sessionId,
+      accountId,
+      secretHash: hashApiKey(secret),
+      displayPrefix: "session",
+      kind: "session",
+      createdAt: now,
+      revokedAt: expiresAt,
+      openedByKeyId,
+    });
+    return { secret, sessionId, accountId, expiresAt, signedInWith: openedByKeyId === null ? "link" : "api_key" };
   }
 }

@@ -16,6 +16,8 @@ export interface Plan {
    * 429: one account's backlog cannot fill the queue every account shares.
    */
   maxUnfinishedJobs: number;
+  /** API keys of the account that are not revoked or being rotated; creating another gets 400. */
+  maxActiveKeys: number;
 }
 
 export const planNames = ["free", "basic", "pro", "mega", "scale"] as const;
@@ -31,6 +33,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     maxBatchItems: 50,
     monthlyCredits: 100,
     maxUnfinishedJobs: 5,
+    maxActiveKeys: 5,
   },
   basic: {
     name: "basic",
@@ -40,6 +43,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     maxBatchItems: 50,
     monthlyCredits: 1_000,
     maxUnfinishedJobs: 25,
+    maxActiveKeys: 10,
   },
   pro: {
     name: "pro",
@@ -49,6 +53,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     maxBatchItems: 50,
     monthlyCredits: 10_000,
     maxUnfinishedJobs: 50,
+    maxActiveKeys: 25,
   },
   mega: {
     name: "mega",
@@ -58,6 +63,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     maxBatchItems: 500,
     monthlyCredits: 50_000,
     maxUnfinishedJobs: 500,
+    maxActiveKeys: 100,
   },
   scale: {
     name: "scale",
@@ -67,6 +73,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     maxBatchItems: 500,
     monthlyCredits: 300_000,
     maxUnfinishedJobs: 500,
+    maxActiveKeys: 100,
   },
 };
 

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import {
+  type AnyPgColumn,
   bigint,
   bigserial,
   boolean,
@@ -76,9 +77,15 @@ export const apiKeys = pgTable(
       .default("api"),
     /** When the key last authenticated a request, to the minute. */
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
+    /**
+     * For a session opened with an API key, that key: revoking or rotating it ends the session.
+     * `null` for a session opened by a sign-in link, and for keys.
+     */
+    openedByKeyId: text("opened_by_key_id").references((): AnyPgColumn => apiKeys.id),
   },
   (table) => [
     index("api_keys_account_idx").on(table.accountId),
+    index("api_keys_opened_by_key_idx").on(table.openedByKeyId).where(sql`${table.openedByKeyId} is not null`),
     check("api_keys_kind", sql`${table.kind} in ('api', 'session')`),
   ],
 );

@@ -33,6 +33,12 @@ async function signIn(body: Record<string, unknown>): Promise<Session> {
   return { cookie: setCookie.split(";")[0] ?? "", csrfToken: (answer.body as Loose).data.csrf_token, answer };
 }
 
+/** A session opened by a one-time link of the operator's, which may manage keys and secrets. */
+async function signInByLink(accountId = server.account.id): Promise<Session> {
+  const { token } = await server.platform.dashboard.createSignInLink(accountId);
+  return signIn({ link_token: token });
+}
+
 /** A request with the session's cookie, and its CSRF token unless told otherwise. */
 function asSession(
   session: Session,
@@ -61,7 +67,10 @@ describe("signing in", () => {
     expect(cookie).not.toContain("Secure");
     expect((session.answer.body as Loose).data).toEqual({
       kind: "dashboard_session",
+      id: expect.stringMatching(/^ses_[0-9A-Z]{26}$/),
       account_id: server.account.id,
+      signed_in_with: "api_key",
+      can_manage_credentials: false,
       csrf_token: expect.stringMatching(/^[\w-]{43}$/),
       expires_at: expect.any(String),
     });
@@ -96,7 +105,11 @@ describe("signing in", () => {
     expect(printed.link).toMatch(/^https:\/\/verbatim\.example\.com\/dashboard\/sign-in#token=[\w-]{43}$/);
     const token = printed.link.split("#token=")[1];
     const session = await signIn({ link_token: token });
-    expect((session.answer.body as Loose).data.account_id).toBe(server.account.id);
+    expect((session.answer.body as Loose).data).toMatchObject({
+      account_id: server.account.id,
+      signed_in_with: "link",
+      can_manage_credentials: true,
+    });
 
     const again = await send(server, {
       method: "POST",
@@ -196,7 +209,7 @@ describe("a session", () => {
 describe("keys", () => {
   let session: Session;
   beforeAll(async () => {
-    session = await signIn({ api_key: server.key.key });
+    session = await signInByLink();
   });
 
   it("creates a key shown once, lists keys without secrets (and without sessions), records last use", async () => {
@@ -288,7 +301,7 @@ describe("keys", () => {
 describe("webhooks", () => {
   let session: Session;
   beforeAll(async () => {
-    session = await signIn({ api_key: server.key.key });
+    session = await signInByLink();
   });
 
   it("reveals the signing secret on request and rotates it", async () => {
@@ -369,5 +382,312 @@ describe("the dashboard's pages", () => {
     expect(asset.headers.get("cache-control")).toContain("immutable");
     const missing = await send(server, { method: "GET", path: "/dashboard/assets/missing.js", authorized: false });
     expect(missing.status).toBe(404);
+  });
+});
+
+/** A new account of `plan` and its first key, signed in with nothing yet. */
+async function newAccount(plan: "free" | "pro" = "pro") {
+  return server.platform.accounts.create({ plan, name: `account ${plan}` });
+}
+
+/** The account's session rows, ended ones included. */
+async function sessionRows(accountId: string): Promise<number> {
+  const [row] = await server.platform.store.query<{ count: number | string }>(
+    sql`select count(*) as count from api_keys where account_id = ${accountId} and kind = 'session'`,
+  );
+  return Number(row?.count);
+}
+
+const managingCalls = (keyId: string) =>
+  [
+    ["POST", "/dashboard/api/keys", {}],
+    ["PATCH", `/dashboard/api/keys/${keyId}`, { requests_per_minute: 1 }],
+    ["GET", "/dashboard/api/webhooks/secret", undefined],
+    ["POST", "/dashboard/api/webhooks/secret/rotate", undefined],
+    ["POST", `/dashboard/api/keys/${keyId}/rotate`, { grace_seconds: 60 }],
+    ["DELETE", `/dashboard/api/keys/${keyId}`, undefined],
+  ] as const;
+
+describe("a session opened with an API key lasts no longer than the key", () => {
+  it("ends when the key is revoked from another session: the cookie gets 401 on the dashboard and on v2", async () => {
+    const { account, key } = await newAccount();
+    const byKey = await signIn({ api_key: key.key });
+    const owner = await signInByLink(account.id);
+    const revoked = await asSession(owner, "DELETE", `/dashboard/api/keys/${key.id}`);
+    expect(revoked.status, revoked.text).toBe(200);
+    expectErrorEnvelope(await asSession(byKey, "GET", "/dashboard/api/account"), 401, "unauthorized");
+    expectErrorEnvelope(await asSession(byKey, "POST", "/dashboard/api/keys", { json: {} }), 401, "unauthorized");
+    expectErrorEnvelope(await asSession(byKey, "GET", "/api/v2/me"), 401, "unauthorized");
+    expect((await asSession(owner, "GET", "/dashboard/api/account")).status).toBe(200);
+  });
+
+  it("ends when the operator revokes the key with the CLI", async () => {
+    const { account, key } = await newAccount();
+    const byKey = await signIn({ api_key: key.key });
+    await runAdminCommand(server.platform, { name: "keys.revoke", keyId: key.id });
+    expectErrorEnvelope(await asSession(byKey, "GET", "/dashboard/api/session"), 401, "unauthorized");
+    expect(await sessionRows(account.id)).toBe(0);
+  });
+
+  it("ends at once when the key is rotated, though the key itself works through its grace period", async () => {
+    const { account, key } = await newAccount();
+    const byKey = await signIn({ api_key: key.key });
+    const owner = await signInByLink(account.id);
+    const rotated = await asSession(owner, "POST", `/dashboard/api/keys/${key.id}/rotate`, {
+      json: { grace_seconds: 3600 },
+    });
+    expect(rotated.status, rotated.text).toBe(200);
+    expectErrorEnvelope(await asSession(byKey, "GET", "/dashboard/api/account"), 401, "unauthorized");
+    const stillKey = await send(server, {
+      method: "GET",
+      path: "/api/v2/me",
+      authorized: false,
+      headers: { authorization: `Bearer ${key.key}` },
+    });
+    expect(stillKey.status, stillKey.text).toBe(200);
+  });
+
+  it("cannot be opened with a key inside a rotation's grace period (401), while its replacement can", async () => {
+    const { key } = await newAccount();
+    const { issued } = await server.platform.accounts.rotateKey(key.id, 3600);
+    const refused = await send(server, {
+      method: "POST",
+      path: "/dashboard/api/session",
+      json: { api_key: key.key },
+      authorized: false,
+    });
+    expectErrorEnvelope(refused, 401, "unauthorized");
+    expect((refused.body as Loose).error.message).toContain("rotated");
+    await signIn({ api_key: issued.key });
+  });
+
+  it("never outlives a revocation that races its sign-in", async () => {
+    const { account, key } = await newAccount();
+    const owner = await signInByLink(account.id);
+    const attempts = Array.from({ length: 8 }, () =>
+      send(server, { method: "POST", path: "/dashboard/api/session", json: { api_key: key.key }, authorized: false }),
+    );
+    const revocation = asSession(owner, "DELETE", `/dashboard/api/keys/${key.id}`);
+    const [answers, revoked] = await Promise.all([Promise.all(attempts), revocation]);
+    expect(revoked.status, revoked.text).toBe(200);
+    for (const answer of answers.filter((each) => each.status === 200)) {
+      const cookie = (answer.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "";
+      const after = await send(server, {
+        method: "GET",
+        path: "/dashboard/api/account",
+        authorized: false,
+        headers: { cookie },
+      });
+      expectErrorEnvelope(after, 401, "unauthorized");
+    }
+  });
+
+  it("cannot manage keys or the webhook secret (403 unauthorized), while a link session can", async () => {
+    const { account, key } = await newAccount();
+    const other = await server.platform.accounts.createKey(account.id);
+    const byKey = await signIn({ api_key: key.key });
+    for (const [method, path, json] of managingCalls(other.id)) {
+      const answer = await asSession(byKey, method, path, { json });
+      expectErrorEnvelope(answer, 403, "unauthorized");
+      expect((answer.body as Loose).error.message).toContain("sign-in link");
+    }
+    expect((await server.platform.accounts.allKeys(account.id)).map((view) => view.state)).toEqual([
+      "active",
+      "active",
+    ]);
+    const listed = await asSession(byKey, "GET", "/dashboard/api/keys");
+    expect(listed.status, listed.text).toBe(200);
+
+    const owner = await signInByLink(account.id);
+    for (const [method, path, json] of managingCalls(other.id)) {
+      const answer = await asSession(owner, method, path, { json });
+      expect(answer.status, `${method} ${path}: ${answer.text}`).toBe(200);
+    }
+  });
+});
+
+describe("the account's sessions", () => {
+  it("are listed with how each was opened and which key opened it, and any of them can be ended", async () => {
+    const { account, key } = await newAccount();
+    const byKey = await signIn({ api_key: key.key });
+    const owner = await signInByLink(account.id);
+    const listed = await asSession(owner, "GET", "/dashboard/api/sessions");
+    expect(listed.status, listed.text).toBe(200);
+    const ownerId = (owner.answer.body as Loose).data.id;
+    const byKeyId = (byKey.answer.body as Loose).data.id;
+    expect((listed.body as Loose).data).toEqual({
+      kind: "dashboard_session_list",
+      sessions: [
+        expect.objectContaining({ id: ownerId, signed_in_with: "link", api_key: null, current: true }),
+        expect.objectContaining({
+          id: byKeyId,
+          signed_in_with: "api_key",
+          api_key: { id: key.id, prefix: key.prefix },
+          current: false,
+        }),
+      ],
+    });
+
+    const ended = await asSession(owner, "DELETE", `/dashboard/api/sessions/${byKeyId}`);
+    expect(ended.status, ended.text).toBe(204);
+    expectErrorEnvelope(await asSession(byKey, "GET", "/dashboard/api/account"), 401, "unauthorized");
+    expectErrorEnvelope(await asSession(owner, "DELETE", `/dashboard/api/sessions/${byKeyId}`), 404, "not_found");
+    const after = ((await asSession(owner, "GET", "/dashboard/api/sessions")).body as Loose).data.sessions;
+    expect(after.map((session: Loose) => session.id)).toEqual([ownerId]);
+  });
+
+  it("never reach another account's session (404), and need the CSRF token to end one (400)", async () => {
+    const mine = await newAccount();
+    const theirs = await newAccount();
+    const owner = await signInByLink(mine.account.id);
+    const stranger = await signIn({ api_key: theirs.key.key });
+    const strangerId = (stranger.answer.body as Loose).data.id;
+    expectErrorEnvelope(await asSession(owner, "DELETE", `/dashboard/api/sessions/${strangerId}`), 404, "not_found");
+    expectErrorEnvelope(
+      await asSession(owner, "DELETE", `/dashboard/api/sessions/${strangerId}`, { csrfToken: null }),
+      400,
+      "invalid_request",
+    );
+    expect((await asSession(stranger, "GET", "/dashboard/api/account")).status).toBe(200);
+  });
+
+  it("are listed and ended by the operator's CLI", async () => {
+    const { account, key } = await newAccount();
+    const byKey = await signIn({ api_key: key.key });
+    const listed = (await runAdminCommand(server.platform, {
+      name: "dashboard.sessions",
+      accountId: account.id,
+    })) as Loose[];
+    expect(listed).toEqual([
+      expect.objectContaining({
+        id: (byKey.answer.body as Loose).data.id,
+        signed_in_with: "api_key",
+        api_key_id: key.id,
+      }),
+    ]);
+    await runAdminCommand(server.platform, { name: "dashboard.end-session", sessionId: listed[0].id });
+    expectErrorEnvelope(await asSession(byKey, "GET", "/dashboard/api/account"), 401, "unauthorized");
+    await expect(
+      runAdminCommand(server.platform, { name: "dashboard.end-session", sessionId: listed[0].id }),
+    ).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("are refused before anything is written when the allowance is spent, and a refused link works again", async () => {
+    const { account, key } = await newAccount("free");
+    const { token } = await server.platform.dashboard.createSignInLink(account.id);
+    for (let index = 0; index < 10; index++) {
+      const answer = await send(server, {
+        method: "GET",
+        path: "/api/v2/me",
+        authorized: false,
+        headers: { authorization: `Bearer ${key.key}` },
+      });
+      expect(answer.status).toBe(200);
+      await send(server, {
+        method: "POST",
+        path: "/api/v2/transcripts/search",
+        authorized: false,
+        headers: { authorization: `Bearer ${key.key}` },
+        json: { query: "x" },
+      });
+    }
+    for (let index = 0; index < 5; index++) {
+      const byKey = await send(server, {
+        method: "POST",
+        path: "/dashboard/api/session",
+        json: { api_key: key.key },
+        authorized: false,
+      });
+      expectErrorEnvelope(byKey, 429, "rate_limited");
+      expect(byKey.headers.get("retry-after")).toMatch(/^\d+$/);
+      const byLink = await send(server, {
+        method: "POST",
+        path: "/dashboard/api/session",
+        json: { link_token: token },
+        authorized: false,
+      });
+      expectErrorEnvelope(byLink, 429, "rate_limited");
+    }
+    expect(await sessionRows(account.id)).toBe(0);
+    clockOffsetMs = 61_000;
+    try {
+      const session = await signIn({ link_token: token });
+      expect((session.answer.body as Loose).data.signed_in_with).toBe("link");
+    } finally {
+      clockOffsetMs = 0;
+    }
+  });
+
+  it("keep at most 20 rows: a new session ends the oldest, and expired ones are deleted", async () => {
+    const { account, key } = await newAccount();
+    const first = await signIn({ api_key: key.key });
+    for (let index = 0; index < 20; index++) await signIn({ api_key: key.key });
+    expect(await sessionRows(account.id)).toBe(20);
+    expectErrorEnvelope(await asSession(first, "GET", "/dashboard/api/account"), 401, "unauthorized");
+    clockOffsetMs = sessionLifetimeMs + 1000;
+    try {
+      const latest = await signIn({ api_key: key.key });
+      expect(await sessionRows(account.id)).toBe(1);
+      const listed = ((await asSession(latest, "GET", "/dashboard/api/sessions")).body as Loose).data.sessions;
+      expect(listed).toHaveLength(1);
+    } finally {
+      clockOffsetMs = 0;
+    }
+  });
+});
+
+describe("an account's keys", () => {
+  it("are capped by the plan: a Free account's sixth active key is refused (400), also by the CLI", async () => {
+    const { account } = await newAccount("free");
+    for (let index = 0; index < 4; index++) await server.platform.accounts.createKey(account.id);
+    const owner = await signInByLink(account.id);
+    const refused = await asSession(owner, "POST", "/dashboard/api/keys", { json: {} });
+    expectErrorEnvelope(refused, 400, "invalid_request");
+    expect((refused.body as Loose).error.message).toContain("5 active keys");
+    await expect(
+      runAdminCommand(server.platform, { name: "keys.create", accountId: account.id }),
+    ).rejects.toMatchObject({ code: "invalid_request" });
+
+    const [newest] = await server.platform.accounts.allKeys(account.id);
+    const rotated = await asSession(owner, "POST", `/dashboard/api/keys/${newest?.id}/rotate`, {
+      json: { grace_seconds: 60 },
+    });
+    expect(rotated.status, rotated.text).toBe(200);
+    await asSession(owner, "DELETE", `/dashboard/api/keys/${newest?.id}`);
+    expectErrorEnvelope(await asSession(owner, "POST", "/dashboard/api/keys", { json: {} }), 400, "invalid_request");
+    const [oldest] = (await server.platform.accounts.allKeys(account.id)).slice(-1);
+    await asSession(owner, "DELETE", `/dashboard/api/keys/${oldest?.id}`);
+    const again = await asSession(owner, "POST", "/dashboard/api/keys", { json: {} });
+    expect(again.status, again.text).toBe(200);
+  });
+
+  it("are paged newest first, 100 at most per page, revoked ones included", async () => {
+    const { account, key } = await newAccount();
+    const made = [key.id];
+    for (let index = 0; index < 229; index++) {
+      const issued = await server.platform.accounts.createKey(account.id);
+      await server.platform.accounts.revokeKey(issued.id);
+      made.push(issued.id);
+    }
+    const owner = await signInByLink(account.id);
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    let path = "/dashboard/api/keys";
+    for (;;) {
+      const page = await asSession(owner, "GET", path);
+      expect(page.status, page.text).toBe(200);
+      const data = (page.body as Loose).data;
+      sizes.push(data.keys.length);
+      seen.push(...data.keys.map((each: Loose) => each.id));
+      if (data.next_before === null) break;
+      path = `/dashboard/api/keys?before=${data.next_before}`;
+    }
+    expect(sizes).toEqual([100, 100, 30]);
+    expect(seen).toEqual([...made].reverse());
+    const small = ((await asSession(owner, "GET", "/dashboard/api/keys?limit=2")).body as Loose).data;
+    expect(small.keys).toHaveLength(2);
+    expect(small.next_before).toBe(small.keys[1].id);
+    expectErrorEnvelope(await asSession(owner, "GET", "/dashboard/api/keys?limit=101"), 400, "invalid_request");
+    expectErrorEnvelope(await asSession(owner, "GET", "/dashboard/api/keys?before=nonsense"), 400, "invalid_request");
   });
 });

@@ -70,7 +70,7 @@ describe("only the SHA-256 of a key is stored", () => {
 
   it("lists keys by their display prefix only", async () => {
     const { account, key } = await fixture.account();
-    const [view] = await fixture.platform.accounts.listKeys(account.id);
+    const [view] = await fixture.platform.accounts.allKeys(account.id);
     expect(view).toMatchObject({ id: key.id, prefix: `${key.key.slice(0, 12)}…`, state: "active" });
     expect(JSON.stringify(view)).not.toContain(key.key);
   });
@@ -88,7 +88,7 @@ describe("an account holds several keys, all of the same account", () => {
     expect(auths.map((auth) => auth.accountId)).toEqual([account.id, account.id, account.id]);
     expect(auths.map((auth) => auth.keyId)).toEqual([key.id, secondKey.id, third.id]);
     expect(auths.every((auth) => auth.plan === "basic" && auth.admitted)).toBe(true);
-    expect((await fixture.platform.accounts.listKeys(account.id)).map((view) => view.id).sort()).toEqual(
+    expect((await fixture.platform.accounts.allKeys(account.id)).map((view) => view.id).sort()).toEqual(
       [key.id, secondKey.id, third.id].sort(),
     );
   });
@@ -152,7 +152,7 @@ describe("rotation issues a new key and revokes the old one, at once or after a 
     expect(await authenticate(fixture.platform, issued.key, at(hour + 1))).toMatchObject({ keyId: issued.id });
 
     fixture.clock.set(at(hour));
-    const [old] = (await fixture.platform.accounts.listKeys(account.id)).filter((view) => view.id === key.id);
+    const [old] = (await fixture.platform.accounts.allKeys(account.id)).filter((view) => view.id === key.id);
     expect(old?.state).toBe("revoked");
   });
 

@@ -9,9 +9,10 @@ import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import type { ApiKeyView } from "../../services/accounts.ts";
 import { usageBlock } from "../../services/credits.ts";
+import type { NewSession, SignInMethod } from "../../services/dashboard-sessions.ts";
 import { WebhookLog } from "../../services/webhook-log.ts";
 import type { ApiVersion } from "../api-router.ts";
-import { admit, authOf, dashboardSessionOf, sessionCookieName, storeUnreachable } from "../auth.ts";
+import { admit, authOf, dashboardSessionOf, sessionCookieName } from "../auth.ts";
 import { requestIdOf } from "../locals.ts";
 import { dashboardOperations } from "../operations.ts";
 import { bodyOf, type LiveRoute } from "../route.ts";
@@ -76,16 +77,60 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
   const webhookLog = new WebhookLog(deps.platform.store, deps.now);
   const sessionGuards = [requireSession];
 
-  const sessionData = async (res: Response) => {
-    const sessionId = dashboardSessionOf(res) as string;
-    const expiresAt = await dashboard.expiresAt(sessionId);
-    return {
-      kind: "dashboard_session" as const,
-      account_id: authOf(res).accountId,
-      csrf_token: await dashboard.csrfTokenOf(sessionId),
-      expires_at: (expiresAt ?? deps.now()).toISOString(),
-    };
+  /**
+   * Signing in with a key is a request of that key (spec 8.1): it counts against the key's
+   * allowance before anything is written, so refused sign-ins leave no session behind.
+   */
+  const signInWithKey = async (res: Response, apiKey: string): Promise<NewSession> => {
+    res.locals.auth = await admit(deps, res, apiKey, "request");
+    const session = await dashboard.openWithKey(apiKey);
+    if (!session) {
+      throw new ApiError(
+        "unauthorized",
+        "This key is being rotated or was revoked: sign in with the key that replaced it.",
+      );
+    }
+    return session;
   };
+
+  /** A link names its account only once redeemed, so its session counts itself, and is undone when refused. */
+  const signInWithLink = async (res: Response, token: string): Promise<NewSession> => {
+    const session = await dashboard.openWithLink(token);
+    if (!session) {
+      throw new ApiError(
+        "unauthorized",
+        "The sign-in link is unknown, expired or already used. Ask the operator for a new one.",
+      );
+    }
+    try {
+      res.locals.auth = await admit(deps, res, session.secret, "request");
+    } catch (refused) {
+      await dashboard.discard(session);
+      throw refused;
+    }
+    return session;
+  };
+
+  const linkSessionGuards = [
+    requireSession,
+    (async (_req, res, next) => {
+      await dashboard.requireLinkSession(authOf(res).accountId, dashboardSessionOf(res) as string);
+      next();
+    }) satisfies RequestHandler,
+  ];
+
+  const sessionData = async (
+    session: { id: string; signedInWith: SignInMethod; expiresAt: Date },
+    accountId: string,
+  ) => ({
+    kind: "dashboard_session" as const,
+    id: session.id,
+    account_id: accountId,
+    signed_in_with: session.signedInWith,
+    can_manage_credentials: session.signedInWith === "link",
+    csrf_token: await dashboard.csrfTokenOf(session.id),
+    expires_at: session.expiresAt.toISOString(),
+  });
 
   return [
     {
@@ -97,49 +142,28 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
             extra: { issues: [{ path: "/body", message: "must have exactly one of api_key and link_token" }] },
           });
         }
-        let accountId: string | null;
-        try {
-          accountId =
-            body.api_key !== undefined
-              ? await dashboard.accountOfKey(body.api_key)
-              : await dashboard.redeemSignInLink(body.link_token as string);
-        } catch (cause) {
-          throw storeUnreachable(cause);
-        }
-        if (!accountId) {
-          throw new ApiError(
-            "unauthorized",
-            body.api_key !== undefined
-              ? "Unknown or revoked API key."
-              : "The sign-in link is unknown, expired or already used. Ask the operator for a new one.",
-          );
-        }
-        const session = await dashboard.open(accountId);
-        // Signing in is a request of the account like any other (spec 8.1): it counts, through the new session.
-        try {
-          res.locals.auth = await admit(deps, res, session.secret, "request");
-        } catch (refused) {
-          await dashboard.end(session.sessionId);
-          throw refused;
-        }
+        const session =
+          body.api_key !== undefined
+            ? await signInWithKey(res, body.api_key)
+            : await signInWithLink(res, body.link_token as string);
         setSessionCookie(req, res, session.secret, session.expiresAt);
         send(
           res,
           "signIn",
           200,
-          envelope(res, {
-            kind: "dashboard_session",
-            account_id: accountId,
-            csrf_token: await dashboard.csrfTokenOf(session.sessionId),
-            expires_at: session.expiresAt.toISOString(),
-          }),
+          envelope(res, await sessionData({ id: session.sessionId, ...session }, session.accountId)),
         );
       },
     },
     {
       operationId: "getSession",
       guards: sessionGuards,
-      handler: async (_req, res) => send(res, "getSession", 200, envelope(res, await sessionData(res))),
+      handler: async (_req, res) => {
+        const { accountId } = authOf(res);
+        const session = await dashboard.find(accountId, dashboardSessionOf(res) as string);
+        if (!session) throw new ApiError("unauthorized", "The session has ended. Sign in again.");
+        send(res, "getSession", 200, envelope(res, await sessionData(session, accountId)));
+      },
     },
     {
       operationId: "signOut",
@@ -147,6 +171,43 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
       handler: async (req, res) => {
         await dashboard.end(dashboardSessionOf(res) as string);
         res.clearCookie(sessionCookieName, { httpOnly: true, sameSite: "strict", secure: req.secure, path: "/" });
+        res.status(204).end();
+      },
+    },
+    {
+      operationId: "listSessions",
+      guards: sessionGuards,
+      handler: async (_req, res) => {
+        const current = dashboardSessionOf(res);
+        const sessions = await dashboard.list(authOf(res).accountId);
+        send(
+          res,
+          "listSessions",
+          200,
+          envelope(res, {
+            kind: "dashboard_session_list",
+            sessions: sessions.map((session) => ({
+              kind: "dashboard_session_summary" as const,
+              id: session.id,
+              signed_in_with: session.signedInWith,
+              api_key: session.apiKey,
+              created_at: session.createdAt.toISOString(),
+              last_used_at: session.lastUsedAt?.toISOString() ?? null,
+              expires_at: session.expiresAt.toISOString(),
+              current: session.id === current,
+            })),
+          }),
+        );
+      },
+    },
+    {
+      operationId: "endSession",
+      guards: sessionGuards,
+      handler: async (req, res) => {
+        const sessionId = String(req.params.sessionId);
+        if (!(await dashboard.end(sessionId, authOf(res).accountId))) {
+          throw new ApiError("not_found", `No open session ${sessionId} on this account.`);
+        }
         res.status(204).end();
       },
     },
@@ -180,14 +241,23 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
     {
       operationId: "listKeys",
       guards: sessionGuards,
-      handler: async (_req, res) => {
-        const keys = await accounts.listKeys(authOf(res).accountId);
-        send(res, "listKeys", 200, envelope(res, { kind: "api_key_list", keys: keys.map(keyOf) }));
+      handler: async (req, res) => {
+        const before = typeof req.query.before === "string" ? req.query.before : undefined;
+        const page = await accounts.listKeys(authOf(res).accountId, {
+          limit: Number(req.query.limit ?? 100),
+          ...(before === undefined ? {} : { before }),
+        });
+        send(
+          res,
+          "listKeys",
+          200,
+          envelope(res, { kind: "api_key_list", keys: page.keys.map(keyOf), next_before: page.nextBefore }),
+        );
       },
     },
     {
       operationId: "createKey",
-      guards: sessionGuards,
+      guards: linkSessionGuards,
       handler: async (req, res) => {
         const body = bodyOf<DashboardRequestBody<"createKey">>(req);
         const issued = await accounts.createKey(authOf(res).accountId, body.requests_per_minute ?? null);
@@ -196,7 +266,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
     },
     {
       operationId: "updateKey",
-      guards: sessionGuards,
+      guards: linkSessionGuards,
       handler: async (req, res) => {
         const body = bodyOf<DashboardRequestBody<"updateKey">>(req);
         const key = await accounts.setKeyLimit(
@@ -209,7 +279,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
     },
     {
       operationId: "revokeKey",
-      guards: sessionGuards,
+      guards: linkSessionGuards,
       handler: async (req, res) => {
         const key = await accounts.revokeKey(String(req.params.keyId), authOf(res).accountId);
         send(res, "revokeKey", 200, envelope(res, keyOf(key)));
@@ -217,7 +287,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
     },
     {
       operationId: "rotateKey",
-      guards: sessionGuards,
+      guards: linkSessionGuards,
       handler: async (req, res) => {
         const body = bodyOf<DashboardRequestBody<"rotateKey">>(req);
         const { issued, revoked } = await accounts.rotateKey(
@@ -235,7 +305,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
     },
     {
       operationId: "getWebhookSecret",
-      guards: sessionGuards,
+      guards: linkSessionGuards,
       handler: async (_req, res) => {
         const secret = await accounts.webhookSecret(authOf(res).accountId);
         send(res, "getWebhookSecret", 200, envelope(res, { kind: "webhook_secret", secret }));
@@ -243,7 +313,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
     },
     {
       operationId: "rotateWebhookSecret",
-      guards: sessionGuards,
+      guards: linkSessionGuards,
       handler: async (_req, res) => {
         const secret = await accounts.rotateWebhookSecret(authOf(res).accountId);
         send(res, "rotateWebhookSecret", 200, envelope(res, { kind: "webhook_secret", secret }));
