@@ -562,9 +562,10 @@ describe.runIf(process.env.DATABASE_URL)("a deliverer process killed mid-attempt
   it("keeps its host's slots while it lives and renews them, and frees them within its lease after SIGKILL", async () => {
     const database = await createPostgresDatabase(process.env.DATABASE_URL ?? "");
     const shared = await openPostgresStore(database.url);
+    const leaseSeconds = 3;
     const child = spawnNodeScript(fileURLToPath(new URL("./deliver-webhooks.child.ts", import.meta.url)), [
       database.url,
-      "1",
+      String(leaseSeconds),
     ]);
     const parent = createWebhooks(shared, {
       logger: createLogger("silent"),
@@ -586,20 +587,20 @@ describe.runIf(process.env.DATABASE_URL)("a deliverer process killed mid-attempt
       parent.start();
 
       // Longer than two leases: only the living child's renewals keep the host's two slots busy.
-      await sleep(2_500);
+      await sleep(2 * leaseSeconds * 1000 + 500);
       expect(child.process.exitCode).toBeNull();
       expect(endpoint.requests.map((request) => request.path).sort()).toEqual(["/held-1", "/held-2"]);
 
       await child.kill("SIGKILL");
       expect(child.process.signalCode).toBe("SIGKILL");
-      // A slot lives 1 s past its last renewal; 10 s leaves room for a loaded machine.
+      // A slot lives 3 s past its last renewal; 15 s leaves room for a loaded machine.
       await waitFor(
         async () => {
           const [row] = await shared.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, after));
           return row?.status === "delivered" ? true : undefined;
         },
         "the delivery held back by the killed child",
-        10_000,
+        15_000,
       );
     } finally {
       await child.kill("SIGKILL");
