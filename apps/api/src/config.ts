@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { DownloadLimits } from "./adapters/audio-sources/index.ts";
+import type { DownloadLimits } from "./adapters/net/media-download.ts";
 import type { YoutubeAdapterConfig } from "./adapters/youtube/index.ts";
 import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
 

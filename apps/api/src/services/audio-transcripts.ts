@@ -4,15 +4,10 @@ import { join } from "node:path";
 import type { Schema } from "@verbatim/contract";
 import type { SpeechEngine, SpeechTranscript } from "../adapters/asr/index.ts";
 import { transcribeMedia } from "../adapters/asr/index.ts";
-import {
-  type AudioSources,
-  DownloadCapReached,
-  type DownloadOptions,
-  type PublisherTranscript,
-  type ResolvedAudioSource,
-} from "../adapters/audio-sources/audio-source.ts";
+import type { AudioSources, PublisherTranscript, ResolvedAudioSource } from "../adapters/audio-sources/audio-source.ts";
 import { probeDuration } from "../adapters/media/decoder.ts";
 import { isDrmProtected } from "../adapters/media/protection.ts";
+import { DownloadCapReached, type DownloadOptions } from "../adapters/net/media-download.ts";
 import type { RoutedStream, YoutubeAudio, YoutubeAudioSource } from "../adapters/youtube/index.ts";
 import type { AudioDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
@@ -432,9 +427,8 @@ export class AudioTranscripts {
       return;
     }
     const stream = resolvedStream ?? (await this.resolveYoutubeAudio(media.videoId)).stream;
-    const streamOptions = options.signal === undefined ? {} : { signal: options.signal };
     await this.youtubeSource()
-      .download(stream, path, streamOptions)
+      .download(stream, path, options)
       .catch((error: unknown) => {
         throw options.signal?.aborted ? error : toApiError(error);
       });

@@ -4,10 +4,12 @@ import type { Store } from "../store/database.ts";
 import type { ChargeStep } from "./credits.ts";
 
 /**
- * Which of an account's limits a slot counts against: `extraction`, the requests it runs at once
- * (spec 8.4); `transcription`, its jobs running at once on every worker (the plan's workers).
+ * Which limit a slot counts against: `extraction`, the requests an account runs at once (spec
+ * 8.4); `transcription`, its jobs running at once on every worker (the plan's workers);
+ * `webhook_account`, its webhook attempts in flight; `webhook_host`, the webhook attempts in
+ * flight to one receiver, whose slots are keyed by its host (name and port) instead of an account.
  */
-export type SlotPool = "extraction" | "transcription";
+export type SlotPool = "extraction" | "transcription" | "webhook_account" | "webhook_host";
 
 /** A held slot. */
 export interface SlotLease {

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { performance } from "node:perf_hooks";
 import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
@@ -8,6 +10,7 @@ import type { Logger } from "../logger.ts";
 import type { ServiceMetrics } from "../metrics.ts";
 import type { Store } from "../store/database.ts";
 import { accounts, monitors, webhookAttempts, webhookDeliveries } from "../store/schema.ts";
+import { AccountSlots, type SlotLease } from "./slots.ts";
 import type { DatabaseOrTransaction, WebhookEvent, WebhookOutbox } from "./webhook-events.ts";
 import { defaultRetryScheduleSeconds } from "./webhook-retry-schedule.ts";
 
@@ -41,11 +44,19 @@ export interface WebhooksOptions {
   attemptTimeoutMs?: number;
   /** Attempts in flight in this process. Default 16. */
   concurrency?: number;
-  /** Attempts in flight to one host (name and port, whatever the path), so a slow receiver cannot take every slot. Default 2. */
+  /**
+   * Attempts in flight to one host (name and port, whatever the path), by every process on the
+   * database together, so a slow receiver cannot take every slot. Default 2.
+   */
   concurrencyPerHost?: number;
-  /** Attempts in flight for one account, so one account's failing receivers cannot take every slot. Default 4. */
+  /**
+   * Attempts in flight for one account, by every process on the database together, so one
+   * account's failing receivers cannot take every slot. Default 4.
+   */
   concurrencyPerAccount?: number;
-  /** Consecutive timeouts or connection failures after which a host's deliveries wait. Default 5. */
+  /** How long the host and account slots of an attempt outlive a process that died mid-attempt. Default 15 s. */
+  slotLeaseSeconds?: number;
+  /** Consecutive timeouts or connection failures, in this process, after which a host's deliveries wait here. Default 5. */
   breakerThreshold?: number;
   /** How long a host that kept failing is left alone before one attempt tries it again. Default 60 s. */
   breakerCooldownMs?: number;
@@ -75,6 +86,20 @@ interface InFlightAttempt {
   accountId: string;
 }
 
+/** A slot an attempt holds, and the pool it goes back to. */
+interface AttemptSlot {
+  pool: AccountSlots;
+  lease: SlotLease;
+}
+
+/** A claimed delivery and the slots of its host and account. */
+interface LeasedDelivery {
+  delivery: Claimed;
+  slots: AttemptSlot[];
+}
+
+type Candidate = { id: string; url: string; account_id: string };
+
 /** A host that stopped answering: its deliveries wait until `openUntil`, then one attempt probes it. */
 interface HostCircuit {
   consecutiveFailures: number;
@@ -91,6 +116,10 @@ const candidateWindow = 100;
  * then a poller claims due deliveries (`FOR UPDATE SKIP LOCKED`, so processes sharing a database
  * never send one attempt twice), signs them with the account's current secret and sends them
  * until a 2xx, retrying on the schedule, logging every attempt in `webhook_attempts`.
+ *
+ * The limits per host and per account hold across processes: each attempt leases a slot of its
+ * host and one of its account in `slot_leases`, renewed while the process lives. The circuit
+ * breaker is this process's own.
  */
 export class Webhooks implements WebhookOutbox {
   private readonly now: () => Date;
@@ -108,7 +137,13 @@ export class Webhooks implements WebhookOutbox {
   /** The connection pool of the default fetch, which this deliverer owns. */
   private readonly closeFetch: () => Promise<void>;
   private readonly inFlight = new Map<Promise<void>, InFlightAttempt>();
+  private readonly hostSlots: AccountSlots;
+  private readonly accountSlots: AccountSlots;
+  /** Slots whose release failed, given back at the next poll: renewed with this process's other slots, they would never lapse. */
+  private readonly unreleased: AttemptSlot[] = [];
   private running = false;
+  /** Whether it was ever started, and so may hold slots. */
+  private started = false;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
   private pollAgain = false;
@@ -127,6 +162,13 @@ export class Webhooks implements WebhookOutbox {
     this.concurrencyPerAccount = options.concurrencyPerAccount ?? 4;
     this.breakerThreshold = options.breakerThreshold ?? 5;
     this.breakerCooldownMs = options.breakerCooldownMs ?? 60_000;
+    const leases = {
+      holder: `webhooks:${hostname()}:${process.pid}:${randomUUID()}`,
+      leaseSeconds: options.slotLeaseSeconds ?? 15,
+      now: this.now,
+    };
+    this.hostSlots = new AccountSlots(store, { pool: "webhook_host", ...leases });
+    this.accountSlots = new AccountSlots(store, { pool: "webhook_account", ...leases });
     if (options.fetch) {
       this.fetch = options.fetch;
       this.closeFetch = async () => {};
@@ -163,6 +205,7 @@ export class Webhooks implements WebhookOutbox {
     if (this.stopping) throw new Error("This webhook deliverer was stopped; create another.");
     if (this.running) return;
     this.running = true;
+    this.started = true;
     this.schedulePoll(0);
   }
 
@@ -178,6 +221,8 @@ export class Webhooks implements WebhookOutbox {
     this.timer = undefined;
     await this.polling;
     await Promise.allSettled(this.inFlight.keys());
+    // Lapsing anyway once no longer renewed, the slots are free at once when this works.
+    if (this.started) await Promise.allSettled([this.hostSlots.releaseAll(), this.accountSlots.releaseAll()]);
     await this.closeFetch();
   }
 
@@ -202,21 +247,23 @@ export class Webhooks implements WebhookOutbox {
   }
 
   private async poll(): Promise<void> {
+    await this.giveBack(this.unreleased.splice(0));
     const free = this.concurrency - this.inFlight.size;
     if (free <= 0) return;
-    let claimed: Claimed[];
+    let claimed: LeasedDelivery[];
     try {
       claimed = await this.claimDue(free);
     } catch (err) {
       this.options.logger.error({ err }, "could not claim due webhook deliveries");
       return;
     }
-    for (const delivery of claimed) {
+    for (const { delivery, slots } of claimed) {
       const attempt: Promise<void> = this.attempt(delivery)
         .catch((err: unknown) => {
           // The claim stays until it lapses, then another poll retries the delivery.
           this.options.logger.error({ err, webhook_id: delivery.id }, "webhook attempt could not be recorded");
         })
+        .then(() => this.giveBack(slots))
         .finally(() => {
           this.inFlight.delete(attempt);
           this.wake();
@@ -226,15 +273,16 @@ export class Webhooks implements WebhookOutbox {
   }
 
   /**
-   * Claims up to `free` due deliveries within the limits per host and per account, skipping hosts
-   * whose circuit is open, by moving their next attempt past the attempt timeout and counting the
-   * attempt. Candidates take turns by account (each account's oldest first, then each one's
-   * second...), so one account's backlog cannot hide another's delivery. They are read without
-   * locks; the claim locks and checks them again, skipping what another process holds.
+   * Claims up to `free` due deliveries within the limits per host and per account, each with its
+   * slots of them, skipping hosts whose circuit is open, by moving their next attempt past the
+   * attempt timeout and counting the attempt. Candidates take turns by account (each account's
+   * oldest first, then each one's second...), so one account's backlog cannot hide another's
+   * delivery. They are read without locks; the claim locks and checks them again, skipping what
+   * another process holds.
    */
-  private async claimDue(free: number): Promise<Claimed[]> {
+  private async claimDue(free: number): Promise<LeasedDelivery[]> {
     const now = this.now();
-    const candidates = await this.store.query<{ id: string; url: string; account_id: string }>(sql`
+    const candidates = await this.store.query<Candidate>(sql`
       select id, url, account_id from (
         select id, url, account_id, next_attempt_at,
                row_number() over (partition by account_id order by next_attempt_at, id) as turn
@@ -243,54 +291,119 @@ export class Webhooks implements WebhookOutbox {
       ) due
       order by turn, next_attempt_at, id
       limit ${candidateWindow}`);
-    const picked = this.pickWithinLimits(candidates, free, now.getTime());
-    if (picked.length === 0) return [];
+    const leased = await this.leaseWithinLimits(candidates, free, now.getTime());
+    if (leased.size === 0) return [];
     const due = and(eq(webhookDeliveries.status, "pending"), lte(webhookDeliveries.nextAttemptAt, now));
     const lockable = this.store.db
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
-      .where(and(inArray(webhookDeliveries.id, picked), due))
+      .where(and(inArray(webhookDeliveries.id, [...leased.keys()]), due))
       .for("update", { skipLocked: true });
-    return this.store.db
-      .update(webhookDeliveries)
-      .set({
-        attempts: sql`${webhookDeliveries.attempts} + 1`,
-        nextAttemptAt: new Date(now.getTime() + this.attemptTimeoutMs + claimMarginMs),
-      })
-      .where(inArray(webhookDeliveries.id, lockable))
-      .returning({
-        id: webhookDeliveries.id,
-        accountId: webhookDeliveries.accountId,
-        monitorId: webhookDeliveries.monitorId,
-        url: webhookDeliveries.url,
-        payload: webhookDeliveries.payload,
-        attempts: webhookDeliveries.attempts,
-      });
+    let claimed: Claimed[];
+    try {
+      claimed = await this.store.db
+        .update(webhookDeliveries)
+        .set({
+          attempts: sql`${webhookDeliveries.attempts} + 1`,
+          nextAttemptAt: new Date(now.getTime() + this.attemptTimeoutMs + claimMarginMs),
+        })
+        .where(inArray(webhookDeliveries.id, lockable))
+        .returning({
+          id: webhookDeliveries.id,
+          accountId: webhookDeliveries.accountId,
+          monitorId: webhookDeliveries.monitorId,
+          url: webhookDeliveries.url,
+          payload: webhookDeliveries.payload,
+          attempts: webhookDeliveries.attempts,
+        });
+    } catch (error) {
+      await this.giveBack([...leased.values()].flat());
+      throw error;
+    }
+    const claimedIds = new Set(claimed.map((delivery) => delivery.id));
+    // Another process claimed these since they were read: their slots go back.
+    await this.giveBack([...leased].flatMap(([id, slots]) => (claimedIds.has(id) ? [] : slots)));
+    return claimed.map((delivery) => ({ delivery, slots: leased.get(delivery.id) ?? [] }));
   }
 
-  private pickWithinLimits(
-    candidates: { id: string; url: string; account_id: string }[],
+  /**
+   * Takes, in the candidates' order, the slots of up to `free` of them: one of the host's (one
+   * alone while its circuit probes it) and one of the account's, shared with every process on the
+   * database. This process's own attempts are counted first, sparing a round trip for a host or
+   * account it fills itself; one found full is not asked again in this poll.
+   */
+  private async leaseWithinLimits(
+    candidates: Candidate[],
     free: number,
     nowMs: number,
-  ): string[] {
+  ): Promise<Map<string, AttemptSlot[]>> {
     const perHost = new Map<string, number>();
     const perAccount = new Map<string, number>();
     for (const { host, accountId } of this.inFlight.values()) {
       perHost.set(host, (perHost.get(host) ?? 0) + 1);
       perAccount.set(accountId, (perAccount.get(accountId) ?? 0) + 1);
     }
-    const picked: string[] = [];
-    for (const candidate of candidates) {
-      if (picked.length >= free) break;
-      const host = hostOf(candidate.url);
-      const hostCount = perHost.get(host) ?? 0;
-      const accountCount = perAccount.get(candidate.account_id) ?? 0;
-      if (hostCount >= this.hostAllowance(host, nowMs) || accountCount >= this.concurrencyPerAccount) continue;
-      perHost.set(host, hostCount + 1);
-      perAccount.set(candidate.account_id, accountCount + 1);
-      picked.push(candidate.id);
+    const fullHosts = new Set<string>();
+    const fullAccounts = new Set<string>();
+    const leased = new Map<string, AttemptSlot[]>();
+    try {
+      for (const candidate of candidates) {
+        if (leased.size >= free) break;
+        const host = hostOf(candidate.url);
+        const allowance = this.hostAllowance(host, nowMs);
+        const hostCount = perHost.get(host) ?? 0;
+        const accountCount = perAccount.get(candidate.account_id) ?? 0;
+        if (hostCount >= allowance || accountCount >= this.concurrencyPerAccount) continue;
+        if (fullHosts.has(host) || fullAccounts.has(candidate.account_id)) continue;
+        const slots = await this.takeSlots(host, candidate.account_id, allowance);
+        if (slots === "host_full") fullHosts.add(host);
+        else if (slots === "account_full") fullAccounts.add(candidate.account_id);
+        else {
+          leased.set(candidate.id, slots);
+          perHost.set(host, hostCount + 1);
+          perAccount.set(candidate.account_id, accountCount + 1);
+        }
+      }
+    } catch (error) {
+      await this.giveBack([...leased.values()].flat());
+      throw error;
     }
-    return picked;
+    return leased;
+  }
+
+  /** A slot of the host's and one of the account's, or which of the two is full. */
+  private async takeSlots(
+    host: string,
+    accountId: string,
+    hostAllowance: number,
+  ): Promise<AttemptSlot[] | "host_full" | "account_full"> {
+    const hostLease = await this.hostSlots.acquire(host, hostAllowance);
+    if (!hostLease) return "host_full";
+    const hostSlot = { pool: this.hostSlots, lease: hostLease };
+    let accountLease: SlotLease | null;
+    try {
+      accountLease = await this.accountSlots.acquire(accountId, this.concurrencyPerAccount);
+    } catch (error) {
+      await this.giveBack([hostSlot]);
+      throw error;
+    }
+    if (!accountLease) {
+      await this.giveBack([hostSlot]);
+      return "account_full";
+    }
+    return [hostSlot, { pool: this.accountSlots, lease: accountLease }];
+  }
+
+  /** Releases slots; one that cannot be released now is kept to try again at the next poll. */
+  private async giveBack(slots: AttemptSlot[]): Promise<void> {
+    for (const slot of slots) {
+      try {
+        await slot.pool.release(slot.lease);
+      } catch (err) {
+        this.unreleased.push(slot);
+        this.options.logger.warn({ err, lease: slot.lease.id }, "could not release a webhook slot; will try again");
+      }
+    }
   }
 
   /** Attempts a host may have in flight: none while its circuit is open, one to probe it once the cool-down passed. */

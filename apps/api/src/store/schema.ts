@@ -141,15 +141,16 @@ export const rateWindows = pgTable("rate_windows", {
 
 /**
  * An account's slots in use, by pool: `extraction` for requests (spec 8.4), `transcription` for
- * the plan's jobs running at once on any worker. A lease that is not renewed expires, so a dead
- * process frees its slots.
+ * the plan's jobs running at once on any worker, `webhook_account` for its webhook attempts in
+ * flight; `webhook_host` counts the attempts in flight to one receiver, its `account_id` holding
+ * the host (name and port). A lease that is not renewed expires, so a dead process frees its slots.
  */
 export const slotLeases = pgTable(
   "slot_leases",
   {
     id: text("id").primaryKey(),
     accountId: text("account_id").notNull(),
-    pool: text("pool", { enum: ["extraction", "transcription"] })
+    pool: text("pool", { enum: ["extraction", "transcription", "webhook_account", "webhook_host"] })
       .notNull()
       .default("extraction"),
     /** The process holding the lease; it renews all its leases together. */

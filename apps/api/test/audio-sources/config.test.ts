@@ -33,6 +33,20 @@ describe("loadConfig: download limits", () => {
     ).toEqual({ downloadMaxBytes: 1_073_741_824, downloadTimeoutMs: 600_000 });
   });
 
+  it("gives YouTube audio streams the same limits as other media, the floor included", () => {
+    const config = loadConfig({
+      VERBATIM_DOWNLOAD_MAX_BYTES: "1073741824",
+      VERBATIM_DOWNLOAD_TIMEOUT_MS: "600000",
+      VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND: "4096",
+    });
+    expect(config.downloads).toEqual({
+      downloadMaxBytes: 1_073_741_824,
+      downloadTimeoutMs: 600_000,
+      downloadFloor: { bytesPerSecond: 4096, windowSeconds: 30 },
+    });
+    expect(config.youtube).toMatchObject(config.downloads);
+  });
+
   it("names the variable that holds a bad value", () => {
     expect(() => loadConfig({ VERBATIM_DOWNLOAD_MAX_BYTES: "2GB" })).toThrow(/VERBATIM_DOWNLOAD_MAX_BYTES/);
     expect(() => loadConfig({ VERBATIM_DOWNLOAD_TIMEOUT_MS: "-1" })).toThrow(/VERBATIM_DOWNLOAD_TIMEOUT_MS/);

@@ -204,7 +204,7 @@ describe("download", () => {
     );
     expect([error.status, error.code, error.number]).toEqual([503, "timeout", 5002]);
     expect(error.message).toBe(
-      `The download of ${host.url("/media/slow.mp3")} did not finish within 0.4 s (VERBATIM_DOWNLOAD_TIMEOUT_MS).`,
+      `The media at ${host.url("/media/slow.mp3")} did not download within 0.4 s (VERBATIM_DOWNLOAD_TIMEOUT_MS).`,
     );
     expect(existsSync(destination)).toBe(false);
   });

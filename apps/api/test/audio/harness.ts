@@ -97,6 +97,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
         attemptTimeoutMs: 2_000,
         budgetMs: 5_000,
         backoffBaseMs: 10,
+        ...(options.downloadFloor === undefined ? {} : { downloadFloor: options.downloadFloor }),
       })
     : undefined;
   const audio: AudioDeps = {

@@ -181,6 +181,41 @@ describe("speech recognition of YouTube videos, as jobs", () => {
   });
 });
 
+describe("speech recognition of YouTube videos, within the limits of every media download", () => {
+  let fake: FakeYoutube;
+  let server: AudioServer;
+
+  beforeAll(async () => {
+    ({ fake, server } = await startWithFakeYoutube({
+      credits: 100,
+      downloadFloor: { bytesPerSecond: 1_000, windowSeconds: 1 },
+    }));
+    // 100 bytes a second, its pauses far shorter than the chunk timeout: only the floor can end it.
+    fake.videoplayback(lowestAudioItag, jfkMp3, { trickle: { pieceBytes: 10, intervalMs: 100 } });
+  });
+  afterAll(() => Promise.all([server?.close(), fake?.close()]));
+
+  it("a stream trickling below VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND fails the job with timeout (5002), as other media, charging nothing", async () => {
+    const before = await server.platform.credits.balance(server.account.id);
+    const accepted = await fetchTranscript(server, { video: surfaceGo, mode: "audio" });
+    const { answer } = await pollUntilFinished(
+      server,
+      expectJobAccepted(accepted, { platform: "youtube", balance: before, videoId: surfaceGo }),
+    );
+    expect(answer.body, answer.text).toMatchObject({
+      ok: false,
+      status: "failed",
+      error: {
+        code: "timeout",
+        number: 5002,
+        message:
+          "The audio stream came slower than 1000 bytes per second over 1 s (VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND).",
+      },
+    });
+    expect(await server.platform.credits.balance(server.account.id)).toBe(before);
+  });
+});
+
 describe("speech recognition of YouTube videos, inline", () => {
   let fake: FakeYoutube;
   let server: AudioServer;

@@ -1,5 +1,11 @@
 import { readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import {
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
 /** A request the fake received, for assertions on what the adapter sent. */
@@ -9,6 +15,7 @@ export interface LoggedRequest {
   query: URLSearchParams;
   /** The JSON body of a POST, parsed. */
   body: Record<string, unknown> | null;
+  headers: IncomingHttpHeaders;
 }
 
 /** What the fake answers. */
@@ -16,12 +23,26 @@ export type FakeReply =
   /**
    * `delayMs`: answers that much later, as a slow upstream does. `heldUntil`: answers once it
    * settles, so a test decides when a slow upstream answers instead of racing a clock.
+   * `trickle`: sends the body a piece at a time, as a media server that holds a download open.
    */
-  | { status?: number; body: string | Buffer; contentType?: string; delayMs?: number; heldUntil?: Promise<unknown> }
+  | {
+      status?: number;
+      body: string | Buffer;
+      contentType?: string;
+      delayMs?: number;
+      heldUntil?: Promise<unknown>;
+      trickle?: Trickle;
+    }
   /** Never answers: the client's timeout must fire. */
   | { hang: true }
   /** Closes the connection without an answer. */
   | { reset: true };
+
+/** A body sent `pieceBytes` at a time, one piece every `intervalMs`. */
+export interface Trickle {
+  pieceBytes: number;
+  intervalMs: number;
+}
 
 interface Rule {
   method: string;
@@ -176,7 +197,7 @@ export class FakeYoutube {
   videoplayback(
     itag: number,
     bytes: Buffer,
-    options: { status?: number; contentType?: string; times?: number } = {},
+    options: { status?: number; contentType?: string; times?: number; trickle?: Trickle } = {},
   ): this {
     return this.rule(
       "GET",
@@ -189,6 +210,7 @@ export class FakeYoutube {
           status: options.status ?? 200,
           body: bytes.subarray(first, (last ?? bytes.length - 1) + 1),
           contentType: options.contentType ?? "audio/mpeg",
+          ...(options.trickle ? { trickle: options.trickle } : {}),
         };
       },
       options.times,
@@ -226,6 +248,7 @@ export class FakeYoutube {
       path: url.pathname,
       query: url.searchParams,
       body: raw && req.headers["content-type"]?.includes("json") ? (JSON.parse(raw) as Record<string, unknown>) : null,
+      headers: req.headers,
     };
     this.requests.push(request);
     const rule = this.rules.findLast(
@@ -250,14 +273,23 @@ export class FakeYoutube {
       return;
     }
     if (Buffer.isBuffer(reply.body)) {
-      res
-        .writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/octet-stream" })
-        .end(reply.body);
+      res.writeHead(reply.status ?? 200, { "content-type": reply.contentType ?? "application/octet-stream" });
+      if (reply.trickle) await trickle(res, reply.body, reply.trickle);
+      else res.end(reply.body);
       return;
     }
     const contentType = reply.contentType ?? (reply.body.trimStart().startsWith("<") ? "text/xml" : "application/json");
     res.writeHead(reply.status ?? 200, { "content-type": `${contentType}; charset=utf-8` }).end(reply.body);
   }
+}
+
+/** Writes `body` piece by piece until it is all sent or the client went away. */
+async function trickle(res: ServerResponse, body: Buffer, { pieceBytes, intervalMs }: Trickle): Promise<void> {
+  for (let offset = 0; offset < body.length && !res.destroyed; offset += pieceBytes) {
+    res.write(body.subarray(offset, offset + pieceBytes));
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  if (!res.destroyed) res.end();
 }
 
 function hasFields(body: Record<string, unknown> | null, fields: Record<string, string>): boolean {

@@ -190,7 +190,7 @@ function recordedCall(path: string): InnertubeCall {
   const { endpoint, body } = newpipeRequest(path);
   return {
     endpoint,
-    body: identifyingFields({ method: "POST", path: "", query: new URLSearchParams(), body }),
+    body: identifyingFields({ method: "POST", path: "", query: new URLSearchParams(), body, headers: {} }),
   };
 }
 

@@ -10,6 +10,21 @@ export interface ReceivedRequest {
   receivedAt: number;
 }
 
+/** Counts requests in flight (arrived, not yet answered or cut off), and the most there were at once. */
+export class InFlightGauge {
+  current = 0;
+  peak = 0;
+
+  enter(): void {
+    this.current += 1;
+    this.peak = Math.max(this.peak, this.current);
+  }
+
+  leave(): void {
+    this.current -= 1;
+  }
+}
+
 /** What the receiver answers; `hang` never answers. */
 export type Answer = { status: number; headers?: Record<string, string> } | "hang";
 
@@ -21,15 +36,25 @@ export interface Receiver {
   requests: ReceivedRequest[];
   /** TCP connections accepted: a refused target must leave it at 0. */
   connections(): number;
+  /** Its requests in flight, and the most at once. */
+  inFlight: InFlightGauge;
   close(): Promise<void>;
 }
 
+/** `alsoCounting`: gauges shared with other receivers, to count the requests in flight to several at once. */
 export async function startReceiver(
   answer: (request: ReceivedRequest) => Answer | Promise<Answer> = () => ({ status: 200 }),
+  alsoCounting: InFlightGauge[] = [],
 ): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
+  const inFlight = new InFlightGauge();
+  const gauges = [inFlight, ...alsoCounting];
   let connections = 0;
   const server = createServer(async (req, res) => {
+    for (const gauge of gauges) gauge.enter();
+    res.once("close", () => {
+      for (const gauge of gauges) gauge.leave();
+    });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const request: ReceivedRequest = {
@@ -53,6 +78,7 @@ export async function startReceiver(
     port,
     requests,
     connections: () => connections,
+    inFlight,
     close() {
       server.closeAllConnections();
       return new Promise((resolve, reject) => server.close((err) => (err ? reject(err) : resolve())));

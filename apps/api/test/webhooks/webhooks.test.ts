@@ -1,4 +1,5 @@
-import { asc, eq } from "drizzle-orm";
+import { fileURLToPath } from "node:url";
+import { asc, eq, inArray } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createPublicFetch } from "../../src/adapters/net/public-fetch.ts";
@@ -10,8 +11,9 @@ import { WebhookLog } from "../../src/services/webhook-log.ts";
 import { createWebhooks, type Webhooks, type WebhooksOptions } from "../../src/services/webhooks.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { webhookAttempts, webhookDeliveries } from "../../src/store/schema.ts";
+import { spawnNodeScript } from "../support/node-process.ts";
 import { createPostgresDatabase, openTestStore } from "../support/store.ts";
-import { type ReceivedRequest, type Receiver, startReceiver } from "./receiver.ts";
+import { InFlightGauge, type ReceivedRequest, type Receiver, startReceiver } from "./receiver.ts";
 
 let store: Store;
 let platform: Platform;
@@ -341,10 +343,12 @@ describe("concurrency", () => {
     expect(await delivery(id)).toMatchObject({ status: "delivered", attempts: 1 });
   });
 
-  it("hands a delivery whose claim lapsed (its process died mid-attempt) to another deliverer", async () => {
+  it("hands a delivery whose claim and host slot lapsed (its process died mid-attempt) to another deliverer", async () => {
     const endpoint = await receiver();
     let abandonFirstAttempt = (_error: Error) => {};
+    // One slot per host: the second deliverer needs the one the first holds to have lapsed.
     const stuck = deliverer({
+      concurrencyPerHost: 1,
       attemptTimeoutMs: 1_000,
       fetch: () =>
         new Promise((_resolve, reject) => {
@@ -354,8 +358,8 @@ describe("concurrency", () => {
     const id = await stuck.enqueue(event(endpoint.url()));
     await waitFor(async () => ((await delivery(id)).attempts === 1 ? true : undefined), "the first claim");
 
-    // A second process whose clock is past the claim: the attempt timeout plus the claim's margin.
-    const later = deliverer({ now: () => new Date(Date.now() + 1_000 + 31_000) });
+    // A second process whose clock is past the claim (the attempt timeout plus the claim's margin) and the slot's lease.
+    const later = deliverer({ concurrencyPerHost: 1, now: () => new Date(Date.now() + 1_000 + 31_000) });
     expect(await settled(id)).toMatchObject({ status: "delivered", attempts: 2 });
     abandonFirstAttempt(new Error("the first process answers too late"));
     await stuck.stop();
@@ -442,6 +446,169 @@ describe.skipIf(!process.env.DATABASE_URL)("two processes on one PostgreSQL (DAT
       await database.drop();
     }
   });
+});
+
+/** Two deliverers sharing one database, and an account to deliver for. */
+interface DelivererPair {
+  deliverers: [Webhooks, Webhooks];
+  accountId: string;
+  /** Waits until every delivery is `delivered`. */
+  allDelivered(ids: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Two deliverers as two worker processes run them: on PostgreSQL (DATABASE_URL), each with a
+ * connection pool of its own on one fresh database; on PGlite, which admits one process, two
+ * independent deliverers on the test store.
+ */
+async function twoDeliverers(options: Partial<WebhooksOptions>): Promise<DelivererPair> {
+  const serverUrl = process.env.DATABASE_URL;
+  const database = serverUrl ? await createPostgresDatabase(serverUrl) : undefined;
+  const stores = database ? [await openPostgresStore(database.url), await openPostgresStore(database.url)] : [store];
+  const [first = store, second = first] = stores;
+  const owner = database
+    ? (await (await createPlatform(first, { now: () => new Date() })).accounts.create({ plan: "pro" })).account.id
+    : accountId;
+  const started = [first, second].map((each) => {
+    const webhooks = createWebhooks(each, {
+      logger: createLogger("silent"),
+      allowPrivateTargets: true,
+      pollIntervalMs: 10,
+      retryDelaysMs: [],
+      ...options,
+    });
+    webhooks.start();
+    return webhooks;
+  }) as [Webhooks, Webhooks];
+  return {
+    deliverers: started,
+    accountId: owner,
+    async allDelivered(ids) {
+      await waitFor(
+        async () => {
+          const rows = await first.db.select().from(webhookDeliveries).where(inArray(webhookDeliveries.id, ids));
+          return rows.length === ids.length && rows.every((row) => row.status === "delivered") ? true : undefined;
+        },
+        "every delivery to be delivered",
+        30_000,
+      );
+    },
+    async close() {
+      await Promise.all(started.map((webhooks) => webhooks.stop()));
+      if (!database) return;
+      await Promise.all(stores.map((each) => each.close()));
+      await database.drop();
+    },
+  };
+}
+
+const sleep = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+describe("the limits per host and per account hold across deliverers sharing a database", () => {
+  it("never has more than 2 attempts in flight to one slow host between two deliverers, whatever its paths", async () => {
+    const slowHost = await receiver(() => sleep(300).then(() => ({ status: 200 })));
+    const pair = await twoDeliverers({ concurrencyPerHost: 2, concurrencyPerAccount: 16 });
+    try {
+      const [first] = pair.deliverers;
+      const ids: string[] = [];
+      for (let index = 0; index < 12; index += 1) {
+        ids.push(
+          await first.enqueue({
+            accountId: pair.accountId,
+            url: slowHost.url(`/hook-${index}`),
+            type: "t",
+            payload: {},
+          }),
+        );
+      }
+      await pair.allDelivered(ids);
+      // Each deliverer alone would have had two in flight: four at once, had each kept its own count.
+      expect(slowHost.inFlight.peak).toBe(2);
+      expect(slowHost.requests).toHaveLength(12);
+    } finally {
+      await pair.close();
+    }
+  });
+
+  it("never has more than 4 attempts of one account in flight between two deliverers, across its hosts", async () => {
+    const account = new InFlightGauge();
+    const slowHosts = [];
+    for (let index = 0; index < 3; index += 1) {
+      slowHosts.push(await receiver(() => sleep(300).then(() => ({ status: 200 })), [account]));
+    }
+    const pair = await twoDeliverers({ concurrencyPerHost: 2, concurrencyPerAccount: 4 });
+    try {
+      const [first] = pair.deliverers;
+      const ids: string[] = [];
+      for (let index = 0; index < 18; index += 1) {
+        const host = slowHosts[index % slowHosts.length] as Receiver;
+        ids.push(
+          await first.enqueue({ accountId: pair.accountId, url: host.url(`/hook-${index}`), type: "t", payload: {} }),
+        );
+      }
+      await pair.allDelivered(ids);
+      // Three hosts of two slots each, four slots per deliverer: eight at once, had each kept its own count.
+      expect(account.peak).toBe(4);
+      for (const host of slowHosts) expect(host.inFlight.peak).toBeLessThanOrEqual(2);
+    } finally {
+      await pair.close();
+    }
+  });
+});
+
+// A killed process needs a database another process shares: this test runs only with DATABASE_URL.
+describe.runIf(process.env.DATABASE_URL)("a deliverer process killed mid-attempt", () => {
+  it("keeps its host's slots while it lives and renews them, and frees them within its lease after SIGKILL", async () => {
+    const database = await createPostgresDatabase(process.env.DATABASE_URL ?? "");
+    const shared = await openPostgresStore(database.url);
+    const leaseSeconds = 3;
+    const child = spawnNodeScript(fileURLToPath(new URL("./deliver-webhooks.child.ts", import.meta.url)), [
+      database.url,
+      String(leaseSeconds),
+    ]);
+    const parent = createWebhooks(shared, {
+      logger: createLogger("silent"),
+      allowPrivateTargets: true,
+      pollIntervalMs: 20,
+      retryDelaysMs: [],
+    });
+    try {
+      const owner = (await (await createPlatform(shared, { now: () => new Date() })).accounts.create({ plan: "pro" }))
+        .account.id;
+      const endpoint = await receiver((request) => (request.path === "/after" ? { status: 200 } : "hang"));
+      const send = (path: string) =>
+        parent.enqueue({ accountId: owner, url: endpoint.url(path), type: "t", payload: {} });
+      await child.waitForLine(/^delivering$/, 20_000);
+      await send("/held-1");
+      await send("/held-2");
+      await waitFor(async () => (endpoint.requests.length >= 2 ? true : undefined), "the child's two attempts", 20_000);
+      const after = await send("/after");
+      parent.start();
+
+      // Longer than two leases: only the living child's renewals keep the host's two slots busy.
+      await sleep(2 * leaseSeconds * 1000 + 500);
+      expect(child.process.exitCode).toBeNull();
+      expect(endpoint.requests.map((request) => request.path).sort()).toEqual(["/held-1", "/held-2"]);
+
+      await child.kill("SIGKILL");
+      expect(child.process.signalCode).toBe("SIGKILL");
+      // A slot lives 3 s past its last renewal; 15 s leaves room for a loaded machine.
+      await waitFor(
+        async () => {
+          const [row] = await shared.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, after));
+          return row?.status === "delivered" ? true : undefined;
+        },
+        "the delivery held back by the killed child",
+        15_000,
+      );
+    } finally {
+      await child.kill("SIGKILL");
+      await parent.stop();
+      await shared.close();
+      await database.drop();
+    }
+  }, 60_000);
 });
 
 /** Every delivery arrived exactly twice (a 500, then a 200), and the log holds attempts 1 and 2 once each. */

@@ -1,9 +1,11 @@
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DownloadCapReached, withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import { type StreamDownloadConfig, YoutubeiAudioSource } from "../../src/adapters/youtube/audio-streams.ts";
 import type { RoutedStream } from "../../src/adapters/youtube/index.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
@@ -15,7 +17,20 @@ import { type ConnectProxy, startConnectProxy } from "../support/connect-proxy.t
 import { FakeYoutube, fixture, fromFixture } from "../support/fake-youtube.ts";
 
 const itag = 139;
+/** A stream three times the test file. */
+const largeItag = 251;
+const tricklingItag = 249;
 const chunkBytes = 16 * 1024;
+
+/** The `ApiError` a download rejected with. */
+async function failure(download: Promise<unknown>): Promise<ApiError> {
+  const error = await download.then(
+    () => new Error("the download succeeded"),
+    (reason: unknown) => reason,
+  );
+  if (!(error instanceof ApiError)) throw error;
+  return error;
+}
 
 describe("readPlayerResponse: the audio streams worth transcribing", () => {
   it("keeps the plain-address audio-only streams without DRC copies, lowest bitrate first", () => {
@@ -76,8 +91,7 @@ describe("YoutubeiAudioSource.download: ranged reads through the media origin", 
   const source = (config: Partial<StreamDownloadConfig> = {}) =>
     new YoutubeiAudioSource([{ innertube: () => Promise.reject(new Error("no player call in these tests")) }], {
       mediaOrigin: fake.origin,
-      maxBytes: 10 * 1024 * 1024,
-      timeoutMs: 10_000,
+      ...withDownloadDefaults({ downloadMaxBytes: 10 * 1024 * 1024, downloadTimeoutMs: 10_000 }),
       chunkTimeoutMs: 2_000,
       chunkBytes,
       ...config,
@@ -103,6 +117,8 @@ describe("YoutubeiAudioSource.download: ranged reads through the media origin", 
       Array.from({ length: chunks }, (_, index) => `${index * chunkBytes}-${(index + 1) * chunkBytes - 1}`),
     );
     expect(requests.every((request) => request.query.get("expire") === "1749676582")).toBe(true);
+    // Uncompressed, as other media: the limit counts what is written, and the wire carries no more.
+    expect(new Set(requests.map((request) => request.headers["accept-encoding"]))).toEqual(new Set(["identity"]));
   });
 
   it("without a declared length, reads until a range comes back short", async () => {
@@ -121,17 +137,76 @@ describe("YoutubeiAudioSource.download: ranged reads through the media origin", 
     expect((await readFile(path)).equals(exact)).toBe(true);
   });
 
-  it("refuses a stream declared larger than the limit before reading it", async () => {
+  it("refuses a stream declared larger than VERBATIM_DOWNLOAD_MAX_BYTES with 422 audio_ineligible (3004), as other media, reading nothing", async () => {
     const before = fake.requestsTo("/videoplayback").length;
-    const refusal = source({ maxBytes: 1024 }).download(stream(media.length), join(dir, "media"));
-    await expect(refusal).rejects.toMatchObject({ code: "audio_ineligible" });
-    await expect(refusal).rejects.toBeInstanceOf(ApiError);
+    const error = await failure(source({ downloadMaxBytes: 100_000 }).download(stream(200_000), join(dir, "media")));
+    expect([error.status, error.code, error.number]).toEqual([422, "audio_ineligible", 3004]);
+    expect(error.message).toBe(
+      "The audio stream is larger than 0.1 MiB, the most downloaded (VERBATIM_DOWNLOAD_MAX_BYTES).",
+    );
     expect(fake.requestsTo("/videoplayback").length).toBe(before);
   });
 
-  it("stops a stream that turns out larger than the limit while it downloads", async () => {
-    const refusal = source({ maxBytes: chunkBytes + 1 }).download(stream(null), join(dir, "media"));
-    await expect(refusal).rejects.toMatchObject({ code: "audio_ineligible" });
+  it("stops a stream that turns out larger than VERBATIM_DOWNLOAD_MAX_BYTES while it downloads, with 422 audio_ineligible (3004), removing the partial file", async () => {
+    fake.videoplayback(largeItag, Buffer.concat([media, media, media]));
+    const path = join(dir, "media");
+    const error = await failure(source({ downloadMaxBytes: 100_000 }).download(stream(null, largeItag), path));
+    expect([error.status, error.code, error.number]).toEqual([422, "audio_ineligible", 3004]);
+    expect(error.message).toBe(
+      "The audio stream is larger than 0.1 MiB, the most downloaded (VERBATIM_DOWNLOAD_MAX_BYTES).",
+    );
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("stops at the caller's own lower cap (an inline attempt) with DownloadCapReached, before the stream's end", async () => {
+    const before = fake.requestsTo("/videoplayback").length;
+    const refusal = source().download(stream(null), join(dir, "media"), { maxBytes: chunkBytes + 1 });
+    await expect(refusal).rejects.toBeInstanceOf(DownloadCapReached);
+    await expect(refusal).rejects.toMatchObject({ code: "audio_ineligible", maxBytes: chunkBytes + 1 });
+    expect(fake.requestsTo("/videoplayback").length - before).toBeLessThan(Math.ceil(media.length / chunkBytes));
+  });
+
+  it("refuses a stream declared larger than the caller's own cap with DownloadCapReached before reading it", async () => {
+    const before = fake.requestsTo("/videoplayback").length;
+    const refusal = source().download(stream(media.length), join(dir, "media"), { maxBytes: 1024 });
+    await expect(refusal).rejects.toBeInstanceOf(DownloadCapReached);
+    expect(fake.requestsTo("/videoplayback").length).toBe(before);
+  });
+
+  it("fails a stream trickling below VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND with 503 timeout (5002), as other media", async () => {
+    // 100 bytes a second, with pauses far shorter than the chunk timeout: only the floor can end it.
+    fake.videoplayback(tricklingItag, media, { trickle: { pieceBytes: 10, intervalMs: 100 } });
+    const path = join(dir, "media");
+    const error = await failure(
+      source({ downloadFloor: { bytesPerSecond: 1_000, windowSeconds: 1 }, chunkTimeoutMs: 5_000 }).download(
+        stream(media.length, tricklingItag),
+        path,
+      ),
+    );
+    expect([error.status, error.code, error.number]).toEqual([503, "timeout", 5002]);
+    expect(error.message).toBe(
+      "The audio stream came slower than 1000 bytes per second over 1 s (VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND).",
+    );
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it("fails a download still running after VERBATIM_DOWNLOAD_TIMEOUT_MS with 503 timeout (5002), as other media", async () => {
+    fake.videoplayback(tricklingItag, media, { trickle: { pieceBytes: 1_000, intervalMs: 100 } });
+    const error = await failure(
+      source({ downloadTimeoutMs: 400 }).download(stream(media.length, tricklingItag), join(dir, "media")),
+    );
+    expect([error.status, error.code, error.number]).toEqual([503, "timeout", 5002]);
+    expect(error.message).toBe("The audio stream did not download within 0.4 s (VERBATIM_DOWNLOAD_TIMEOUT_MS).");
+  });
+
+  it("waits out pauses shorter than the chunk timeout however long the chunk takes: the pace is the floor's to judge", async () => {
+    // 32 pieces 50 ms apart: the chunk takes longer than its timeout, its pauses far less.
+    fake.videoplayback(tricklingItag, media.subarray(0, chunkBytes), { trickle: { pieceBytes: 512, intervalMs: 50 } });
+    const downloaded = await source({ chunkTimeoutMs: 1_000 }).download(
+      stream(chunkBytes, tricklingItag),
+      join(dir, "media"),
+    );
+    expect(downloaded.bytes).toBe(chunkBytes);
   });
 
   it("a 403 from the media server is a block (an expired address, or one bound to another IP)", async () => {

@@ -1,4 +1,5 @@
-import { ApiError } from "../../errors.ts";
+import type { DownloadOptions } from "../net/media-download.ts";
+
 /** One timed piece of an audio transcript; `speaker` indexes the transcript's `speakers`. */
 export interface TimedSegment {
   start: number;
@@ -62,20 +63,6 @@ export interface ResolvedAudioSource {
   podcast: PodcastDetails | null;
   /** The publisher's transcripts, best first. */
   publisherTranscripts: PublisherTranscriptLink[];
-}
-
-/** Options of one media download. */
-export interface DownloadOptions {
-  signal?: AbortSignal;
-  /** Stops once more than this was written, with `DownloadCapReached`: for a caller that wants only short media. */
-  maxBytes?: number;
-}
-
-/** A download stopped at the caller's own `maxBytes`: the media is longer than the caller wanted, not broken. */
-export class DownloadCapReached extends ApiError {
-  constructor(readonly maxBytes: number) {
-    super("audio_ineligible", `The media is larger than the ${maxBytes} bytes this download was allowed.`);
-  }
 }
 
 /** What a download wrote. */

@@ -1,8 +1,8 @@
 import type { LookupFunction } from "node:net";
 import type { Logger } from "../../logger.ts";
 import type { AddressRule } from "../net/address-rule.ts";
+import { type DownloadLimits, withDownloadDefaults } from "../net/media-download.ts";
 import { createPublicFetch } from "../net/public-fetch.ts";
-import type { ThroughputFloorSettings } from "../net/throughput-floor.ts";
 import { IsolatedParser } from "../parsing/isolated-parser.ts";
 import type { AudioSources } from "./audio-source.ts";
 import { WebAudioSources } from "./web-audio-sources.ts";
@@ -16,19 +16,6 @@ export type {
   ResolvedAudioSource,
   TimedSegment,
 } from "./audio-source.ts";
-
-/**
- * The media download limits the operator may set: `VERBATIM_DOWNLOAD_MAX_BYTES`,
- * `VERBATIM_DOWNLOAD_TIMEOUT_MS`, `VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND`.
- */
-export interface DownloadLimits {
-  /** Bytes of one media download at most; default 2 GiB. */
-  downloadMaxBytes?: number;
-  /** Milliseconds one media download may take; default 30 min. */
-  downloadTimeoutMs?: number;
-  /** The slowest a media download may run before it fails; default 16 KiB/s over every 30 s. */
-  downloadFloor?: ThroughputFloorSettings;
-}
 
 /** How podcasts, feeds and media files are reached. */
 export interface AudioSourcesConfig extends DownloadLimits {
@@ -72,9 +59,7 @@ export function createAudioSources(config: AudioSourcesConfig): ClosableAudioSou
       feedMaxBytes: config.feedMaxBytes ?? 20 * 1024 * 1024,
       transcriptMaxBytes: config.transcriptMaxBytes ?? 10 * 1024 * 1024,
       documentTimeoutMs: config.documentTimeoutMs ?? 60_000,
-      downloadMaxBytes: config.downloadMaxBytes ?? 2 * 1024 ** 3,
-      downloadTimeoutMs: config.downloadTimeoutMs ?? 30 * 60_000,
-      downloadFloor: config.downloadFloor ?? { bytesPerSecond: 16 * 1024, windowSeconds: 30 },
+      ...withDownloadDefaults(config),
       maxFeedCandidates: 3,
     },
     config.logger,

@@ -1,18 +1,11 @@
 import { createHash } from "node:crypto";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
+import { type DownloadOptions, MediaDownload, type MediaDownloadLimits, megabytes } from "../net/media-download.ts";
 import { type PublicFetch, readBodyWithin, saveBodyWithin } from "../net/public-fetch.ts";
-import type { ThroughputFloorSettings } from "../net/throughput-floor.ts";
 import type { IsolatedParser } from "../parsing/isolated-parser.ts";
 import { parseVideoReference } from "../youtube/video-reference.ts";
-import {
-  type AudioSources,
-  DownloadCapReached,
-  type DownloadedMedia,
-  type DownloadOptions,
-  type PublisherTranscript,
-  type ResolvedAudioSource,
-} from "./audio-source.ts";
+import type { AudioSources, DownloadedMedia, PublisherTranscript, ResolvedAudioSource } from "./audio-source.ts";
 import { type EpisodePage, matchEpisodeOnPage } from "./episode-pages.ts";
 import {
   type FeedEpisode,
@@ -32,19 +25,13 @@ import {
 import { decodeText } from "./text-decoding.ts";
 
 /** The limits `WebAudioSources` works within; every field is set (the factory fills defaults). */
-export interface WebAudioSourcesLimits {
+export interface WebAudioSourcesLimits extends MediaDownloadLimits {
   /** Bytes of one feed or page at most. */
   feedMaxBytes: number;
   /** Bytes of one publisher transcript at most. */
   transcriptMaxBytes: number;
   /** Milliseconds one page, feed or transcript may take, headers and body. */
   documentTimeoutMs: number;
-  /** Bytes of one media download at most. */
-  downloadMaxBytes: number;
-  /** Milliseconds one media download may take. */
-  downloadTimeoutMs: number;
-  /** The slowest a media download may run before it fails with `timeout`. */
-  downloadFloor: ThroughputFloorSettings;
   /** Feeds a page links to that are tried, at most. */
   maxFeedCandidates: number;
 }
@@ -168,39 +155,21 @@ export class WebAudioSources implements AudioSources {
 
   async download(mediaUrl: string, destinationPath: string, options: DownloadOptions = {}): Promise<DownloadedMedia> {
     const url = new URL(mediaUrl);
-    const deadline = AbortSignal.timeout(this.limits.downloadTimeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    const download = new MediaDownload(`The media at ${url.href}`, this.limits, options);
     try {
       // identity: a compressed body would be inflated on arrival, far beyond what the wire carried.
       const response = await this.fetch(url, {
         headers: { accept: "audio/*, video/*, */*;q=0.5", "accept-encoding": "identity" },
-        signal,
+        signal: download.signal,
       });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         throw new ApiError("upstream_error", `${url.host} answered HTTP ${response.status} for the media ${url.href}.`);
       }
-      const cap =
-        options.maxBytes !== undefined && options.maxBytes < this.limits.downloadMaxBytes ? options.maxBytes : null;
-      const tooLarge = () => {
-        if (cap !== null) return new DownloadCapReached(cap);
-        return new ApiError(
-          "audio_ineligible",
-          `The media at ${url.href} is larger than ${megabytes(this.limits.downloadMaxBytes)}, the most downloaded (VERBATIM_DOWNLOAD_MAX_BYTES).`,
-        );
-      };
-      const limit = cap ?? this.limits.downloadMaxBytes;
-      const bytes = await saveBodyWithin(response, url, destinationPath, limit, tooLarge, this.limits.downloadFloor);
+      const bytes = await saveBodyWithin(response, url, destinationPath, download);
       return { bytes, contentType: response.headers.get("content-type") };
     } catch (error) {
-      if (error instanceof ApiError && error.code === "timeout" && deadline.aborted) {
-        throw new ApiError(
-          "timeout",
-          `The download of ${url.href} did not finish within ${this.limits.downloadTimeoutMs / 1000} s (VERBATIM_DOWNLOAD_TIMEOUT_MS).`,
-          { cause: error },
-        );
-      }
-      throw error;
+      throw download.failure(error);
     }
   }
 
@@ -427,8 +396,4 @@ function withDeadline(signal: AbortSignal | undefined, milliseconds: number): Ab
 
 function shortHash(value: string): string {
   return createHash("sha256").update(value).digest("hex").slice(0, 16);
-}
-
-function megabytes(bytes: number): string {
-  return `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 }

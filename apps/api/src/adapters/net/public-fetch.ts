@@ -1,15 +1,11 @@
 import dns, { type LookupAddress } from "node:dns";
-import { createWriteStream } from "node:fs";
-import { rm } from "node:fs/promises";
 import net, { type LookupFunction } from "node:net";
-import { Readable, type Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { Agent, buildConnector, fetch as undiciFetch } from "undici";
 import { ApiError } from "../../errors.ts";
 import { type AddressRule, publicAddressRule } from "./address-rule.ts";
-import { ByteLimit } from "./byte-limit.ts";
-import { ThroughputFloor, type ThroughputFloorSettings } from "./throughput-floor.ts";
+import type { MediaDownload } from "./media-download.ts";
 
 /** How user-supplied addresses are fetched. */
 export interface PublicFetchOptions {
@@ -155,33 +151,20 @@ export async function readBodyWithin(
 }
 
 /**
- * Streams a body to a file within `maxBytes` counted as written (after any content decoding),
- * never holding it in memory, and above `floor` when given; a partial file is removed on failure.
+ * Streams a media body to a file within the download's limits (`MediaDownload`), never holding it
+ * in memory: refused by its Content-Length before reading, then counted as written.
  */
 export async function saveBodyWithin(
   response: Response,
   url: URL,
   destinationPath: string,
-  maxBytes: number,
-  tooLarge: () => ApiError,
-  floor?: ThroughputFloorSettings,
+  download: MediaDownload,
 ): Promise<number> {
-  refuseDeclaredSize(response, maxBytes, tooLarge);
-  const sizeLimit = new ByteLimit(maxBytes, tooLarge);
-  const stages: Transform[] = [sizeLimit];
-  if (floor) {
-    const tooSlow = () =>
-      new ApiError(
-        "timeout",
-        `${url.host} sent the media at ${url.href} slower than ${floor.bytesPerSecond} bytes per second over ${floor.windowSeconds} s (VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND).`,
-      );
-    stages.push(new ThroughputFloor(floor, tooSlow));
-  }
   try {
-    await pipeline([bodyStream(response), ...stages, createWriteStream(destinationPath)]);
-    return sizeLimit.bytes;
+    download.refuseDeclaredSize(declaredSize(response));
+    return await download.save(bodyStream(response), destinationPath);
   } catch (error) {
-    await rm(destinationPath, { force: true });
+    await response.body?.cancel().catch(() => undefined);
     throw transportFailure(error, url, url);
   }
 }
@@ -191,11 +174,17 @@ function bodyStream(response: Response): Readable {
 }
 
 function refuseDeclaredSize(response: Response, maxBytes: number, tooLarge: () => ApiError): void {
-  const declared = Number(response.headers.get("content-length"));
-  if (Number.isFinite(declared) && declared > maxBytes) {
+  const declared = declaredSize(response);
+  if (declared !== null && declared > maxBytes) {
     void response.body?.cancel().catch(() => undefined);
     throw tooLarge();
   }
+}
+
+function declaredSize(response: Response): number | null {
+  const header = response.headers.get("content-length");
+  const declared = Number(header);
+  return header !== null && Number.isFinite(declared) ? declared : null;
 }
 
 /** A lookup that fails when any resolved address is refused, so a name with one private answer is refused whichever is connected. */

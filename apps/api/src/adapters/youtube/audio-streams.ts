@@ -1,11 +1,9 @@
-import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import { type Dispatcher, ProxyAgent, fetch as undiciFetch } from "undici";
+import { Agent, type Dispatcher, ProxyAgent, fetch as undiciFetch } from "undici";
 import type { Innertube } from "youtubei.js";
 import { ApiError } from "../../errors.ts";
-import { ByteLimit } from "../net/byte-limit.ts";
+import { type DownloadOptions, MediaDownload, type MediaDownloadLimits } from "../net/media-download.ts";
 import { callInnertube } from "./innertube-calls.ts";
 import { type AudioStream, readPlayerResponse, type VideoDetails } from "./player-response.ts";
 import { UpstreamError } from "./upstream-errors.ts";
@@ -39,22 +37,14 @@ export interface DownloadedStream {
 export interface YoutubeAudioSource {
   /** The video's audio stream; throws `VideoUnavailableError` or `UpstreamError` as the caption source does. */
   resolveAudio(videoId: string): Promise<YoutubeAudio>;
-  /** Streams the audio to `destinationPath` in ranged chunks, within the size and time limits. */
-  download(
-    stream: RoutedStream,
-    destinationPath: string,
-    options?: { signal?: AbortSignal },
-  ): Promise<DownloadedStream>;
+  /** Streams the audio to `destinationPath` in ranged chunks, within the media download limits. */
+  download(stream: RoutedStream, destinationPath: string, options?: DownloadOptions): Promise<DownloadedStream>;
 }
 
-/** How stream downloads reach YouTube's media servers. */
-export interface StreamDownloadConfig {
+/** How stream downloads reach YouTube's media servers, within the limits of every media download. */
+export interface StreamDownloadConfig extends MediaDownloadLimits {
   /** `VERBATIM_YOUTUBE_MEDIA_ORIGIN`: where `*.googlevideo.com` requests go instead; unset, the host YouTube names. */
   mediaOrigin?: string;
-  /** Bytes of one stream at most. */
-  maxBytes: number;
-  /** Milliseconds one whole download may take. */
-  timeoutMs: number;
   /** Milliseconds to wait for each chunk's headers and for each pause in its body. */
   chunkTimeoutMs: number;
   /** Bytes per ranged request; YouTube throttles unranged reads of a stream to playback speed. */
@@ -69,7 +59,7 @@ const defaultChunkBytes = 10 * 1024 * 1024;
  * through the route (proxy) that resolved the stream. Videos take the routes in turn.
  */
 export class YoutubeiAudioSource implements YoutubeAudioSource {
-  private readonly dispatchers: Array<Dispatcher | undefined>;
+  private readonly dispatchers: Dispatcher[];
   private nextRoute = 0;
 
   constructor(
@@ -77,8 +67,10 @@ export class YoutubeiAudioSource implements YoutubeAudioSource {
     private readonly config: StreamDownloadConfig,
   ) {
     if (routes.length === 0) throw new Error("YoutubeiAudioSource needs at least one route");
+    // As for other media, a wait for headers or inside a body is bounded; the pace is the floor's to judge.
+    const waits = { headersTimeout: config.chunkTimeoutMs, bodyTimeout: config.chunkTimeoutMs };
     this.dispatchers = routes.map((route) =>
-      route.proxyUrl === undefined ? undefined : new ProxyAgent(route.proxyUrl),
+      route.proxyUrl === undefined ? new Agent(waits) : new ProxyAgent({ uri: route.proxyUrl, ...waits }),
     );
   }
 
@@ -99,29 +91,24 @@ export class YoutubeiAudioSource implements YoutubeAudioSource {
   async download(
     stream: RoutedStream,
     destinationPath: string,
-    options: { signal?: AbortSignal } = {},
+    options: DownloadOptions = {},
   ): Promise<DownloadedStream> {
-    const { maxBytes, timeoutMs } = this.config;
-    if (stream.contentLength !== null && stream.contentLength > maxBytes) throw tooLarge(maxBytes);
-    const deadline = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    const download = new MediaDownload("The audio stream", this.config, options);
+    download.refuseDeclaredSize(stream.contentLength);
     let contentType: string | null = null;
-    const chunks = this.chunks(stream, signal, (type) => {
+    const chunks = this.chunks(stream, download.signal, (type) => {
       contentType ??= type;
     });
-    const sizeLimit = new ByteLimit(maxBytes, () => tooLarge(maxBytes));
     try {
-      await pipeline(Readable.from(chunks), sizeLimit, createWriteStream(destinationPath), { signal });
-    } catch (error) {
+      const bytes = await download.save(Readable.from(chunks), destinationPath);
+      return { bytes, contentType };
+    } catch (caught) {
+      const error = download.failure(caught);
       if (error instanceof UpstreamError || error instanceof ApiError || options.signal?.aborted) throw error;
-      if (deadline.aborted) {
-        throw new UpstreamError("timeout", `The audio stream did not download within ${timeoutMs / 1000} s.`);
-      }
       // A file system failure (a full disk) is ours; anything else broke the stream on its way.
       if ((error as { syscall?: unknown }).syscall !== undefined) throw error;
       throw new UpstreamError("connection", "The audio stream broke off before its end.", undefined, { cause: error });
     }
-    return { bytes: sizeLimit.bytes, contentType };
   }
 
   /** The stream's bytes, one ranged request after another until the stream ends. */
@@ -132,14 +119,19 @@ export class YoutubeiAudioSource implements YoutubeAudioSource {
   ): AsyncGenerator<Uint8Array> {
     const chunkBytes = this.config.chunkBytes ?? defaultChunkBytes;
     for (let offset = 0; stream.contentLength === null || offset < stream.contentLength; offset += chunkBytes) {
-      const response = await this.fetchRange(stream, offset, offset + chunkBytes - 1, signal);
+      const chunk = await this.fetchRange(stream, offset, offset + chunkBytes - 1, signal);
       // A stream of unknown length that ended exactly on a chunk boundary.
-      if (response === null) return;
-      onContentType(response.headers.get("content-type"));
+      if (chunk === null) return;
+      onContentType(chunk.response.headers.get("content-type"));
       let received = 0;
-      for await (const piece of Readable.fromWeb(response.body as WebReadableStream<Uint8Array>)) {
-        received += (piece as Uint8Array).length;
-        yield piece as Uint8Array;
+      try {
+        for await (const piece of Readable.fromWeb(chunk.response.body as WebReadableStream<Uint8Array>)) {
+          received += (piece as Uint8Array).length;
+          yield piece as Uint8Array;
+        }
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw transportFailure(error, chunk.address);
       }
       if (received < chunkBytes) return;
     }
@@ -151,12 +143,13 @@ export class YoutubeiAudioSource implements YoutubeAudioSource {
     const address = this.config.mediaOrigin
       ? new URL(target.pathname + target.search, this.config.mediaOrigin)
       : target;
-    const dispatcher = this.dispatchers[stream.route];
     let response: Awaited<ReturnType<typeof undiciFetch>>;
     try {
       response = await undiciFetch(address, {
-        signal: AbortSignal.any([signal, AbortSignal.timeout(this.config.chunkTimeoutMs)]),
-        ...(dispatcher ? { dispatcher } : {}),
+        // As for other media: a compressed body would be inflated on arrival, far beyond what the wire carried.
+        headers: { "accept-encoding": "identity" },
+        signal,
+        dispatcher: this.dispatchers[stream.route] as Dispatcher,
       });
     } catch (error) {
       if (signal.aborted) throw error;
@@ -171,13 +164,6 @@ export class YoutubeiAudioSource implements YoutubeAudioSource {
       // 403 is the usual answer to an expired address, or one bound to another IP (a different proxy).
       throw statusFailure(response.status, address);
     }
-    return response;
+    return { response, address };
   }
-}
-
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(
-    "audio_ineligible",
-    `The audio stream is larger than ${Math.round(maxBytes / 1024 / 1024)} MiB, the most downloaded (VERBATIM_DOWNLOAD_MAX_BYTES).`,
-  );
 }

@@ -1,4 +1,5 @@
 import { Innertube } from "youtubei.js";
+import { type DownloadLimits, withDownloadDefaults } from "../net/media-download.ts";
 import { type StreamRoute, type YoutubeAudioSource, YoutubeiAudioSource } from "./audio-streams.ts";
 import { type CaptionSource, YoutubeiCaptionSource } from "./caption-source.ts";
 import { createUpstreamFetch } from "./upstream-fetch.ts";
@@ -12,8 +13,8 @@ export type { ListRow, ListTarget, UpstreamListPage, VideoListSource } from "./v
 
 const defaultOrigin = "https://www.youtube.com";
 
-/** How the YouTube adapter reaches YouTube. */
-export interface YoutubeAdapterConfig {
+/** How the YouTube adapter reaches YouTube; audio streams obey the media download limits. */
+export interface YoutubeAdapterConfig extends DownloadLimits {
   /** `VERBATIM_YOUTUBE_ORIGIN`; default `https://www.youtube.com`. */
   origin?: string;
   /**
@@ -31,10 +32,6 @@ export interface YoutubeAdapterConfig {
   maxAttempts?: number;
   /** Milliseconds of the first retry backoff; default 200. */
   backoffBaseMs?: number;
-  /** Bytes of one audio stream at most (`VERBATIM_DOWNLOAD_MAX_BYTES`); default 2 GiB. */
-  downloadMaxBytes?: number;
-  /** Milliseconds one audio stream download may take (`VERBATIM_DOWNLOAD_TIMEOUT_MS`); default 30 min. */
-  downloadTimeoutMs?: number;
   /** The clock list rows' relative upload times ("2 days ago") count back from; tests may fix it. */
   now?: () => Date;
 }
@@ -73,8 +70,7 @@ export function createYoutubeAdapter(config: YoutubeAdapterConfig = {}): Youtube
     lists: new YoutubeiVideoListSource(innertube, config.now ?? (() => new Date())),
     audio: new YoutubeiAudioSource(audioRoutes, {
       ...(mediaOrigin === undefined ? {} : { mediaOrigin }),
-      maxBytes: config.downloadMaxBytes ?? 2 * 1024 ** 3,
-      timeoutMs: config.downloadTimeoutMs ?? 30 * 60_000,
+      ...withDownloadDefaults(config),
       chunkTimeoutMs: config.attemptTimeoutMs ?? 10_000,
     }),
   };

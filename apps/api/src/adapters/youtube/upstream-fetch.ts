@@ -113,10 +113,14 @@ export function statusFailure(status: number, target: URL): UpstreamError {
   return new UpstreamError("failed", `YouTube answered ${target.pathname} with HTTP ${status}.`, status);
 }
 
+/** undici's own waits (headers, a pause in the body, connecting), as the cause of fetch's "fetch failed" or "terminated". */
+const undiciTimeoutCodes = new Set(["UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "UND_ERR_CONNECT_TIMEOUT"]);
+
 /** The failure an exchange with YouTube that got no answer means: a timeout, or a broken connection. */
 export function transportFailure(error: unknown, target: URL): UpstreamError {
   const name = (error as { name?: string }).name;
-  if (name === "TimeoutError" || name === "AbortError") {
+  const causeCode = (error as { cause?: { code?: unknown } }).cause?.code;
+  if (name === "TimeoutError" || name === "AbortError" || undiciTimeoutCodes.has(String(causeCode))) {
     return new UpstreamError("timeout", `YouTube did not answer ${target.pathname} in time.`, undefined, {
       cause: error,
     });
