@@ -51,8 +51,13 @@ const errorSchema: JsonSchema = {
     },
     // Retry-After is a header in the API; a tool result has no headers.
     retry_after: { type: "integer", minimum: 0, description: "Seconds to wait before calling again." },
+    issues: contractProperty("InvalidRequestError", "issues"),
+    truncated: contractProperty("InvalidRequestError", "truncated"),
   },
 };
+
+/** The most argument problems an error result lists, as the contract caps an `invalid_request`'s `issues`. */
+const maxIssuesListed = contractProperty("InvalidRequestError", "issues").maxItems as number;
 
 function inputSchemaOf(properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema {
   return {
@@ -393,6 +398,14 @@ interface ErrorFields {
   docs?: string;
   retry_with?: unknown;
   retry_after?: number;
+  issues?: ArgumentIssue[];
+  truncated?: true;
+}
+
+/** One problem of a tool's arguments: where, as a JSON pointer from `/arguments`, and what. */
+export interface ArgumentIssue {
+  path: string;
+  message: string;
 }
 
 /** An error as a tool result: the model reads it and can act on it, where a protocol error would end the call. */
@@ -428,11 +441,21 @@ export function failedCallResult(failure: unknown): ToolResult {
   throw failure;
 }
 
-/** Arguments that break a tool's input schema, answered as the API answers a body that breaks its schema. */
-export function invalidArgumentsResult(problems: string): ToolResult {
+/**
+ * Arguments that break a tool's input schema, answered as the API answers a body that breaks its
+ * schema: at most `maxIssuesListed` issues, with `truncated` when there were more, so that many
+ * bad arguments cannot make an answer many times the size of the call.
+ */
+export function invalidArgumentsResult(issues: readonly ArgumentIssue[]): ToolResult {
+  const listed = issues.slice(0, maxIssuesListed);
+  const problems = listed.map((issue) => `${issue.path} ${issue.message}`).join("; ");
+  const more =
+    issues.length > listed.length ? ` The first ${listed.length} of ${issues.length} problems are listed.` : "";
   return errorResult({
     code: "invalid_request",
     number: errorTable.invalid_request.number,
-    message: `Invalid arguments: ${problems}`,
+    message: `Invalid arguments: ${problems}.${more}`,
+    issues: listed,
+    ...(more === "" ? {} : { truncated: true }),
   });
 }
