@@ -1,5 +1,6 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { OperationId } from "@verbatim/contract";
 import type { Verbatim } from "@verbatim/sdk";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
@@ -42,6 +43,11 @@ export function createMcpServer(client: Verbatim): Server {
     return callTool(tool, client, { ...request.params.arguments });
   });
   return server;
+}
+
+/** The API operation a tool calls, by the tool's name; `undefined` for a name that is no tool. */
+export function operationOfTool(name: unknown): OperationId | undefined {
+  return tools.find((tool) => tool.name === name)?.operationId;
 }
 
 async function callTool(tool: Tool, client: Verbatim, args: Record<string, unknown>) {

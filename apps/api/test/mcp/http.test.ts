@@ -295,7 +295,10 @@ describe("allowances", () => {
     expect(after.structuredContent).toMatchObject({ credits: 9, rate_limit: { remaining: 9 } });
 
     const poll = await sdk.GET("/me");
-    expect(poll.response.headers.get("x-ratelimit-remaining"), "two get_credits and this poll").toBe(String(120 - 3));
+    expect(
+      poll.response.headers.get("x-ratelimit-remaining"),
+      "initialize and its notification, two get_credits and this poll",
+    ).toBe(String(120 - 5));
     await fresh.mcp.close();
   });
 });
