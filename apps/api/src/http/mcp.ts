@@ -3,7 +3,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { createMcpServer, operationOfTool, serverCard } from "@verbatim/mcp";
 import { Verbatim } from "@verbatim/sdk";
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
-import type { AppDeps } from "../deps.ts";
+import type { AppDeps, HttpConfig } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { hashApiKey } from "../services/api-keys.ts";
 import type { Allowance, Authentication } from "../services/authenticator.ts";
@@ -20,8 +20,9 @@ const refusedCode = -32000;
 
 /**
  * The MCP tool server over Streamable HTTP at `POST /mcp`, and its server card. Stateless: each
- * POST gets its own server and transport. The key is checked before the body is read; then each
- * message of the body is counted (`admitMessages`) before any runs. A tool call's API request, sent to the address the POST reached with the caller's key, is
+ * POST gets its own server and transport. A foreign `Origin` is refused, then the key is checked
+ * before the body is read; then each message of the body is counted (`admitMessages`) before any
+ * runs. A tool call's API request, sent to the address the POST reached with the caller's key, is
  * limited and charged by the same code as any other request, but not counted again.
  */
 export function mcpRoutes(deps: AppDeps): Router {
@@ -29,6 +30,7 @@ export function mcpRoutes(deps: AppDeps): Router {
   router.get("/.well-known/mcp/server-card.json", (req, res) => {
     res.json(serverCard(publicBaseUrl(req, deps.config.publicUrl)));
   });
+  router.use("/mcp", refuseForeignOrigins(deps.config));
   router.post("/mcp", requireApiKey(deps), readBody(), async (req, res) => {
     const apiKey = res.locals.apiKey as string;
     const messages = messagesOf(req.body, res.locals.unreadableBody !== undefined);
@@ -95,6 +97,31 @@ async function serveMessages(req: Request, res: Response, apiKey: string, ticket
   });
   await server.connect(transport);
   await transport.handleRequest(req, res, req.body);
+}
+
+/**
+ * Refuses a request whose `Origin` is neither this server's nor one the operator listed
+ * (`VERBATIM_MCP_ALLOWED_ORIGINS`) with 403, as the MCP transport requires against DNS rebinding.
+ * No `Origin` (a client that is not a browser) passes. This server's origin is `VERBATIM_PUBLIC_URL`'s
+ * when it is set, else the address the request came to.
+ */
+function refuseForeignOrigins(config: HttpConfig): RequestHandler {
+  const listed = new Set(config.mcpAllowedOrigins);
+  return (req, res, next) => {
+    const origin = req.get("origin");
+    if (origin === undefined) return next();
+    const own = new URL(publicBaseUrl(req, config.publicUrl)).origin;
+    const canonical = URL.canParse(origin) ? new URL(origin).origin : origin;
+    if (canonical === own || listed.has(canonical)) return next();
+    res.status(403).json({
+      jsonrpc: "2.0",
+      error: {
+        code: refusedCode,
+        message: `Forbidden: Origin ${origin} may not use this MCP server. Its operator can list it in VERBATIM_MCP_ALLOWED_ORIGINS.`,
+      },
+      id: null,
+    });
+  };
 }
 
 /** Parses the JSON body; a body that cannot be read is kept in `res.locals.unreadableBody`, to be counted before it is refused. */

@@ -2,6 +2,7 @@ import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamable
 import { LATEST_PROTOCOL_VERSION, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Answer, send } from "../support/http.ts";
+import { startServer, type TestServer } from "../support/server.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 import {
   callTool,
@@ -232,5 +233,81 @@ describe("429 rate_limited: protocol messages count against the polling allowanc
     );
     expect((await allowancesOf(free.key)).requestsLeft, "the ten calls counted before the refusal").toBe(0);
     await free.mcp.close();
+  });
+});
+
+describe("403 for a foreign Origin", () => {
+  const foreign = "https://attacker.example";
+
+  it("refuses a foreign Origin with 403 and a JSON-RPC error before the key is read, so the client cannot connect", async () => {
+    const answer = await send(yt.server, {
+      method: "POST",
+      path: "/mcp",
+      authorized: false,
+      json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      headers: { accept: "application/json, text/event-stream", origin: foreign },
+    });
+    expect(answer.status, answer.text).toBe(403);
+    expect(answer.body).toEqual({
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32000, message: expect.stringContaining(`Origin ${foreign} may not use this MCP server`) },
+    });
+    const failure = await connectOverHttp(yt.server.baseUrl, yt.server.key.key, { headers: { Origin: foreign } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure, String(failure)).toBeInstanceOf(StreamableHTTPError);
+    expect((failure as StreamableHTTPError).code).toBe(403);
+  });
+
+  it("serves a client that sends no Origin, and a page of the server's own origin", async () => {
+    const noOrigin = await connectOverHttp(yt.server.baseUrl, yt.server.key.key);
+    expect((await noOrigin.listTools()).tools).toHaveLength(6);
+    await noOrigin.close();
+    const answers: HttpAnswer[] = [];
+    const sameOrigin = await connectOverHttp(yt.server.baseUrl, yt.server.key.key, {
+      headers: { Origin: yt.server.baseUrl },
+      answers,
+    });
+    expect((await sameOrigin.listTools()).tools).toHaveLength(6);
+    expect(answers.every((answer) => answer.status !== 403)).toBe(true);
+    await sameOrigin.close();
+  });
+
+  describe("with VERBATIM_PUBLIC_URL and VERBATIM_MCP_ALLOWED_ORIGINS set", () => {
+    const publicUrl = "https://verbatim.example";
+    const listed = "https://inspector.example";
+    let configured: TestServer;
+    beforeAll(async () => {
+      configured = await startServer({
+        deps: { config: { version: "0.0.0-test", publicUrl, mcpAllowedOrigins: [listed] } },
+      });
+    }, serverStartTimeoutMs);
+    afterAll(() => configured?.close());
+
+    it.each([
+      ["the public address", publicUrl],
+      ["a listed origin", listed],
+      ["a listed origin, written with its default port", "https://inspector.example:443"],
+    ])("serves %s", async (_name, origin) => {
+      const mcp = await connectOverHttp(configured.baseUrl, configured.key.key, { headers: { Origin: origin } });
+      expect((await mcp.listTools()).tools).toHaveLength(6);
+      await mcp.close();
+    });
+
+    it.each([
+      ["the address the request came to, which a rebound DNS name also reaches", () => configured.baseUrl],
+      ["an origin that is not listed", () => foreign],
+      ["a sandboxed page's null origin", () => "null"],
+    ])("refuses %s with 403", async (_name, origin) => {
+      const answer = await send(configured, {
+        method: "POST",
+        path: "/mcp",
+        json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+        headers: { accept: "application/json, text/event-stream", origin: origin() },
+      });
+      expect(answer.status, answer.text).toBe(403);
+    });
   });
 });
