@@ -104,3 +104,29 @@ describe("loadConfig: operations", () => {
     expect(() => loadConfig({ VERBATIM_SHUTDOWN_GRACE_SECONDS: "-1" })).toThrow(/^VERBATIM_SHUTDOWN_GRACE_SECONDS/);
   });
 });
+
+describe("loadConfig: VERBATIM_MCP_ALLOWED_ORIGINS", () => {
+  it("allows no other origin by default", () => {
+    expect(loadConfig({}).mcpAllowedOrigins).toEqual([]);
+  });
+
+  it("reads comma- or space-separated origins as browsers send them", () => {
+    expect(
+      loadConfig({ VERBATIM_MCP_ALLOWED_ORIGINS: "https://App.Example:443, http://localhost:6274/ http://[::1]:8080" })
+        .mcpAllowedOrigins,
+    ).toEqual(["https://app.example", "http://localhost:6274", "http://[::1]:8080"]);
+  });
+
+  it.each([
+    "app.example",
+    "ftp://app.example",
+    "https://app.example/mcp",
+    "https://app.example?x=1",
+    "https://user:pass@app.example",
+    "*",
+  ])("refuses %s, which is not an http(s) origin, naming the variable", (value) => {
+    expect(() => loadConfig({ VERBATIM_MCP_ALLOWED_ORIGINS: value })).toThrow(
+      /^VERBATIM_MCP_ALLOWED_ORIGINS must hold origins/,
+    );
+  });
+});

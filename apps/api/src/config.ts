@@ -13,6 +13,8 @@ export interface Config {
   /** A PostgreSQL server for the distributed deployment; without it the embedded PGlite in `dataDir` is used. */
   databaseUrl: string | undefined;
   publicUrl: string | undefined;
+  /** `VERBATIM_MCP_ALLOWED_ORIGINS`: browser origins besides this server's own that may use `POST /mcp`. */
+  mcpAllowedOrigins: string[];
   /** `VERBATIM_BATCH_DEADLINE_SECONDS`: how long a batch runs before it answers with the rows it has. */
   batchDeadlineSeconds: number;
   version: string;
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     dataDir: resolve(env.VERBATIM_DATA_DIR ?? resolve(repositoryRoot, ".verbatim")),
     databaseUrl: env.DATABASE_URL || undefined,
     publicUrl: env.VERBATIM_PUBLIC_URL?.replace(/\/+$/, ""),
+    mcpAllowedOrigins: originsFrom("VERBATIM_MCP_ALLOWED_ORIGINS", env.VERBATIM_MCP_ALLOWED_ORIGINS),
     batchDeadlineSeconds: numberFrom("VERBATIM_BATCH_DEADLINE_SECONDS", env.VERBATIM_BATCH_DEADLINE_SECONDS, 60, {
       min: 1,
     }),
@@ -213,6 +216,28 @@ export function youtubeConfigFrom(env: NodeJS.ProcessEnv): YoutubeAdapterConfig 
     ...(attemptTimeoutMs === undefined ? {} : { attemptTimeoutMs }),
     ...(budgetMs === undefined ? {} : { budgetMs }),
   };
+}
+
+/** Comma- or space-separated http(s) origins (`https://app.example`, `http://localhost:6274`), each as a browser sends it. */
+function originsFrom(name: string, value: string | undefined): string[] {
+  return (value ?? "")
+    .split(/[\s,]+/)
+    .filter((entry) => entry.length > 0)
+    .map((entry) => {
+      const url = URL.canParse(entry) ? new URL(entry) : undefined;
+      const isOrigin =
+        url !== undefined &&
+        (url.protocol === "http:" || url.protocol === "https:") &&
+        url.username === "" &&
+        url.password === "" &&
+        url.pathname === "/" &&
+        url.search === "" &&
+        url.hash === "";
+      if (!isOrigin) {
+        throw new Error(`${name} must hold origins such as https://app.example, not ${JSON.stringify(entry)}`);
+      }
+      return url.origin;
+    });
 }
 
 function httpUrlFrom(name: string, value: string): string {

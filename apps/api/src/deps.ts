@@ -22,6 +22,8 @@ export interface HttpConfig {
   batchDeadlineMs?: number;
   /** `VERBATIM_METRICS_TOKEN`: `/metrics` answers any client with it; without it, loopback clients only. */
   metricsToken?: string;
+  /** `VERBATIM_MCP_ALLOWED_ORIGINS`: browser origins besides this server's own that may use `POST /mcp`. */
+  mcpAllowedOrigins?: readonly string[];
 }
 
 /** Everything `createApp` needs; tests build it without environment variables. */

@@ -141,6 +141,7 @@ if (servesApi) {
       batchDeadlineMs: config.batchDeadlineSeconds * 1000,
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
       ...(config.operations.metricsToken ? { metricsToken: config.operations.metricsToken } : {}),
+      mcpAllowedOrigins: config.mcpAllowedOrigins,
     },
     logger,
     now,

@@ -1,10 +1,18 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { OperationId } from "@verbatim/contract";
 import type { Verbatim } from "@verbatim/sdk";
-import { Ajv, type ValidateFunction } from "ajv";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import packageJson from "../package.json" with { type: "json" };
-import { failedCallResult, invalidArgumentsResult, type Tool, toolDefinitions, tools } from "./tools.ts";
+import {
+  type ArgumentIssue,
+  failedCallResult,
+  invalidArgumentsResult,
+  type Tool,
+  toolDefinitions,
+  tools,
+} from "./tools.ts";
 
 /** The MCP server's name and version, as `initialize` and the server card report them. */
 export const serverInfo = { name: "verbatim", title: "Verbatim", version: packageJson.version } as const;
@@ -37,14 +45,36 @@ export function createMcpServer(client: Verbatim): Server {
   return server;
 }
 
+/** The API operation a tool calls, by the tool's name; `undefined` for a name that is no tool. */
+export function operationOfTool(name: unknown): OperationId | undefined {
+  return tools.find((tool) => tool.name === name)?.operationId;
+}
+
 async function callTool(tool: Tool, client: Verbatim, args: Record<string, unknown>) {
   const validate = validators.get(tool.name);
   if (validate && !validate(args)) {
-    return invalidArgumentsResult(ajv.errorsText(validate.errors, { dataVar: "arguments" }));
+    return invalidArgumentsResult(argumentIssues(validate.errors ?? []));
   }
   try {
     return await tool.run(client, args);
   } catch (failure) {
     return failedCallResult(failure);
   }
+}
+
+/** One issue per distinct path and message, each path a JSON pointer into the call's `arguments`. */
+function argumentIssues(errors: readonly ErrorObject[]): ArgumentIssue[] {
+  const issues = new Map<string, ArgumentIssue>();
+  for (const error of errors) {
+    const named = error.params.additionalProperty ?? error.params.missingProperty;
+    const path = `/arguments${error.instancePath}${typeof named === "string" ? `/${pointerToken(named)}` : ""}`;
+    const issue = { path, message: error.message ?? "is invalid" };
+    issues.set(`${issue.path}\n${issue.message}`, issue);
+  }
+  return [...issues.values()];
+}
+
+/** A property name as one JSON pointer token (RFC 6901): `~` and `/` escaped. */
+function pointerToken(name: string): string {
+  return name.replaceAll("~", "~0").replaceAll("/", "~1");
 }

@@ -1,4 +1,4 @@
-import { errorTable } from "@verbatim/contract";
+import { errorTable, type OperationId } from "@verbatim/contract";
 import { ApiError, ConnectionError, type ListRow, type Segment, toText, type Verbatim } from "@verbatim/sdk";
 import { contractProperties, contractProperty, contractSchema, type JsonSchema } from "./contract-schemas.ts";
 import { defaultMaxChars, pageOf, pagingInputProperties, pagingOutputProperties } from "./text-page.ts";
@@ -32,6 +32,8 @@ export interface ToolResult {
 
 /** A tool and the call that runs it through the SDK. Arguments reach `run` already validated against `inputSchema`. */
 export interface Tool extends ToolDefinition {
+  /** The API operation `run` calls, once: a server meters the tool call as that operation. */
+  operationId: OperationId;
   run(client: Verbatim, args: Record<string, unknown>): Promise<ToolResult>;
 }
 
@@ -51,8 +53,13 @@ const errorSchema: JsonSchema = {
     },
     // Retry-After is a header in the API; a tool result has no headers.
     retry_after: { type: "integer", minimum: 0, description: "Seconds to wait before calling again." },
+    issues: contractProperty("InvalidRequestError", "issues"),
+    truncated: contractProperty("InvalidRequestError", "truncated"),
   },
 };
+
+/** The most argument problems an error result lists, as the contract caps an `invalid_request`'s `issues`. */
+const maxIssuesListed = contractProperty("InvalidRequestError", "issues").maxItems as number;
 
 function inputSchemaOf(properties: Record<string, JsonSchema>, required: readonly string[]): JsonSchema {
   return {
@@ -98,6 +105,7 @@ const readOnlyOpenWorld = { readOnlyHint: true, destructiveHint: false, openWorl
 
 const getTranscript: Tool = {
   name: "get_transcript",
+  operationId: "fetchVideoTranscript",
   title: "Get a transcript",
   description: [
     "Fetch the transcript of a YouTube video, a podcast episode, feed or page, or a media file URL.",
@@ -154,6 +162,7 @@ const getTranscript: Tool = {
 
 const getJob: Tool = {
   name: "get_job",
+  operationId: "getTranscriptJob",
   title: "Get a speech recognition job",
   description: [
     "Read a speech recognition job that get_transcript started. While it runs, the result says `processing` (with `progress` when known): call again in a few seconds.",
@@ -212,6 +221,7 @@ const getJob: Tool = {
 
 function listTool(options: {
   name: string;
+  operationId: OperationId;
   title: string;
   description: string;
   requestSchema: string;
@@ -221,6 +231,7 @@ function listTool(options: {
 }): Tool {
   return {
     name: options.name,
+    operationId: options.operationId,
     title: options.title,
     description: options.description,
     annotations: { title: options.title, ...readOnlyOpenWorld },
@@ -240,6 +251,7 @@ function listTool(options: {
 
 const searchVideos = listTool({
   name: "search_videos",
+  operationId: "searchVideos",
   title: "Search YouTube",
   description: `Search YouTube videos by keywords. Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
   requestSchema: "SearchRequest",
@@ -250,6 +262,7 @@ const searchVideos = listTool({
 
 const listChannelVideos = listTool({
   name: "list_channel_videos",
+  operationId: "fetchChannelVideos",
   title: "List a channel's videos",
   description: `List a YouTube channel's uploads, newest first, one page at a time: pass \`next_cursor\` back as \`cursor\` for the next page. Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
   requestSchema: "ChannelRequest",
@@ -260,6 +273,7 @@ const listChannelVideos = listTool({
 
 const listPlaylistVideos = listTool({
   name: "list_playlist_videos",
+  operationId: "fetchPlaylistVideos",
   title: "List a playlist's videos",
   description: `List a YouTube playlist's videos in order, one page at a time: pass \`next_cursor\` back as \`cursor\` for the next page. Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
   requestSchema: "PlaylistRequest",
@@ -270,6 +284,7 @@ const listPlaylistVideos = listTool({
 
 const getCredits: Tool = {
   name: "get_credits",
+  operationId: "me",
   title: "Check the credit balance",
   description:
     "The account's remaining credits, its plan and its request allowance. Free: it counts on the polling allowance, not the request allowance.",
@@ -393,6 +408,14 @@ interface ErrorFields {
   docs?: string;
   retry_with?: unknown;
   retry_after?: number;
+  issues?: ArgumentIssue[];
+  truncated?: true;
+}
+
+/** One problem of a tool's arguments: where, as a JSON pointer from `/arguments`, and what. */
+export interface ArgumentIssue {
+  path: string;
+  message: string;
 }
 
 /** An error as a tool result: the model reads it and can act on it, where a protocol error would end the call. */
@@ -428,11 +451,21 @@ export function failedCallResult(failure: unknown): ToolResult {
   throw failure;
 }
 
-/** Arguments that break a tool's input schema, answered as the API answers a body that breaks its schema. */
-export function invalidArgumentsResult(problems: string): ToolResult {
+/**
+ * Arguments that break a tool's input schema, answered as the API answers a body that breaks its
+ * schema: at most `maxIssuesListed` issues, with `truncated` when there were more, so that many
+ * bad arguments cannot make an answer many times the size of the call.
+ */
+export function invalidArgumentsResult(issues: readonly ArgumentIssue[]): ToolResult {
+  const listed = issues.slice(0, maxIssuesListed);
+  const problems = listed.map((issue) => `${issue.path} ${issue.message}`).join("; ");
+  const more =
+    issues.length > listed.length ? ` The first ${listed.length} of ${issues.length} problems are listed.` : "";
   return errorResult({
     code: "invalid_request",
     number: errorTable.invalid_request.number,
-    message: `Invalid arguments: ${problems}`,
+    message: `Invalid arguments: ${problems}.${more}`,
+    issues: listed,
+    ...(more === "" ? {} : { truncated: true }),
   });
 }

@@ -99,6 +99,23 @@ describe("API errors as tool results", () => {
     expect(requests).toEqual([]);
   });
 
+  it("lists the first 50 bad arguments, each at its JSON pointer, with truncated when there were more", async () => {
+    const client = await connectWith(() => new Response(null, { status: 500 }));
+    const args: Record<string, unknown> = { "a/b~c": 1 };
+    for (let index = 0; index < 60; index++) args[`k${index}`] = 1;
+    const result = await call(client, "get_credits", args);
+    expect(result.structuredContent.error).toMatchObject({ code: "invalid_request", truncated: true });
+    const issues = result.structuredContent.error.issues as Array<{ path: string; message: string }>;
+    expect(issues).toHaveLength(50);
+    expect(issues.slice(0, 2)).toEqual([
+      { path: "/arguments/a~1b~0c", message: "must NOT have additional properties" },
+      { path: "/arguments/k0", message: "must NOT have additional properties" },
+    ]);
+    expect(result.content[0]).toMatchObject({
+      text: expect.stringContaining("The first 50 of 61 problems are listed."),
+    });
+  });
+
   it("answers a tool it does not have with a protocol error", async () => {
     const client = await connectWith(() => new Response(null, { status: 500 }));
     await expect(client.callTool({ name: "delete_account", arguments: {} })).rejects.toThrow(/Unknown tool/);

@@ -5,6 +5,7 @@ import { ApiError } from "../errors.ts";
 import { apiKeyPattern, hashApiKey } from "../services/api-keys.ts";
 import type { Allowance, AllowanceState, Authentication } from "../services/authenticator.ts";
 import { sessionSecretPattern } from "../services/dashboard-sessions.ts";
+import { mcpTicketHeader, takeToolCallAdmission } from "./mcp-admissions.ts";
 import { holdSlot } from "./slots.ts";
 
 /** The cookie that carries a dashboard session. */
@@ -48,7 +49,9 @@ export function authenticate(
     const credential = credentialOf(req);
     if (!credential) throw unauthorized();
     const takeSlot = options.extractionSlot === true && req.get("idempotency-key") === undefined;
-    const auth = await admit(deps, res, credential.secret, allowance, takeSlot);
+    const auth =
+      admittedAtMcp(req, res, credential, allowance) ??
+      (await admit(deps, res, credential.secret, allowance, takeSlot));
     if (auth.slot) holdSlot(deps, res, auth.slot);
     if (credential.kind === "session") {
       await requireCsrfToken(deps, req, auth.keyId);
@@ -93,6 +96,22 @@ export async function admit(
   return auth;
 }
 
+/**
+ * The admission of a `POST /mcp` tool call whose API request this is: counted at `/mcp` against
+ * this same allowance, so not counted again. Its slot, when the operation holds one, is taken later.
+ */
+function admittedAtMcp(
+  req: Request,
+  res: Response,
+  credential: { secret: string; kind: "key" | "session" },
+  allowance: Allowance,
+): Authentication | undefined {
+  if (credential.kind !== "key") return undefined;
+  const auth = takeToolCallAdmission(req.get(mcpTicketHeader), hashApiKey(credential.secret), allowance);
+  if (auth) setRateLimitHeaders(res, auth.allowance);
+  return auth;
+}
+
 /** A dashboard session's state change must send the session's CSRF token as `X-CSRF-Token`. */
 async function requireCsrfToken(deps: AppDeps, req: Request, sessionId: string): Promise<void> {
   if (safeMethods.has(req.method)) return;
@@ -105,8 +124,8 @@ async function requireCsrfToken(deps: AppDeps, req: Request, sessionId: string):
 
 /**
  * Requires a valid API key without counting the request against an allowance, and keeps the key
- * in `res.locals.apiKey`: for the MCP endpoint, whose tool calls each run as an API request with
- * that key and are counted and charged there.
+ * in `res.locals.apiKey`: for the MCP endpoint, which checks the key before it reads the body and
+ * counts each message of the body once it has read it.
  */
 export function requireApiKey(deps: AppDeps): RequestHandler {
   return async (req, res, next) => {

@@ -202,6 +202,37 @@ describe("get_transcript", () => {
     expect(expectToolError(tooLarge, "invalid_request").message).toContain("max_chars");
   });
 
+  it("answers 20,000 unknown arguments with the first 50 problems and truncated: true, in a small answer", async () => {
+    const args: Record<string, unknown> = { video: surfaceGo };
+    for (let index = 0; index < 20_000; index++) args[`k${index}`] = 1;
+    const before = await yt.balance();
+    const result = await callTool(mcp, tools, "get_transcript", args);
+    expectToolError(result, "invalid_request");
+    const error = result.structuredContent.error as {
+      message: string;
+      issues: Array<{ path: string; message: string }>;
+      truncated?: boolean;
+    };
+    expect(error.issues).toHaveLength(50);
+    expect(error.issues[0]).toEqual({ path: "/arguments/k0", message: "must NOT have additional properties" });
+    expect(error.truncated).toBe(true);
+    expect(error.message).toContain("The first 50 of 20000 problems are listed.");
+    expect(JSON.stringify(result).length).toBeLessThan(20_000);
+    expect(await yt.balance()).toBe(before);
+  });
+
+  it("lists every problem of a few bad arguments, without truncated", async () => {
+    const result = await callTool(mcp, tools, "get_transcript", { mode: "srt", max_chars: 1 });
+    expectToolError(result, "invalid_request");
+    const error = result.structuredContent.error as Record<string, unknown>;
+    expect(error.issues).toEqual([
+      { path: "/arguments/video", message: "must have required property 'video'" },
+      { path: "/arguments/mode", message: "must be equal to one of the allowed values" },
+      { path: "/arguments/max_chars", message: "must be >= 100" },
+    ]);
+    expect(error).not.toHaveProperty("truncated");
+  });
+
   it("answers 402 insufficient_credits as an error result for an account without credits", async () => {
     const broke = await newAccount({ credits: 0 });
     const result = await callTool(broke.mcp, tools, "get_transcript", { video: surfaceGo });
@@ -264,7 +295,10 @@ describe("allowances", () => {
     expect(after.structuredContent).toMatchObject({ credits: 9, rate_limit: { remaining: 9 } });
 
     const poll = await sdk.GET("/me");
-    expect(poll.response.headers.get("x-ratelimit-remaining"), "two get_credits and this poll").toBe(String(120 - 3));
+    expect(
+      poll.response.headers.get("x-ratelimit-remaining"),
+      "initialize and its notification, two get_credits and this poll",
+    ).toBe(String(120 - 5));
     await fresh.mcp.close();
   });
 });

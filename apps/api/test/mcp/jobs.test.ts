@@ -57,9 +57,10 @@ describe("speech recognition as a job", () => {
     expect(requestAllowance.remaining, "get_transcript is the only request").toBe(requestAllowance.limit - 1);
     const poll = await createClient({ baseUrl: server.baseUrl, apiKey: server.key.key }).GET("/me");
     const pollLimit = Number(poll.response.headers.get("x-ratelimit-limit"));
-    expect(Number(poll.response.headers.get("x-ratelimit-remaining")), "get_job polls, get_credits and this poll").toBe(
-      pollLimit - polls - 2,
-    );
+    expect(
+      Number(poll.response.headers.get("x-ratelimit-remaining")),
+      "initialize, its notification and tools/list; get_job polls, get_credits and this poll",
+    ).toBe(pollLimit - 3 - polls - 2);
 
     const firstPage = await callTool(mcp, tools, "get_job", { job_id: jobId, max_chars: 100 });
     expect(firstPage.structuredContent).toMatchObject({ truncated: true, next_offset: 100 });

@@ -24,12 +24,30 @@ export function registerVideos(yt: YoutubeTestServer): void {
     );
 }
 
+/** What the server answered one HTTP request of an MCP client. */
+export interface HttpAnswer {
+  status: number;
+  headers: Headers;
+}
+
+export interface ConnectOptions {
+  /** Headers sent with every request besides the key: an `Origin`. */
+  headers?: Record<string, string>;
+  /** Where the status and headers of every answer are pushed, in order. */
+  answers?: HttpAnswer[];
+}
+
 /** An MCP client connected to `POST /mcp` of `baseUrl` with `apiKey` as its bearer key. */
-export async function connectOverHttp(baseUrl: string, apiKey: string): Promise<Client> {
+export async function connectOverHttp(baseUrl: string, apiKey: string, options: ConnectOptions = {}): Promise<Client> {
   const client = new Client({ name: "verbatim-test", version: "0.0.0" });
   await client.connect(
     new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${apiKey}` } },
+      requestInit: { headers: { Authorization: `Bearer ${apiKey}`, ...options.headers } },
+      fetch: async (url, init) => {
+        const response = await fetch(url, init);
+        options.answers?.push({ status: response.status, headers: response.headers });
+        return response;
+      },
     }),
   );
   return client;
