@@ -103,16 +103,17 @@ async function serveMessages(req: Request, res: Response, apiKey: string, ticket
  * Refuses a request whose `Origin` is neither this server's nor one the operator listed
  * (`VERBATIM_MCP_ALLOWED_ORIGINS`) with 403, as the MCP transport requires against DNS rebinding.
  * No `Origin` (a client that is not a browser) passes. This server's origin is `VERBATIM_PUBLIC_URL`'s
- * when it is set, else the address the request came to.
+ * when it is set. Without it, only names DNS cannot rebind count as this server: the address the
+ * connection reached and the loopback names on its port, never the request's `Host`, which a
+ * rebound name satisfies by construction.
  */
 function refuseForeignOrigins(config: HttpConfig): RequestHandler {
   const listed = new Set(config.mcpAllowedOrigins);
   return (req, res, next) => {
     const origin = req.get("origin");
     if (origin === undefined) return next();
-    const own = new URL(publicBaseUrl(req, config.publicUrl)).origin;
     const canonical = URL.canParse(origin) ? new URL(origin).origin : origin;
-    if (canonical === own || listed.has(canonical)) return next();
+    if (ownOrigins(req, config.publicUrl).includes(canonical) || listed.has(canonical)) return next();
     res.status(403).json({
       jsonrpc: "2.0",
       error: {
@@ -122,6 +123,16 @@ function refuseForeignOrigins(config: HttpConfig): RequestHandler {
       id: null,
     });
   };
+}
+
+/** The origins this server answers at that DNS cannot rebind to it (see `refuseForeignOrigins`). */
+function ownOrigins(req: Request, publicUrl: string | undefined): string[] {
+  if (publicUrl) return [new URL(publicUrl).origin];
+  const protocol = req.protocol === "https" ? "https" : "http";
+  const port = req.socket.localPort;
+  return [connectedAddress(req), `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].map(
+    (host) => new URL(`${protocol}://${host}`).origin,
+  );
 }
 
 /** Parses the JSON body; a body that cannot be read is kept in `res.locals.unreadableBody`, to be counted before it is refused. */

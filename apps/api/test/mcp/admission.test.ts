@@ -275,6 +275,31 @@ describe("403 for a foreign Origin", () => {
     await sameOrigin.close();
   });
 
+  it("refuses, without VERBATIM_PUBLIC_URL, a page whose Origin names the request's Host: a rebound DNS name", async () => {
+    const port = new URL(yt.server.baseUrl).port;
+    const rebound = `http://rebound.attacker.example:${port}`;
+    const answer = await send(yt.server, {
+      method: "POST",
+      path: "/mcp",
+      json: { jsonrpc: "2.0", id: 1, method: "tools/list" },
+      headers: {
+        accept: "application/json, text/event-stream",
+        origin: rebound,
+        host: `rebound.attacker.example:${port}`,
+      },
+    });
+    expect(answer.status, answer.text).toBe(403);
+    for (const loopback of [`http://localhost:${port}`, `http://127.0.0.1:${port}`]) {
+      const served = await send(yt.server, {
+        method: "POST",
+        path: "/mcp",
+        json: { jsonrpc: "2.0", id: 1, method: "ping" },
+        headers: { accept: "application/json, text/event-stream", origin: loopback },
+      });
+      expect(served.status, `${loopback}: ${served.text}`).not.toBe(403);
+    }
+  });
+
   describe("with VERBATIM_PUBLIC_URL and VERBATIM_MCP_ALLOWED_ORIGINS set", () => {
     const publicUrl = "https://verbatim.example";
     const listed = "https://inspector.example";
