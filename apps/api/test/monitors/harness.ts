@@ -1,6 +1,6 @@
-import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
+import { createYoutubeAdapter, type YoutubeAdapterConfig } from "../../src/adapters/youtube/index.ts";
 import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
-import type { AppDeps, MonitorDeps } from "../../src/deps.ts";
+import type { AppDeps, AudioDeps, MonitorDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform } from "../../src/platform.ts";
@@ -99,6 +99,10 @@ export interface MonitorHarnessOptions {
   credits?: number | null;
   /** Whether a webhook may be http or on a private address (default true, so the loopback receiver works). */
   allowPrivateWebhooks?: boolean;
+  /** Speech recognition of captionless uploads, their audio from the fake; jobs tell the monitors, as in main.ts. */
+  audio?: Omit<AudioDeps, "youtube" | "jobFollowers">;
+  /** Overrides of the short upstream timeouts, for a test that must not meet one on a loaded machine. */
+  upstream?: Pick<YoutubeAdapterConfig, "attemptTimeoutMs" | "budgetMs">;
 }
 
 /**
@@ -124,6 +128,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
     budgetMs: 2_000,
     maxAttempts: 2,
     backoffBaseMs: 10,
+    ...options.upstream,
   });
   const monitorDeps = {
     events: new MonitorEvents(store, webhooks, now),
@@ -139,6 +144,9 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
     validateResponses: true,
     youtube,
     monitors: monitorDeps,
+    ...(options.audio
+      ? { audio: { ...options.audio, youtube: youtube.audio, jobFollowers: [monitorDeps.events] } }
+      : {}),
   } satisfies AppDeps;
   const server = await serveApp(deps, {
     plan: options.plan ?? "pro",
