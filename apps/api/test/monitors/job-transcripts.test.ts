@@ -141,7 +141,6 @@ describe("a monitor's speech job", () => {
     speech = await startMonitorHarness({
       credits: 100,
       audio: { sources, engine: unusedEngine, queue: unworkedQueue, inlineAudioSeconds: 0, maxQueuedJobs: 10 },
-      upstream: { attemptTimeoutMs: 5_000, budgetMs: 10_000 },
     });
   }, serverStartTimeoutMs);
   afterAll(async () => {
