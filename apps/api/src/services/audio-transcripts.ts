@@ -387,6 +387,7 @@ export class AudioTranscripts {
           docsBaseUrl: request.docsBaseUrl,
           callbackUrl: request.callbackUrl,
           requestId: request.requestId,
+          operation: request.operation,
           estimatedCredits,
         },
         { maxUnfinishedJobs: plans[request.plan].maxUnfinishedJobs },

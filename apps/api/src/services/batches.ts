@@ -2,6 +2,7 @@ import type { Schema } from "@verbatim/contract";
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { Credits } from "./credits.ts";
 import type { PlanName } from "./plans.ts";
 import { pricing } from "./pricing.ts";
@@ -41,13 +42,24 @@ export interface BatchOutcome {
   balance: number | null;
 }
 
+/** The operation a batch's charges are recorded under, its rows' jobs' included. */
+const batchOperation = "POST /transcripts/batch";
+
+/** What fetching one video came to: every row naming the video answers it. */
+type Delivery =
+  | { kind: "transcript"; transcript: FullTranscript; creditsSpent: number; balance: number | null }
+  | { kind: "job"; jobId: string; videoId: string }
+  | { kind: "error"; error: ApiError; balance?: number | null };
+
 /**
  * Runs a batch's items through the transcript service, `workers` at a time, each row exactly
  * what a single request for the item would give: `ok` (charged as one), `processing` (a job,
- * charged when it completes) or `error` (free). When the balance can no longer pay, the rows
- * not yet started are `insufficient_credits` without any work. At the deadline, or when the
- * client leaves, rows not started or still waiting for upstream are given up: their charges are
- * refused from then on, and they answer as retryable `timeout` rows.
+ * charged when it completes) or `error` (free). Items naming the same video (an id and its
+ * URLs) fetch it once: each repeat answers what its first item did, an `ok` repeat charged
+ * what the first was, a `processing` one naming the same job. When the balance can no longer
+ * pay, the rows not yet started are `insufficient_credits` without any work. At the deadline,
+ * or when the client leaves, rows not started or still waiting for upstream are given up: their
+ * charges are refused from then on, and they answer as retryable `timeout` rows.
  */
 export class Batches {
   constructor(
@@ -60,24 +72,44 @@ export class Batches {
     const stop = new AbortController();
     const stopped = AbortSignal.any([stop.signal, batch.disconnected]);
     const rows = new Array<BatchRow | undefined>(batch.items.length);
+    const keys = batch.items.map(videoKeyOf);
+    const firstDeliveries = new Map<string, Promise<Delivery | null>>();
+    const order = fetchOrder(keys);
     let balance = batch.balance;
     let creditsSpent = 0;
     let next = 0;
     const runRows = async () => {
-      for (let index = next++; index < batch.items.length; index = next++) {
+      for (let position = next++; position < order.length; position = next++) {
         if (stopped.aborted) return;
+        const index = order[position] as number;
         const item = batch.items[index] as string;
-        if (balance !== null && balance < pricing.minimum()) {
-          rows[index] = this.errorRow(item, outOfCredits(balance), batch.docsBaseUrl);
-          continue;
+        const key = keys[index] as string;
+        const first = firstDeliveries.get(key);
+        let delivery: Delivery | null;
+        if (first) {
+          delivery = await first;
+          if (delivery?.kind === "transcript") {
+            const refusal = refusalFor(balance);
+            delivery = refusal
+              ? { kind: "error", error: refusal }
+              : await this.chargeRepeat(delivery, item, batch, stopped);
+          }
+        } else {
+          const refusal = refusalFor(balance);
+          const fetching = refusal
+            ? Promise.resolve<Delivery>({ kind: "error", error: refusal })
+            : this.deliver(item, batch, balance, stopped);
+          firstDeliveries.set(key, fetching);
+          delivery = await fetching;
         }
-        const row = await this.row(item, batch, balance, stopped);
-        if (row === null) return;
-        rows[index] = row.row;
-        creditsSpent += row.creditsSpent;
+        if (delivery === null) return;
+        rows[index] = this.rowOf(item, delivery, batch.docsBaseUrl);
+        if (delivery.kind === "transcript") creditsSpent += delivery.creditsSpent;
         // Rows charge concurrently and finish in any order: the lowest balance is the one after the last charge.
-        if (row.balance !== undefined)
-          balance = balance === null || row.balance === null ? row.balance : Math.min(balance, row.balance);
+        if (delivery.kind !== "job" && delivery.balance !== undefined) {
+          const after = delivery.balance;
+          balance = balance === null || after === null ? after : Math.min(balance, after);
+        }
       }
     };
     const runners = Promise.all(Array.from({ length: Math.max(1, batch.workers) }, runRows));
@@ -102,13 +134,13 @@ export class Batches {
     };
   }
 
-  /** One item's row; `null` when the batch stopped before the item finished. */
-  private async row(
+  /** What the first item naming a video came to; `null` when the batch stopped before it finished. */
+  private async deliver(
     item: string,
     batch: BatchRequest,
     balance: number | null,
     stopped: AbortSignal,
-  ): Promise<{ row: BatchRow; creditsSpent: number; balance?: number | null } | null> {
+  ): Promise<Delivery | null> {
     try {
       const outcome = await this.transcripts.fetch({
         video: item,
@@ -117,41 +149,76 @@ export class Batches {
         plan: batch.plan,
         balance,
         requestId: batch.requestId,
-        operation: "POST /transcripts/batch",
+        operation: batchOperation,
         callbackUrl: null,
         body: { video: item, mode: batch.mode },
         docsBaseUrl: batch.docsBaseUrl,
         signal: stopped,
       });
-      if (outcome.kind === "job") {
-        return {
-          row: {
-            input: item,
-            video_id: outcome.videoId,
-            outcome: "processing",
-            job_id: outcome.jobId,
-            poll_url: `/api/v2/transcripts/jobs/${outcome.jobId}`,
-          },
-          creditsSpent: 0,
-        };
-      }
-      return {
-        row: { ...outcome.transcript, input: item, outcome: "ok" },
-        creditsSpent: outcome.creditsSpent,
-        balance: outcome.balance,
-      };
+      if (outcome.kind === "job") return { kind: "job", jobId: outcome.jobId, videoId: outcome.videoId };
+      const { transcript, creditsSpent, balance: after } = outcome;
+      return { kind: "transcript", transcript, creditsSpent, balance: after };
     } catch (error) {
-      if (stopped.aborted) return null;
-      if (error instanceof ApiError) {
-        const row = this.errorRow(item, error, batch.docsBaseUrl);
-        // A charge refused for the balance: what remains of it is known, and the rows left are refused too.
-        return error.code === "insufficient_credits"
-          ? { row, creditsSpent: 0, balance: await this.credits.balance(batch.accountId) }
-          : { row, creditsSpent: 0 };
-      }
-      this.logger.error({ err: error, request_id: batch.requestId, input: item }, "batch row failed unexpectedly");
-      const internal = new ApiError("internal_error", "This item failed unexpectedly; nothing was charged for it.");
-      return { row: this.errorRow(item, internal, batch.docsBaseUrl), creditsSpent: 0 };
+      return this.failed(error, item, batch, stopped);
+    }
+  }
+
+  /** A repeated item's transcript, charged again as a single request for it would be; `null` when the batch stopped first. */
+  private async chargeRepeat(
+    first: Extract<Delivery, { kind: "transcript" }>,
+    item: string,
+    batch: BatchRequest,
+    stopped: AbortSignal,
+  ): Promise<Delivery | null> {
+    try {
+      const balance = await this.credits.charge({
+        accountId: batch.accountId,
+        credits: first.creditsSpent,
+        operation: batchOperation,
+        requestId: batch.requestId,
+        signal: stopped,
+      });
+      return { ...first, balance };
+    } catch (error) {
+      return this.failed(error, item, batch, stopped);
+    }
+  }
+
+  /** The error delivery of a row that failed; `null` when it failed because the batch stopped. */
+  private async failed(
+    error: unknown,
+    item: string,
+    batch: BatchRequest,
+    stopped: AbortSignal,
+  ): Promise<Delivery | null> {
+    if (stopped.aborted) return null;
+    if (error instanceof ApiError) {
+      // A charge refused for the balance: what remains of it is known, and the rows left are refused too.
+      return error.code === "insufficient_credits"
+        ? { kind: "error", error, balance: await this.credits.balance(batch.accountId) }
+        : { kind: "error", error };
+    }
+    this.logger.error({ err: error, request_id: batch.requestId, input: item }, "batch row failed unexpectedly");
+    return {
+      kind: "error",
+      error: new ApiError("internal_error", "This item failed unexpectedly; nothing was charged for it."),
+    };
+  }
+
+  private rowOf(item: string, delivery: Delivery, docsBaseUrl: string): BatchRow {
+    switch (delivery.kind) {
+      case "transcript":
+        return { ...delivery.transcript, input: item, outcome: "ok" };
+      case "job":
+        return {
+          input: item,
+          video_id: delivery.videoId,
+          outcome: "processing",
+          job_id: delivery.jobId,
+          poll_url: `/api/v2/transcripts/jobs/${delivery.jobId}`,
+        };
+      case "error":
+        return this.errorRow(item, delivery.error, docsBaseUrl);
     }
   }
 
@@ -167,6 +234,33 @@ export class Batches {
   }
 }
 
+/** What an item names: items naming the same video (an id, its watch, youtu.be or shorts URL) share one key. */
+function videoKeyOf(item: string): string {
+  const reference = parseVideoReference(item);
+  if (reference.kind === "youtube") return `youtube:${reference.videoId}`;
+  if (reference.kind === "other-url") return `url:${reference.url.href}`;
+  return `input:${item}`;
+}
+
+/**
+ * The order rows run in: each video's first item, in the order sent, then the repeats, so a
+ * repeat waits only on a fetch already under way and never holds a worker a new video needs.
+ */
+function fetchOrder(keys: readonly string[]): number[] {
+  const seen = new Set<string>();
+  const firsts: number[] = [];
+  const repeats: number[] = [];
+  keys.forEach((key, index) => {
+    if (seen.has(key)) {
+      repeats.push(index);
+    } else {
+      seen.add(key);
+      firsts.push(index);
+    }
+  });
+  return [...firsts, ...repeats];
+}
+
 /** 5xxx errors are transient by the error table's families: retry with backoff. */
 function isTransient(error: ApiError): boolean {
   return error.number >= 5000 && error.number < 6000;
@@ -178,7 +272,9 @@ function videoIdOf(item: string): string {
   return reference.kind === "youtube" ? reference.videoId : item;
 }
 
-function outOfCredits(balance: number): ApiError {
+/** The `insufficient_credits` of a row the balance (`null`: unlimited) can no longer pay; `null` when it can. */
+function refusalFor(balance: number | null): ApiError | null {
+  if (balance === null || balance >= pricing.minimum()) return null;
   return new ApiError(
     "insufficient_credits",
     `The balance (${balance}) ran out before this item; nothing was charged for it. Resubmit it after a top-up.`,

@@ -29,6 +29,8 @@ export interface NewTranscriptJob {
   docsBaseUrl: string;
   callbackUrl: string | null;
   requestId: string;
+  /** The operation of the request that made the job, as `METHOD /path`: its charge is recorded under it. */
+  operation: string;
   /** What the job is expected to cost, held against the balance until it finishes; default 1. */
   estimatedCredits?: number;
 }
@@ -71,17 +73,19 @@ export interface JobFollower {
   jobFinished(job: TranscriptJobRow, outcome: FinishedJob, db: DatabaseOrTransaction): Promise<void>;
 }
 
-/** The `source` column: the orchestration's work description plus what the callback needs. */
+/** The `source` column: the orchestration's work description plus what the callback and the charge need. */
 interface JobSourceColumn {
   work: Record<string, unknown>;
   docs_base_url: string;
+  /** The operation the job's charge is recorded under; absent on jobs admitted before it was kept. */
+  operation?: string;
 }
 
 /** The `error` block of a failed job's poll: the envelope's error, as `ApiError.toBody` builds it. */
 type JobErrorBody = Extract<ResponseBody<"getTranscriptJob", 200>, { status: "failed" }>["error"];
 
-/** The operation a job's charge is recorded under: the request that made it. */
-const chargedOperation = "POST /transcripts/video";
+/** The operation a job admitted before jobs kept theirs is charged under: every job's then. */
+const formerJobOperation = "POST /transcripts/video";
 
 /**
  * The rows of speech recognition jobs and their one-way moves: `processing` then `completed` or
@@ -140,7 +144,7 @@ export class TranscriptJobs {
   }
 
   async create(job: NewTranscriptJob, db: DatabaseOrTransaction = this.store.db): Promise<void> {
-    const source: JobSourceColumn = { work: job.work, docs_base_url: job.docsBaseUrl };
+    const source: JobSourceColumn = { work: job.work, docs_base_url: job.docsBaseUrl, operation: job.operation };
     const createdAt = this.now();
     await db.insert(transcriptJobs).values({
       id: job.id,
@@ -217,7 +221,7 @@ export class TranscriptJobs {
           {
             accountId: job.accountId,
             credits: completion.credits,
-            operation: chargedOperation,
+            operation: sourceOf(job).operation ?? formerJobOperation,
             requestId: job.requestId,
           },
           tx,

@@ -168,6 +168,7 @@ describe("failed jobs: HTTP 200 with ok false, the error's code and number, noth
         docsBaseUrl: server.baseUrl,
         callbackUrl: null,
         requestId,
+        operation: "POST /transcripts/video",
       });
       const job = await jobs.find(jobId);
       if (!job) throw new Error("the job row was not written");

@@ -23,30 +23,33 @@ describe("a batch mixing captions, speech recognition and failures", () => {
     await fake.close();
   });
 
-  it("gives ok, processing and error rows with exact charges: 1 now, the job's on completion, the error free", async () => {
+  it("gives ok, processing and error rows with exact charges under the batch: 1 now, the job's on completion, the error free", async () => {
     const media = server.host.url("/media/jfk.mp3");
     const { data, response } = await server.client.POST("/transcripts/batch", {
-      body: { video_ids: [surfaceGo, media, takenDown] },
+      body: { video_ids: [surfaceGo, media, takenDown, media] },
     });
     expect(response.status).toBe(200);
-    const [ok, processing, failed] = data?.data.results ?? [];
+    const [ok, processing, failed, repeated] = data?.data.results ?? [];
     expect(ok).toMatchObject({ outcome: "ok", input: surfaceGo });
     expect(failed).toMatchObject({ outcome: "error", video_id: takenDown, error: { code: "unavailable" } });
     if (processing?.outcome !== "processing") throw new Error(`row 2 is ${JSON.stringify(processing)}`);
     expect(processing.input).toBe(media);
     expect(processing.poll_url).toBe(`/api/v2/transcripts/jobs/${processing.job_id}`);
+    expect(repeated).toEqual(processing);
     expect(data?.usage.credits_spent).toBe(1);
-    const chargesNow = await server.store.query<{ delta: number; operation: string }>(
-      sql`select delta::int as delta, operation from credit_ledger where kind = 'charge' order by id`,
-    );
-    expect(chargesNow).toEqual([{ delta: -1, operation: "POST /transcripts/batch" }]);
+    const charges = () =>
+      server.store.query<{ delta: number; operation: string }>(
+        sql`select delta::int as delta, operation from credit_ledger where kind = 'charge' order by id`,
+      );
+    expect(await charges()).toEqual([{ delta: -1, operation: "POST /transcripts/batch" }]);
 
     await server.startWorkers(1);
     const { answer } = await pollUntilFinished(server, processing.poll_url);
     expect(answer.body).toMatchObject({ status: "completed", usage: { credits_spent: 1 } });
-    const chargesAfter = await server.store.query<{ delta: number }>(
-      sql`select delta::int as delta from credit_ledger where kind = 'charge' order by id`,
-    );
-    expect(chargesAfter.map((row) => row.delta)).toEqual([-1, -1]);
+    expect(await charges()).toEqual(Array(2).fill({ delta: -1, operation: "POST /transcripts/batch" }));
+    const usage = await server.client.GET("/usage");
+    expect(usage.data?.data.endpoints).toEqual([
+      { endpoint: "POST /transcripts/batch", credits_spent: 2, requests: 2 },
+    ]);
   });
 });

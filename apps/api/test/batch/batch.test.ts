@@ -185,12 +185,92 @@ describe("POST /transcripts/batch", () => {
   );
 });
 
+describe("a batch naming a video more than once", () => {
+  it(
+    "fetches it once: 20 rows as ids and URLs make one player request, each row the same transcript at 1 credit",
+    async () => {
+      const { server, fake } = await start({ plan: "pro" });
+      // Slow enough that, fetched row by row, every worker would be waiting on upstream at once.
+      fake.latencyMs = 100;
+      const forms = [
+        surfaceGo,
+        `https://www.youtube.com/watch?v=${surfaceGo}`,
+        `youtu.be/${surfaceGo}`,
+        `https://m.youtube.com/shorts/${surfaceGo}`,
+      ];
+      const items = Array.from({ length: 20 }, (_, index) => forms[index % forms.length] as string);
+      const { data } = await batch(server, { video_ids: items });
+      expect(fake.requestsTo("/youtubei/v1/player")).toHaveLength(1);
+      const rows = data?.data.results ?? [];
+      const [first] = rows;
+      if (first?.outcome !== "ok") throw new Error(`row 1 is ${JSON.stringify(first)}`);
+      expect(rows).toEqual(items.map((input) => ({ ...first, input })));
+      expect(data?.usage).toMatchObject({ credits_spent: 20, balance: 980 });
+      expect(await charges(server)).toEqual(Array(20).fill({ delta: -1, operation: "POST /transcripts/batch" }));
+      expect(await yt?.balance()).toBe(980);
+      const usage = await server.client.GET("/usage");
+      expect(usage.data?.data.endpoints).toEqual([
+        { endpoint: "POST /transcripts/batch", credits_spent: 20, requests: 20 },
+      ]);
+    },
+    serverStartTimeoutMs,
+  );
+
+  it(
+    "fails it once: 500 rows of a failing video make one upstream attempt, each the same free retryable error",
+    async () => {
+      const { server, fake } = await start({ plan: "mega", upstream: { maxAttempts: 1 } });
+      const { data } = await batch(server, { video_ids: Array(500).fill(failing) });
+      expect(fake.requestsTo("/youtubei/v1/player")).toHaveLength(1);
+      const rows = data?.data.results ?? [];
+      const [first] = rows;
+      expect(first).toMatchObject({
+        outcome: "error",
+        error: { code: "upstream_error", number: 5001 },
+        retry_after: 30,
+      });
+      expect(rows).toEqual(Array(500).fill(first));
+      expect(data?.usage).toMatchObject({ credits_spent: 0, balance: 1000 });
+      expect(await charges(server)).toEqual([]);
+    },
+    serverStartTimeoutMs,
+  );
+
+  it(
+    "charges each of its ok rows as a single request: with 3 credits, 5 rows make one player request, 3 ok and 2 insufficient_credits",
+    async () => {
+      const { server, fake } = await start({ plan: "pro", credits: 3 });
+      fake.latencyMs = 100;
+      const { data } = await batch(server, { video_ids: Array(5).fill(surfaceGo) });
+      expect(fake.requestsTo("/youtubei/v1/player")).toHaveLength(1);
+      const outcomes = (data?.data.results ?? []).map((row) =>
+        row.outcome === "error" ? row.error.code : row.outcome,
+      );
+      expect(outcomes[0]).toBe("ok");
+      expect(outcomes.filter((outcome) => outcome === "ok")).toHaveLength(3);
+      expect(outcomes.filter((outcome) => outcome === "insufficient_credits")).toHaveLength(2);
+      expect(data?.usage).toMatchObject({ credits_spent: 3, balance: 0 });
+      expect(await charges(server)).toEqual(Array(3).fill({ delta: -1, operation: "POST /transcripts/batch" }));
+      expect(await yt?.balance()).toBe(0);
+    },
+    serverStartTimeoutMs,
+  );
+});
+
 describe("batch admission: extraction slots", () => {
   it(
     "a Pro batch holds 3 slots; a single request meanwhile gets 429, and with every slot busy the batch gets 429",
     async () => {
       const { server, fake } = await start({ plan: "pro" });
-      fake.latencyMs = 150;
+      // The batch's one fetch answers only when the test lets it, after the requests it must refuse.
+      let releaseUpstream = () => {};
+      const upstreamReleased = new Promise<void>((resolve) => {
+        releaseUpstream = resolve;
+      });
+      fake.player(surfaceGo, {
+        ...fromFixture("youtube-transcript-api/youtube.innertube.json.static"),
+        heldUntil: upstreamReleased,
+      });
       const running = batch(server, { video_ids: Array(6).fill(surfaceGo) });
       const holding = await waitFor(async () => (await server.platform.slots.inUse(server.account.id)) === 3);
       expect(holding).toBe(true);
@@ -207,6 +287,7 @@ describe("batch admission: extraction slots", () => {
         json: { video_ids: [russianCivilWar] },
       });
       expectErrorEnvelope(blocked, 429, "rate_limited");
+      releaseUpstream();
       expect((await running).data?.data.results).toHaveLength(6);
       expect(await server.platform.slots.inUse(server.account.id)).toBe(0);
     },
@@ -276,7 +357,7 @@ describe("batch deadline and disconnect", () => {
       // Attempts outlast the fake's latency however busy the machine is: a retried attempt would be a player call of a started row.
       const { server, fake } = await start({ plan: "pro", upstream: { attemptTimeoutMs: 5_000, budgetMs: 10_000 } });
       fake.latencyMs = 300;
-      const items = [surfaceGo, russianCivilWar, surfaceGo, russianCivilWar, surfaceGo, russianCivilWar];
+      const items = [surfaceGo, russianCivilWar, takenDown, failing, surfaceGo, russianCivilWar];
       const leaving = new AbortController();
       const request = fetch(`${server.baseUrl}/api/v2/transcripts/batch`, {
         method: "POST",

@@ -1,6 +1,6 @@
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
-import type { AppDeps, MonitorDeps } from "../../src/deps.ts";
+import type { AppDeps, AudioDeps, MonitorDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform } from "../../src/platform.ts";
@@ -99,6 +99,8 @@ export interface MonitorHarnessOptions {
   credits?: number | null;
   /** Whether a webhook may be http or on a private address (default true, so the loopback receiver works). */
   allowPrivateWebhooks?: boolean;
+  /** Speech recognition of captionless uploads, their audio from the fake; jobs tell the monitors, as in main.ts. */
+  audio?: Omit<AudioDeps, "youtube" | "jobFollowers">;
 }
 
 /**
@@ -120,8 +122,10 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   const webhooks = createWebhooks(store, { logger, now, allowPrivateTargets: true, pollIntervalMs: 20 });
   const youtube = createYoutubeAdapter({
     origin: fake.origin,
-    attemptTimeoutMs: 400,
-    budgetMs: 2_000,
+    // As in startYoutubeServer: on a loaded 2-core machine a loopback answer can take seconds, and no
+    // monitor test waits on an upstream timeout of this adapter.
+    attemptTimeoutMs: 2_500,
+    budgetMs: 8_000,
     maxAttempts: 2,
     backoffBaseMs: 10,
   });
@@ -139,6 +143,9 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
     validateResponses: true,
     youtube,
     monitors: monitorDeps,
+    ...(options.audio
+      ? { audio: { ...options.audio, youtube: youtube.audio, jobFollowers: [monitorDeps.events] } }
+      : {}),
   } satisfies AppDeps;
   const server = await serveApp(deps, {
     plan: options.plan ?? "pro",

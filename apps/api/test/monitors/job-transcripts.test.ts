@@ -1,12 +1,17 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
+import { type ClosableAudioSources, createAudioSources } from "../../src/adapters/audio-sources/index.ts";
 import { newId } from "../../src/ids.ts";
+import { createLogger } from "../../src/logger.ts";
 import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { AudioTranscriptStore } from "../../src/services/audio-transcript-store.ts";
 import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
+import type { TranscriptionQueue } from "../../src/workers/transcription-queue.ts";
+import { fromFixture } from "../support/fake-youtube.ts";
 import { verbatimValidator } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { channelUrl, eventually, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+import { channelUrl, eventually, type MonitorHarness, newUploads, startMonitorHarness } from "./harness.ts";
 
 let h: MonitorHarness;
 let jobs: TranscriptJobs;
@@ -43,6 +48,7 @@ async function jobAwaitedByMonitor(videosEventId: string) {
     docsBaseUrl: h.server.baseUrl,
     callbackUrl: null,
     requestId: newId("req"),
+    operation: "POST /monitors/{monitorId}/check",
   });
   await h.server.platform.store.query(sql`
     insert into monitor_transcript_tasks (monitor_id, videos_event_id, video_id, status, job_id)
@@ -110,5 +116,73 @@ describe("a monitor's transcript that became a speech job", () => {
       sql`select status from monitor_transcript_tasks where job_id = ${job.id}`,
     );
     expect(task?.status).toBe("done");
+  });
+});
+
+/** An engine no job reaches: the test completes the job itself. */
+const unusedEngine: SpeechEngine = {
+  info: { engine: "sherpa-onnx", model: "zipformer-gigaspeech-3.3M", language: "en", decoding: null },
+  transcribe: () => Promise.reject(new Error("no worker runs in this test")),
+  check: () => Promise.resolve(),
+};
+
+/** A queue that keeps nothing: the test completes the job itself. */
+const unworkedQueue: TranscriptionQueue = {
+  enqueue: () => Promise.resolve({ withdraw: () => Promise.resolve() }),
+  check: () => Promise.resolve(),
+};
+
+describe("a monitor's speech job", () => {
+  let speech: MonitorHarness;
+  let sources: ClosableAudioSources;
+
+  beforeAll(async () => {
+    sources = createAudioSources({ allowPrivateTargets: true, logger: createLogger("silent") });
+    speech = await startMonitorHarness({
+      credits: 100,
+      audio: { sources, engine: unusedEngine, queue: unworkedQueue, inlineAudioSeconds: 0, maxQueuedJobs: 10 },
+    });
+  }, serverStartTimeoutMs);
+  afterAll(async () => {
+    await speech.close();
+    await sources.close();
+  });
+
+  it("is charged on completion under the monitor's operation, which usage by operation reports", async () => {
+    const [captionless] = newUploads;
+    speech.fake.player(
+      captionless,
+      fromFixture("youtube-transcript-api/youtube_transcripts_disabled.innertube.json.static"),
+    );
+    const created = await speech.server.client.POST("/monitors", {
+      body: { target: channelUrl, transcripts: true, webhook_url: speech.receiver.url() },
+    });
+    const monitorId = created.data?.data.id ?? "";
+    speech.publishNewUploads();
+    const check = await speech.server.client.POST("/monitors/{monitorId}/check", { params: { path: { monitorId } } });
+    // The videos event and the captioned upload; the captionless one is a job, the taken-down one free.
+    expect(check.data?.usage.credits_spent).toBe(2);
+    const [job, ...others] = await speech.server.platform.store.query<{ id: string }>(
+      sql`select id from transcript_jobs where video_id = ${captionless}`,
+    );
+    expect(others).toEqual([]);
+    const { store, credits } = speech.server.platform;
+    const completing = new TranscriptJobs(store, credits, new AudioTranscriptStore(store), () => speech.clock.now());
+    const row = await completing.find(job?.id ?? "");
+    if (!row) throw new Error(`no job for ${captionless}`);
+    const completion = { transcript, durationSeconds: 130, credits: 3, storeKey: "speech:test:monitor-operation" };
+    expect((await completing.complete(row, completion)).kind).toBe("completed");
+
+    const operation = "POST /monitors/{monitorId}/check";
+    const charges = await store.query<{ delta: number; operation: string }>(
+      sql`select delta::int as delta, operation from credit_ledger where kind = 'charge' order by id`,
+    );
+    expect(charges).toEqual([
+      { delta: -1, operation },
+      { delta: -1, operation },
+      { delta: -3, operation },
+    ]);
+    const usage = await speech.server.client.GET("/usage");
+    expect(usage.data?.data.endpoints).toEqual([{ endpoint: operation, credits_spent: 5, requests: 3 }]);
   });
 });
