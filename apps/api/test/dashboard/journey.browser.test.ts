@@ -231,26 +231,30 @@ describe("the dashboard in Chromium, against a live server", () => {
   }) => {
     skipUnlessLive(skip);
     // The page is told the session may manage credentials, so the create form shows and the API decides.
-    await page.route(`${baseUrl}/dashboard/api/session`, async (route) => {
+    const sessionUrl = `${baseUrl}/dashboard/api/session`;
+    await page.route(sessionUrl, async (route) => {
       const answer = await route.fetch();
       const body = (await answer.json()) as { data: { can_manage_credentials: boolean } };
       body.data.can_manage_credentials = true;
       await route.fulfill({ response: answer, json: body });
     });
-    await page.reload();
-    await goTo("Keys", "API keys");
-    expect(await credentialsNotice().count()).toBe(0);
-    const [refused] = await Promise.all([
-      page.waitForResponse((response) => response.request().method() === "POST"),
-      page.getByRole("button", { name: "Create key" }).click(),
-    ]);
-    expect(refused.status()).toBe(403);
-    await credentialsNotice().waitFor();
-    expect(await page.getByRole("button", { name: "Create key" }).count()).toBe(0);
-    expect(new URL(page.url()).pathname).toBe("/dashboard/keys");
-    await goTo("Webhooks", "Webhooks");
-    expect(await credentialsNotice().count(), "the other pages know too").toBe(1);
-    await page.unroute(`${baseUrl}/dashboard/api/session`);
+    try {
+      await page.reload();
+      await goTo("Keys", "API keys");
+      expect(await credentialsNotice().count()).toBe(0);
+      const [refused] = await Promise.all([
+        page.waitForResponse((response) => response.request().method() === "POST"),
+        page.getByRole("button", { name: "Create key" }).click(),
+      ]);
+      expect(refused.status()).toBe(403);
+      await credentialsNotice().waitFor();
+      expect(await page.getByRole("button", { name: "Create key" }).count()).toBe(0);
+      expect(new URL(page.url()).pathname).toBe("/dashboard/keys");
+      await goTo("Webhooks", "Webhooks");
+      expect(await credentialsNotice().count(), "the other pages know too").toBe(1);
+    } finally {
+      await page.unroute(sessionUrl);
+    }
   });
 
   it("signs out, then signs in with a CLI link, a session that may manage keys", async ({ skip }) => {
