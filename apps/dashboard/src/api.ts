@@ -21,6 +21,7 @@ export class ApiFailure extends Error {
 
 let csrfToken: string | undefined;
 let onSignedOut: (() => void) | undefined;
+let onCredentialsRefused: (() => void) | undefined;
 
 /** Remembers the session's CSRF token: every state change sends it. */
 export function setCsrfToken(token: string | undefined): void {
@@ -35,6 +36,14 @@ export function csrf(): { "X-CSRF-Token": string } {
 /** Called when the API answers 401 to a signed-in page: the session expired or was ended elsewhere. */
 export function whenSignedOut(callback: () => void): void {
   onSignedOut = callback;
+}
+
+/**
+ * Called when the API answers 403 `unauthorized`: the session was opened with an API key, and only
+ * a session opened by a sign-in link manages keys and the webhook secret. The session stays open.
+ */
+export function whenCredentialsRefused(callback: () => void): void {
+  onCredentialsRefused = callback;
 }
 
 const unsafeMethods = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -85,6 +94,7 @@ export async function call<T>(pending: Promise<FetchResult<T>>, options: { signI
     requestId,
   );
   if (response.status === 401 && !options.signIn) onSignedOut?.();
+  if (response.status === 403 && failure.code === "unauthorized") onCredentialsRefused?.();
   throw failure;
 }
 

@@ -1,10 +1,11 @@
 import type { Dashboard } from "@verbatim/contract";
 import { useEffect, useRef, useState } from "preact/hooks";
-import { call, csrf, dashboardApi, setCsrfToken, whenSignedOut } from "./api.ts";
+import { call, csrf, dashboardApi, setCsrfToken, whenCredentialsRefused, whenSignedOut } from "./api.ts";
 import { Account } from "./pages/account.tsx";
 import { Keys } from "./pages/keys.tsx";
 import { Library } from "./pages/library.tsx";
 import { Monitors } from "./pages/monitors.tsx";
+import { Sessions } from "./pages/sessions.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
 import { Usage } from "./pages/usage.tsx";
 import { Webhooks } from "./pages/webhooks.tsx";
@@ -13,12 +14,23 @@ import { ErrorState, useAction } from "./ui.tsx";
 
 export type Session = Dashboard.components["schemas"]["Session"];
 
+/** What a page may need of the signed-in session. */
+interface PageContext {
+  session: Session;
+  onSignedOut: () => void;
+}
+
 const pages = [
   { path: "/", label: "Overview", render: () => <Account /> },
-  { path: "/keys", label: "Keys", render: () => <Keys /> },
+  { path: "/keys", label: "Keys", render: ({ session }: PageContext) => <Keys session={session} /> },
+  {
+    path: "/sessions",
+    label: "Sessions",
+    render: ({ onSignedOut }: PageContext) => <Sessions onSignedOut={onSignedOut} />,
+  },
   { path: "/usage", label: "Usage", render: () => <Usage /> },
   { path: "/monitors", label: "Monitors", render: () => <Monitors /> },
-  { path: "/webhooks", label: "Webhooks", render: () => <Webhooks /> },
+  { path: "/webhooks", label: "Webhooks", render: ({ session }: PageContext) => <Webhooks session={session} /> },
   { path: "/library", label: "Library", render: () => <Library /> },
 ] as const;
 
@@ -42,6 +54,14 @@ export function App() {
 
   useEffect(() => {
     whenSignedOut(() => signedOut("Your session has ended. Sign in again."));
+    // The API knows best: a refused credential change turns the pages read-only, and the session stays.
+    whenCredentialsRefused(() =>
+      setSession((current) =>
+        current.state === "signed-in"
+          ? { state: "signed-in", session: { ...current.session, can_manage_credentials: false } }
+          : current,
+      ),
+    );
     // A link's token is in the fragment of /sign-in: the sign-in page uses it, whatever session there is.
     if (path === "/sign-in" && location.hash.includes("token=")) {
       setSession({ state: "signed-out" });
@@ -108,7 +128,7 @@ export function App() {
         <SignOut account={session.session.account_id} onSignedOut={() => signedOut()} />
       </header>
       <main id="main" tabIndex={-1}>
-        {page ? page.render() : <NotFound />}
+        {page ? page.render({ session: session.session, onSignedOut: () => signedOut() }) : <NotFound />}
       </main>
     </>
   );

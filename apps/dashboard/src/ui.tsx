@@ -24,6 +24,26 @@ export function ErrorState({ failure }: { failure: ApiFailure | undefined }) {
   );
 }
 
+/**
+ * Why a session opened with an API key cannot manage keys or the webhook secret, and how to get
+ * one that can: the API answers such a session 403 on those operations.
+ */
+export function CredentialsNotice({ account }: { account: string }) {
+  return (
+    <div class="notice" role="status">
+      <p>
+        <strong>Keys and the webhook secret are read-only in this session.</strong>
+      </p>
+      <p>
+        It was opened with an API key. Creating, limiting, rotating and revoking keys, and revealing or rotating the
+        webhook secret, need a session opened by a sign-in link, so that a leaked key can neither mint another key nor
+        lock the account out. Ask the operator for a link, valid once for 15 minutes:{" "}
+        <code>pnpm verbatim dashboard link {account}</code>
+      </p>
+    </div>
+  );
+}
+
 export interface Loaded<T> {
   data: T | undefined;
   failure: ApiFailure | undefined;

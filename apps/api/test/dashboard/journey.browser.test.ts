@@ -33,6 +33,8 @@ const requested: string[] = [];
 /** Links the journey followed out of the dashboard on purpose (answered by a route, never the network). */
 const followed: string[] = [];
 const errors: string[] = [];
+/** The questions the app asked before a destructive action (each accepted). */
+const confirmed: string[] = [];
 /** The serious and critical accessibility violations axe found, per page. */
 const violations: Record<string, string[]> = {};
 
@@ -75,7 +77,10 @@ beforeAll(async () => {
   });
   context.on("request", (request) => requested.push(request.url()));
   page = context.pages()[0] ?? (await context.newPage());
-  page.on("dialog", (dialog) => dialog.accept());
+  page.on("dialog", (dialog) => {
+    confirmed.push(dialog.message());
+    return dialog.accept();
+  });
   page.on("console", (message) => {
     // Chromium logs every 4xx answer; the app shows those itself, so only other errors count.
     if (message.type() === "error" && !message.text().startsWith("Failed to load resource"))
@@ -129,9 +134,30 @@ function bearer(key: string) {
   return { Authorization: `Bearer ${key}`, "Content-Type": "application/json" };
 }
 
+/** Opens a dashboard session outside the browser, with an API key: its cookie and id. */
+async function signInElsewhere(apiKey: string): Promise<{ cookie: string; id: string }> {
+  const answer = await fetch(`${baseUrl}/dashboard/api/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ api_key: apiKey }),
+  });
+  expect(answer.status, await answer.clone().text()).toBe(200);
+  const { data } = (await answer.json()) as { data: { id: string } };
+  return { cookie: (answer.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "", id: data.id };
+}
+
+/** The notice a session opened with an API key shows where keys and the webhook secret would be managed. */
+function credentialsNotice() {
+  return page.getByRole("status").filter({ hasText: "pnpm verbatim dashboard link" });
+}
+
 describe("the dashboard in Chromium, against a live server", () => {
   let createdKey = "";
   let createdPrefix = "";
+  let successorKey = "";
+  let successorPrefix = "";
+  /** The CLI link the journey signs in with; it works once. */
+  let linkToken = "";
   /** Two words of the transcript the new key fetched, searched for in the library. */
   let phrase = "";
 
@@ -176,9 +202,74 @@ describe("the dashboard in Chromium, against a live server", () => {
     expect(refused).toBeLessThan(500);
   });
 
+  it("shows keys and the webhook secret read-only to a session opened with a key, with one notice why", async ({
+    skip,
+  }) => {
+    skipUnlessLive(skip);
+    await goTo("Keys", "API keys");
+    await page
+      .getByRole("row")
+      .filter({ hasText: h.server.key.prefix })
+      .getByText(/^Active$/)
+      .waitFor();
+    expect(await credentialsNotice().count()).toBe(1);
+    expect(await credentialsNotice().textContent()).toContain(`pnpm verbatim dashboard link ${h.server.account.id}`);
+    for (const control of ["Create key", "Set limit", `Rotate key ${h.server.key.prefix}`, /^Revoke key /]) {
+      expect(await page.getByRole("button", { name: control }).count(), `no ${control} button`).toBe(0);
+    }
+    await audit("keys-read-only");
+    await screenshot("keys-read-only");
+    await goTo("Webhooks", "Webhooks");
+    expect(await credentialsNotice().count()).toBe(1);
+    for (const control of ["Reveal secret", "Rotate secret"]) {
+      expect(await page.getByRole("button", { name: control }).count(), `no ${control} button`).toBe(0);
+    }
+  });
+
+  it("shows the notice, and stays signed in, when the API refuses a key session's credential change (403)", async ({
+    skip,
+  }) => {
+    skipUnlessLive(skip);
+    // The page is told the session may manage credentials, so the create form shows and the API decides.
+    const sessionUrl = `${baseUrl}/dashboard/api/session`;
+    await page.route(sessionUrl, async (route) => {
+      const answer = await route.fetch();
+      const body = (await answer.json()) as { data: { can_manage_credentials: boolean } };
+      body.data.can_manage_credentials = true;
+      await route.fulfill({ response: answer, json: body });
+    });
+    try {
+      await page.reload();
+      await goTo("Keys", "API keys");
+      expect(await credentialsNotice().count()).toBe(0);
+      const [refused] = await Promise.all([
+        page.waitForResponse((response) => response.request().method() === "POST"),
+        page.getByRole("button", { name: "Create key" }).click(),
+      ]);
+      expect(refused.status()).toBe(403);
+      await credentialsNotice().waitFor();
+      expect(await page.getByRole("button", { name: "Create key" }).count()).toBe(0);
+      expect(new URL(page.url()).pathname).toBe("/dashboard/keys");
+      await goTo("Webhooks", "Webhooks");
+      expect(await credentialsNotice().count(), "the other pages know too").toBe(1);
+    } finally {
+      await page.unroute(sessionUrl);
+    }
+  });
+
+  it("signs out, then signs in with a CLI link, a session that may manage keys", async ({ skip }) => {
+    skipUnlessLive(skip);
+    await signOut();
+    linkToken = (await h.server.platform.dashboard.createSignInLink(h.server.account.id)).token;
+    await page.goto(`${baseUrl}/dashboard/sign-in#token=${linkToken}`);
+    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
+    expect(page.url(), "the token is gone from the address").toBe(`${baseUrl}/dashboard/`);
+  });
+
   it("creates a key, shows it once with a copy button, and the key works with the API", async ({ skip }) => {
     skipUnlessLive(skip);
     await goTo("Keys", "API keys");
+    expect(await credentialsNotice().count()).toBe(0);
     await page.getByLabel("Requests per minute (optional)").fill("30");
     await page.getByRole("button", { name: "Create key" }).click();
     const secret = page.getByLabel(/^Key vb_/);
@@ -234,8 +325,9 @@ describe("the dashboard in Chromium, against a live server", () => {
     await page.getByLabel(`Grace period for key ${ownPrefix}`).selectOption({ label: "1 hour" });
     await page.getByRole("button", { name: `Rotate key ${ownPrefix}` }).click();
     await page.getByText(`Key ${ownPrefix} rotated; this is its successor.`).waitFor();
-    const successor = await page.getByLabel(/^Key vb_/).inputValue();
-    const withSuccessor = await fetch(`${baseUrl}/api/v2/me`, { headers: bearer(successor) });
+    successorKey = await page.getByLabel(/^Key vb_/).inputValue();
+    successorPrefix = (await page.locator("label", { hasText: /^Key vb_/ }).textContent())?.replace(/^Key /, "") ?? "";
+    const withSuccessor = await fetch(`${baseUrl}/api/v2/me`, { headers: bearer(successorKey) });
     const withOld = await fetch(`${baseUrl}/api/v2/me`, { headers: bearer(h.server.key.key) });
     expect([withSuccessor.status, withOld.status], "both work during the grace period").toEqual([200, 200]);
     await screenshot("keys-rotated");
@@ -252,6 +344,65 @@ describe("the dashboard in Chromium, against a live server", () => {
     const refused = await fetch(`${baseUrl}/api/v2/me`, { headers: bearer(createdKey) });
     expect(refused.status).toBe(401);
     await screenshot("keys-revoked");
+  });
+
+  it("pages through the keys, and shows the plan's cap as an error when one more is created", async ({ skip }) => {
+    skipUnlessLive(skip);
+    // The account holds one active key, the successor: 24 more reach the Pro plan's 25, and 27 keys in all.
+    for (let i = 0; i < 24; i++) await h.server.platform.accounts.createKey(h.server.account.id);
+    await page.reload();
+    await page.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
+    const rows = page.getByRole("table").locator("tbody tr");
+    await page.getByRole("button", { name: "Older keys" }).waitFor();
+    expect(await rows.count()).toBe(20);
+    expect(await page.getByRole("button", { name: "Newer keys" }).count()).toBe(0);
+    await page.getByRole("button", { name: "Older keys" }).click();
+    await page.getByRole("rowheader", { name: h.server.key.prefix }).waitFor();
+    expect(await rows.count()).toBe(7);
+    expect(await page.getByRole("button", { name: "Older keys" }).count(), "the oldest page is the last").toBe(0);
+    await page.getByRole("button", { name: "Newer keys" }).click();
+    await page.getByRole("button", { name: "Older keys" }).waitFor();
+    expect(await rows.count()).toBe(20);
+
+    await page.getByRole("button", { name: "Create key" }).click();
+    const alert = page.getByRole("alert").filter({ hasText: "25 active keys" });
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/the most its plan allows.*Code invalid_request · HTTP 400/);
+    expect(await page.getByRole("heading", { level: 1, name: "API keys" }).count(), "still signed in").toBe(1);
+    await screenshot("keys-cap");
+  });
+
+  it("lists the open sessions, ends another one, and that session's cookie is refused", async ({ skip }) => {
+    skipUnlessLive(skip);
+    const other = await signInElsewhere(successorKey);
+    await goTo("Sessions", "Sessions");
+    const rows = page.getByRole("table").locator("tbody tr");
+    const current = rows.filter({ hasText: "this session" });
+    const elsewhere = rows.filter({ hasText: other.id });
+    await elsewhere.waitFor();
+    expect(await rows.count(), "this session and the other").toBe(2);
+    expect(await current.getByRole("cell").allTextContents()).toEqual([
+      "Sign-in link",
+      expect.stringMatching(/ UTC$/),
+      expect.any(String),
+      expect.stringMatching(/ UTC$/),
+      "End",
+    ]);
+    expect(await elsewhere.getByRole("cell").first().textContent()).toBe(`API key ${successorPrefix}`);
+    expect(await elsewhere.getByRole("cell").nth(2).textContent(), "not used since it opened").toBe(
+      "Not since sign-in",
+    );
+    await audit("sessions");
+    await screenshot("sessions");
+
+    await page.getByRole("button", { name: `End session ${other.id}` }).click();
+    await elsewhere.waitFor({ state: "detached" });
+    expect(confirmed.at(-1)).toBe(`End session ${other.id}? It is refused from its next request on.`);
+    expect(await rows.count()).toBe(1);
+    const refused = await fetch(`${baseUrl}/dashboard/api/session`, { headers: { cookie: other.cookie } });
+    expect(refused.status, await refused.clone().text()).toBe(401);
+    const stillOpen = await page.evaluate<number>(`fetch("/dashboard/api/session").then((r) => r.status)`);
+    expect(stillOpen, "this session goes on").toBe(200);
   });
 
   it("shows the transcript's charge in usage, per day and per operation", async ({ skip }) => {
@@ -370,6 +521,7 @@ describe("the dashboard in Chromium, against a live server", () => {
     for (const [link, heading] of [
       ["Overview", "Overview"],
       ["Keys", "API keys"],
+      ["Sessions", "Sessions"],
       ["Usage", "Usage"],
       ["Monitors", "Monitors"],
       ["Webhooks", "Webhooks"],
@@ -383,15 +535,17 @@ describe("the dashboard in Chromium, against a live server", () => {
     await page.setViewportSize({ width: 1280, height: 900 });
   });
 
-  it("signs out, then signs in once with a CLI link, whose second use fails", async ({ skip }) => {
+  it("ends its own session from the sessions page, which signs out, and the link's second use fails", async ({
+    skip,
+  }) => {
     skipUnlessLive(skip);
-    await signOut();
-    const { token } = await h.server.platform.dashboard.createSignInLink(h.server.account.id);
-    await page.goto(`${baseUrl}/dashboard/sign-in#token=${token}`);
-    await page.getByRole("heading", { level: 1, name: "Overview" }).waitFor();
-    expect(page.url(), "the token is gone from the address").toBe(`${baseUrl}/dashboard/`);
-    await signOut();
-    await page.goto(`${baseUrl}/dashboard/sign-in#token=${token}`);
+    await goTo("Sessions", "Sessions");
+    await page.getByRole("button", { name: "End this session" }).click();
+    await page.getByRole("heading", { level: 1, name: "Sign in to Verbatim" }).waitFor();
+    expect(confirmed.at(-1)).toBe("End this session? You are signed out.");
+    const ended = await page.evaluate<number>(`fetch("/dashboard/api/session").then((r) => r.status)`);
+    expect(ended, "the cookie left in the browser is refused").toBe(401);
+    await page.goto(`${baseUrl}/dashboard/sign-in#token=${linkToken}`);
     const alert = page.getByRole("alert");
     await alert.waitFor();
     expect(await alert.textContent()).toMatch(/request id req_/);
@@ -402,7 +556,7 @@ describe("the dashboard in Chromium, against a live server", () => {
 
   it("finds no serious or critical accessibility violation on any page", ({ skip }) => {
     skipUnlessLive(skip);
-    expect(Object.keys(violations).length).toBeGreaterThanOrEqual(6);
+    expect(Object.keys(violations).length).toBeGreaterThanOrEqual(9);
     expect(violations).toEqual(Object.fromEntries(Object.keys(violations).map((name) => [name, []])));
   });
 

@@ -1,9 +1,12 @@
 import type { Dashboard } from "@verbatim/contract";
 import { useState } from "preact/hooks";
 import { call, csrf, dashboardApi } from "../api.ts";
-import { ErrorState, formatTime, Loading, Page, Secret, useAction, useLoad } from "../ui.tsx";
+import type { Session } from "../app.tsx";
+import { CredentialsNotice, ErrorState, formatTime, Loading, Page, Secret, useAction, useLoad } from "../ui.tsx";
 
 type ApiKey = Dashboard.components["schemas"]["ApiKey"];
+
+const pageSize = 20;
 
 /** Grace periods offered when rotating: how long the old key keeps working. */
 const graces = [
@@ -19,8 +22,21 @@ function parseLimit(text: string): number | null {
   return trimmed === "" ? null : Number(trimmed);
 }
 
-export function Keys() {
-  const keys = useLoad(async () => (await call(dashboardApi.GET("/keys"))).data.keys);
+export function Keys({ session }: { session: Session }) {
+  const [before, setBefore] = useState<string[]>([]);
+  const cursor = before.at(-1);
+  const keys = useLoad(
+    async () =>
+      (
+        await call(
+          dashboardApi.GET("/keys", {
+            params: { query: cursor ? { limit: pageSize, before: cursor } : { limit: pageSize } },
+          }),
+        )
+      ).data,
+    [cursor],
+  );
+  const manage = session.can_manage_credentials;
   const [issued, setIssued] = useState<{ key: string; prefix: string; note: string } | undefined>(undefined);
   const [limit, setLimit] = useState("");
   const action = useAction();
@@ -37,44 +53,50 @@ export function Keys() {
       );
       setIssued({ key: envelope.data.key, prefix: envelope.data.api_key.prefix, note: "New key created." });
       setLimit("");
-      keys.reload();
+      // The new key heads the newest page.
+      if (before.length > 0) setBefore([]);
+      else keys.reload();
     });
   };
 
   return (
     <Page title="API keys">
-      <section aria-labelledby="create-key">
-        <h2 id="create-key">Create a key</h2>
-        <form class="inline" onSubmit={create}>
-          <div class="field">
-            <label for="new-key-limit">Requests per minute (optional)</label>
-            <input
-              id="new-key-limit"
-              type="number"
-              min={1}
-              inputMode="numeric"
-              placeholder="The account's limit"
-              value={limit}
-              onInput={(event) => setLimit(event.currentTarget.value)}
-            />
-          </div>
-          <button type="submit" disabled={action.busy}>
-            Create key
-          </button>
-        </form>
-        <ErrorState failure={action.failure} />
-        {issued ? (
-          <div class="card highlight" role="status">
-            <p>
-              <strong>{issued.note}</strong> Copy it now: it is never shown again.
-            </p>
-            <Secret label={`Key ${issued.prefix}`} value={issued.key} />
-            <button type="button" class="secondary" onClick={() => setIssued(undefined)}>
-              I have stored it
+      {manage ? (
+        <section aria-labelledby="create-key">
+          <h2 id="create-key">Create a key</h2>
+          <form class="inline" onSubmit={create}>
+            <div class="field">
+              <label for="new-key-limit">Requests per minute (optional)</label>
+              <input
+                id="new-key-limit"
+                type="number"
+                min={1}
+                inputMode="numeric"
+                placeholder="The account's limit"
+                value={limit}
+                onInput={(event) => setLimit(event.currentTarget.value)}
+              />
+            </div>
+            <button type="submit" disabled={action.busy}>
+              Create key
             </button>
-          </div>
-        ) : null}
-      </section>
+          </form>
+          <ErrorState failure={action.failure} />
+          {issued ? (
+            <div class="card highlight" role="status">
+              <p>
+                <strong>{issued.note}</strong> Copy it now: it is never shown again.
+              </p>
+              <Secret label={`Key ${issued.prefix}`} value={issued.key} />
+              <button type="button" class="secondary" onClick={() => setIssued(undefined)}>
+                I have stored it
+              </button>
+            </div>
+          ) : null}
+        </section>
+      ) : (
+        <CredentialsNotice account={session.account_id} />
+      )}
       <section aria-labelledby="key-list">
         <h2 id="key-list">Keys</h2>
         <ErrorState failure={keys.failure} />
@@ -89,14 +111,15 @@ export function Keys() {
                   <th scope="col">Last used</th>
                   <th scope="col">Limit per minute</th>
                   <th scope="col">Status</th>
-                  <th scope="col">Actions</th>
+                  {manage ? <th scope="col">Actions</th> : null}
                 </tr>
               </thead>
               <tbody>
-                {keys.data.map((key) => (
+                {keys.data.keys.map((key) => (
                   <KeyRow
                     key={key.id}
                     apiKey={key}
+                    manage={manage}
                     onChanged={keys.reload}
                     onIssued={(secret, prefix) =>
                       setIssued({ key: secret, prefix, note: `Key ${key.prefix} rotated; this is its successor.` })
@@ -107,6 +130,22 @@ export function Keys() {
             </table>
           </div>
         ) : null}
+        <div class="actions">
+          {before.length > 0 ? (
+            <button type="button" class="secondary" onClick={() => setBefore(before.slice(0, -1))}>
+              Newer keys
+            </button>
+          ) : null}
+          {keys.data?.next_before ? (
+            <button
+              type="button"
+              class="secondary"
+              onClick={() => keys.data?.next_before && setBefore([...before, keys.data.next_before])}
+            >
+              Older keys
+            </button>
+          ) : null}
+        </div>
       </section>
     </Page>
   );
@@ -114,10 +153,13 @@ export function Keys() {
 
 function KeyRow({
   apiKey,
+  manage,
   onChanged,
   onIssued,
 }: {
   apiKey: ApiKey;
+  /** Whether the session may limit, rotate and revoke keys: otherwise the row only reads. */
+  manage: boolean;
   onChanged: () => void;
   onIssued: (secret: string, prefix: string) => void;
 }) {
@@ -170,7 +212,7 @@ function KeyRow({
       <td data-label="Created">{formatTime(apiKey.created_at)}</td>
       <td data-label="Last used">{apiKey.last_used_at ? formatTime(apiKey.last_used_at) : "Never"}</td>
       <td data-label="Limit per minute">
-        {revoked ? (
+        {revoked || !manage ? (
           (apiKey.requests_per_minute ?? "Account's")
         ) : (
           <form class="inline compact" onSubmit={saveLimit}>
@@ -200,44 +242,46 @@ function KeyRow({
             : `Revoked ${formatTime(apiKey.revoked_at)}`
           : "Active"}
       </td>
-      <td>
-        {revoked && !revokesLater ? null : (
-          <div class="actions">
-            {revokesLater ? null : (
-              <form class="inline compact" onSubmit={rotate}>
-                <label class="visually-hidden" for={`${ids}-grace`}>
-                  Grace period for key {apiKey.prefix}
-                </label>
-                <select id={`${ids}-grace`} value={grace} onChange={(event) => setGrace(event.currentTarget.value)}>
-                  {graces.map((option) => (
-                    <option key={option.seconds} value={String(option.seconds)}>
-                      {option.label}
-                    </option>
-                  ))}
-                </select>
-                <button
-                  type="submit"
-                  class="secondary"
-                  disabled={action.busy}
-                  aria-label={`Rotate key ${apiKey.prefix}`}
-                >
-                  Rotate
-                </button>
-              </form>
-            )}
-            <button
-              type="button"
-              class="danger"
-              disabled={action.busy}
-              onClick={revoke}
-              aria-label={`Revoke key ${apiKey.prefix}`}
-            >
-              Revoke
-            </button>
-          </div>
-        )}
-        <ErrorState failure={action.failure} />
-      </td>
+      {manage ? (
+        <td>
+          {revoked && !revokesLater ? null : (
+            <div class="actions">
+              {revokesLater ? null : (
+                <form class="inline compact" onSubmit={rotate}>
+                  <label class="visually-hidden" for={`${ids}-grace`}>
+                    Grace period for key {apiKey.prefix}
+                  </label>
+                  <select id={`${ids}-grace`} value={grace} onChange={(event) => setGrace(event.currentTarget.value)}>
+                    {graces.map((option) => (
+                      <option key={option.seconds} value={String(option.seconds)}>
+                        {option.label}
+                      </option>
+                    ))}
+                  </select>
+                  <button
+                    type="submit"
+                    class="secondary"
+                    disabled={action.busy}
+                    aria-label={`Rotate key ${apiKey.prefix}`}
+                  >
+                    Rotate
+                  </button>
+                </form>
+              )}
+              <button
+                type="button"
+                class="danger"
+                disabled={action.busy}
+                onClick={revoke}
+                aria-label={`Revoke key ${apiKey.prefix}`}
+              >
+                Revoke
+              </button>
+            </div>
+          )}
+          <ErrorState failure={action.failure} />
+        </td>
+      ) : null}
     </tr>
   );
 }

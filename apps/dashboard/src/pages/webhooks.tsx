@@ -1,22 +1,23 @@
 import type { Dashboard } from "@verbatim/contract";
 import { useState } from "preact/hooks";
 import { call, csrf, dashboardApi } from "../api.ts";
-import { ErrorState, formatTime, Loading, Page, Secret, useAction, useLoad } from "../ui.tsx";
+import type { Session } from "../app.tsx";
+import { CredentialsNotice, ErrorState, formatTime, Loading, Page, Secret, useAction, useLoad } from "../ui.tsx";
 
 type Delivery = Dashboard.components["schemas"]["WebhookDelivery"];
 
 const pageSize = 20;
 
-export function Webhooks() {
+export function Webhooks({ session }: { session: Session }) {
   return (
     <Page title="Webhooks">
-      <SigningSecret />
+      <SigningSecret session={session} />
       <DeliveryLog />
     </Page>
   );
 }
 
-function SigningSecret() {
+function SigningSecret({ session }: { session: Session }) {
   const [secret, setSecret] = useState<{ value: string; rotated: boolean } | undefined>(undefined);
   const action = useAction();
   const reveal = () =>
@@ -38,28 +39,34 @@ function SigningSecret() {
         Job callbacks are signed with this <code>whsec_</code> secret (Standard Webhooks); each monitor signs with its
         own.
       </p>
-      {secret ? (
-        <Secret
-          label="Webhook signing secret"
-          value={secret.value}
-          note={secret.rotated ? "Rotated: this is the new secret." : ""}
-        />
-      ) : null}
-      <div class="actions">
-        {secret ? (
-          <button type="button" class="secondary" onClick={() => setSecret(undefined)}>
-            Hide secret
-          </button>
-        ) : (
-          <button type="button" disabled={action.busy} onClick={reveal}>
-            Reveal secret
-          </button>
-        )}
-        <button type="button" class="danger" disabled={action.busy} onClick={rotate}>
-          Rotate secret
-        </button>
-      </div>
-      <ErrorState failure={action.failure} />
+      {session.can_manage_credentials ? (
+        <>
+          {secret ? (
+            <Secret
+              label="Webhook signing secret"
+              value={secret.value}
+              note={secret.rotated ? "Rotated: this is the new secret." : ""}
+            />
+          ) : null}
+          <div class="actions">
+            {secret ? (
+              <button type="button" class="secondary" onClick={() => setSecret(undefined)}>
+                Hide secret
+              </button>
+            ) : (
+              <button type="button" disabled={action.busy} onClick={reveal}>
+                Reveal secret
+              </button>
+            )}
+            <button type="button" class="danger" disabled={action.busy} onClick={rotate}>
+              Rotate secret
+            </button>
+          </div>
+          <ErrorState failure={action.failure} />
+        </>
+      ) : (
+        <CredentialsNotice account={session.account_id} />
+      )}
     </section>
   );
 }
