@@ -13,6 +13,10 @@ export async function listenOnLoopback(app: Express): Promise<LoopbackServer> {
   const server = await new Promise<Server>((resolve) => {
     const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
   });
+  // Node closes a connection idle for 5 s, and a test whose loop is busy (PGlite runs in it) can
+  // send on such a connection before its client's own 4 s timer ran, which resets it: tests
+  // met `fetch failed: read ECONNRESET`. Here only the client closes idle connections.
+  server.keepAliveTimeout = 10 * 60_000;
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close() {
