@@ -22,6 +22,10 @@ export interface HttpConfig {
   batchDeadlineMs?: number;
   /** `VERBATIM_METRICS_TOKEN`: `/metrics` answers any client with it; without it, loopback clients only. */
   metricsToken?: string;
+  /** How long the body of an operation without a key may take to arrive; default 10 s. Tests shorten it. */
+  publicBodyDeadlineMs?: number;
+  /** How long the body of any other operation may take to arrive; default 60 s. Tests shorten it. */
+  bodyDeadlineMs?: number;
 }
 
 /** Everything `createApp` needs; tests build it without environment variables. */
