@@ -1,5 +1,9 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApp } from "../src/app.ts";
+import { createHttpServer } from "../src/http/http-server.ts";
 import { type Answer, type ErrorBodyShape, expectErrorEnvelope, expectIssueAt, send } from "./support/http.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 
@@ -163,5 +167,35 @@ describe("413 for a keyed body past 1 MiB, without waiting for its end", () => {
       { body: chunk("[".repeat(1024 * 1024)) + chunk("[".repeat(16)) },
     );
     expectRefusedAndClosed(answer, 413, /larger than 1 MiB/);
+  });
+});
+
+describe("the server hangs up on a request that does not arrive in time, whatever it is for", () => {
+  let http: Server;
+  let baseUrl: string;
+  beforeAll(async () => {
+    http = createHttpServer(createApp(server.deps), { headersMs: 500, requestMs: 1000 });
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    http?.closeAllConnections();
+    await new Promise((resolve) => http?.close(resolve));
+  });
+
+  it("closes the connection of a GET /health whose body no operation reads, after answering it", async () => {
+    const answer = await exchange(baseUrl, head("GET", "/api/v2/health", { ...json, "transfer-encoding": "chunked" }), {
+      trickle: chunk(" "),
+      everyMs: 200,
+    });
+    expect(answer.status, answer.text).toBe(200);
+  });
+
+  it("closes a connection whose headers do not arrive in time, answering 408 as Node does", async () => {
+    const answer = await exchange(baseUrl, "GET /api/v2/health HTTP/1.1\r\nHost: 127.0.0.1\r\n", {
+      trickle: "X",
+      everyMs: 200,
+    });
+    expect(answer.status, answer.text).toBe(408);
   });
 });
