@@ -115,6 +115,17 @@ describe("413 before parsing: an operation without a key reads at most 1 KiB", (
     expectRefusedAndClosed(answer, 413, /larger than 1 KiB/);
   });
 
+  it("hangs up once a sign-in body of another media type passes 1 KiB, after refusing its type", async () => {
+    const answer = await exchange(
+      server.baseUrl,
+      head("POST", "/dashboard/api/session", { "content-type": "text/plain", "transfer-encoding": "chunked" }),
+      { body: chunk("x".repeat(10)) + chunk("x".repeat(1000)) + chunk("x".repeat(1000)) },
+    );
+    expectErrorEnvelope(answer, 400, "invalid_request");
+    expectIssueAt(answer, "/headers/content-type");
+    expect(answer.headers.get("connection"), answer.text).toBe("close");
+  });
+
   it("still signs in with a valid body of about 1 KiB", async () => {
     const raw = JSON.stringify({ api_key: server.key.key }).replace("{", `{${" ".repeat(950)}`);
     expect(Buffer.byteLength(raw)).toBeGreaterThan(1000);

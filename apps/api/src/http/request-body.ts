@@ -29,35 +29,34 @@ export function readJsonBody(limits: BodyLimits): RequestHandler {
       refuse(res, next, bodyTooLarge(limits.maxBytes));
       return;
     }
-    let passedOn = false;
+    let settled = false;
     let received = 0;
-    const deadline = setTimeout(() => cutOff(bodyTooSlow(limits.deadlineMs)), limits.deadlineMs);
-    function countBytes(chunk: Buffer): void {
-      received += chunk.length;
-      if (received > limits.maxBytes) cutOff(bodyTooLarge(limits.maxBytes));
-    }
-    function stopWatching(): void {
+    let deadline: NodeJS.Timeout | undefined;
+    function settle(): boolean {
+      if (settled) return false;
+      settled = true;
       clearTimeout(deadline);
       req.off("data", countBytes);
+      return true;
     }
-    // Once the request has gone on (a body the parser left unread), the only answer left is to hang up.
-    function cutOff(error: ApiError): void {
-      stopWatching();
-      if (passedOn) {
-        req.socket.destroy();
-        return;
-      }
-      passedOn = true;
-      refuse(res, next, error);
+    function refuseOnce(error: ApiError): void {
+      if (settle()) refuse(res, next, error);
     }
-    req.on("data", countBytes);
-    req.once("end", stopWatching);
-    req.once("close", stopWatching);
+    function countBytes(chunk: Buffer): void {
+      received += chunk.length;
+      if (received > limits.maxBytes) refuseOnce(bodyTooLarge(limits.maxBytes));
+    }
+    let parserStarting = true;
     parseJson(req, res, (err?: unknown) => {
-      if (passedOn) return;
-      passedOn = true;
+      if (!settle()) return;
+      // The parser took none of the body (it is not JSON, which validation refuses): none of the rest is read either.
+      if (parserStarting && !req.complete) res.setHeader("Connection", "close");
       next(err);
     });
+    parserStarting = false;
+    if (settled) return;
+    req.on("data", countBytes);
+    deadline = setTimeout(() => refuseOnce(bodyTooSlow(limits.deadlineMs)), limits.deadlineMs);
   };
 }
 
