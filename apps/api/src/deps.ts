@@ -24,6 +24,10 @@ export interface HttpConfig {
   metricsToken?: string;
   /** `VERBATIM_MCP_ALLOWED_ORIGINS`: browser origins besides this server's own that may use `POST /mcp`. */
   mcpAllowedOrigins?: readonly string[];
+  /** How long the body of an operation without a key may take to arrive; default 10 s. Tests shorten it. */
+  publicBodyDeadlineMs?: number;
+  /** How long the body of any other operation may take to arrive; default 60 s. Tests shorten it. */
+  bodyDeadlineMs?: number;
 }
 
 /** Everything `createApp` needs; tests build it without environment variables. */

@@ -1,4 +1,4 @@
-import { createServer, type Server } from "node:http";
+import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { createSpeechEngine } from "./adapters/asr/index.ts";
@@ -9,6 +9,7 @@ import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
 import { loadConfig } from "./config.ts";
 import { errorHandler } from "./http/error-handler.ts";
+import { createHttpServer } from "./http/http-server.ts";
 import { metricsEndpoint } from "./http/metrics.ts";
 import { createLogger } from "./logger.ts";
 import { ServiceMetrics } from "./metrics.ts";
@@ -151,7 +152,7 @@ if (servesApi) {
     audio,
     monitors: monitorDeps,
   });
-  const listening = app.listen(config.port, config.host, () => {
+  const listening = createHttpServer(app).listen(config.port, config.host, () => {
     const { address, port } = listening.address() as AddressInfo;
     logger.info(
       { address, port, role, engine: store.engine, data_dir: store.engine === "embedded" ? config.dataDir : undefined },
@@ -175,7 +176,7 @@ if (!servesApi && config.operations.metricsPort !== undefined) {
   metricsApp.set("trust proxy", "loopback");
   metricsApp.use(metricsEndpoint(metrics, store, { token: metricsToken }));
   metricsApp.use(errorHandler({ config: { version: config.version }, logger, now, platform, metrics }));
-  const listening = createServer(metricsApp).listen(metricsPort, config.host, () => {
+  const listening = createHttpServer(metricsApp).listen(metricsPort, config.host, () => {
     const { address, port } = listening.address() as AddressInfo;
     logger.info({ address, port }, `Verbatim worker metrics on http://${address}:${port}/metrics`);
   });

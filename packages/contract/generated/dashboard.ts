@@ -109,6 +109,8 @@ export interface paths {
          * Sign in
          * @description Signs in with an API key of the account or a sign-in link's token, and sets the session
          *     cookie. A link works once, within 15 minutes. Counts against the account's allowance.
+         *     Anyone may call it, so its body may hold at most 1 KiB (413 `invalid_request`, answered
+         *     before it is read) and must arrive within 10 seconds (400 `invalid_request`).
          */
         post: operations["signIn"];
         /**

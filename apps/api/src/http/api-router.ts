@@ -1,4 +1,4 @@
-import express, { type ErrorRequestHandler, type RequestHandler, Router } from "express";
+import { type ErrorRequestHandler, type RequestHandler, Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
@@ -8,11 +8,9 @@ import { idempotent } from "./idempotency.ts";
 import { nameOperation } from "./metrics.ts";
 import { refuseNulCharacters } from "./nul-characters.ts";
 import type { Operation } from "./operations.ts";
+import { authenticatedBodyLimits, publicBodyLimits, readJsonBody } from "./request-body.ts";
 import { type LiveRoute, recordSentBodyFields } from "./route.ts";
 import { holdExtractionSlot } from "./slots.ts";
-
-/** The most a request body may hold. */
-const maxBodyBytes = 1024 * 1024;
 
 /** One API (a version of the public API, or the dashboard's): its document, and what it adds around its routes. */
 export interface ApiVersion<Id extends string> {
@@ -55,20 +53,29 @@ export function apiRouter<Id extends string>(
     next();
   });
   // The key is checked before the body is read (spec 5): a request without a valid key hears 401, whatever it sent.
-  // Only operations that take a body parse one, so nothing is parsed for an unknown path, a GET, or a stranger.
-  const parseJson = express.json({ limit: maxBodyBytes });
+  // Only operations that take a body parse one, so nothing is parsed for an unknown path, a GET, or a stranger;
+  // an operation without a key reads no more than its few fields need.
+  const { config } = deps;
+  const readPublicBody = readJsonBody({
+    ...publicBodyLimits,
+    deadlineMs: config.publicBodyDeadlineMs ?? publicBodyLimits.deadlineMs,
+  });
+  const readBody = readJsonBody({
+    ...authenticatedBodyLimits,
+    deadlineMs: config.bodyDeadlineMs ?? authenticatedBodyLimits.deadlineMs,
+  });
   const live = new Map(routes.map((route) => [route.operationId, route]));
   for (const operation of version.operations) {
     router[operation.method](operation.expressPath, nameOperation(operation.operationId));
   }
   for (const operation of version.operations) {
     const extractionSlot = live.get(operation.operationId)?.holdsExtractionSlot === true;
-    const guards = version.publicOperations.has(operation.operationId)
-      ? []
-      : [authenticate(deps, version.allowanceOf(operation.operationId), { extractionSlot })];
+    const isPublic = version.publicOperations.has(operation.operationId);
+    const guards = isPublic ? [] : [authenticate(deps, version.allowanceOf(operation.operationId), { extractionSlot })];
     const takesBody = operation.method === "post" || operation.method === "patch" || operation.method === "put";
+    const bodyReader = isPublic ? readPublicBody : readBody;
     if (guards.length > 0 || takesBody) {
-      router[operation.method](operation.expressPath, ...guards, ...(takesBody ? [parseJson] : []));
+      router[operation.method](operation.expressPath, ...guards, ...(takesBody ? [bodyReader] : []));
     }
   }
   // The validator fills in defaults; routes that must tell "sent" from "defaulted" read this.

@@ -4,11 +4,14 @@ import { ApiError, type ValidationIssue } from "../errors.ts";
 import { isStoreUnreachable } from "../store/database.ts";
 import { storeLostMidRequest } from "./auth.ts";
 import { publicBaseUrl, requestIdOf } from "./locals.ts";
+import { bodyTooLarge } from "./request-body.ts";
 
 /** What express-openapi-validator and body-parser attach to the errors they raise. */
 interface HttpLibraryError {
   status?: number;
   type?: string;
+  /** The limit a body went over: raw-body sets it on every `entity.too.large`. */
+  limit?: number;
   errors?: Array<{ path?: string; message?: string }>;
   message?: string;
 }
@@ -80,11 +83,7 @@ function fromHttpLibrary(req: Request, err: unknown): ApiError | undefined {
     case "entity.parse.failed":
       return invalid("The body is not valid JSON.", [{ path: "/body", message: "is not valid JSON" }]);
     case "entity.too.large":
-      return invalid(
-        "The body is larger than 1 MiB.",
-        [{ path: "/body", message: "must not be larger than 1 MiB" }],
-        413,
-      );
+      return bodyTooLarge(failure.limit ?? 0);
     case "encoding.unsupported":
     case "charset.unsupported":
       return invalid("The body's encoding is not supported; send UTF-8 JSON.", [
@@ -108,11 +107,8 @@ function fromHttpLibrary(req: Request, err: unknown): ApiError | undefined {
   return undefined;
 }
 
-function invalid(message: string, issues: ValidationIssue[], status?: number): ApiError {
-  return new ApiError("invalid_request", message, {
-    extra: { issues },
-    ...(status === undefined ? {} : { status }),
-  });
+function invalid(message: string, issues: ValidationIssue[]): ApiError {
+  return new ApiError("invalid_request", message, { extra: { issues } });
 }
 
 /** The most issues an answer lists: a body of many bad fields must not make an answer many times its size. */

@@ -34,9 +34,9 @@ export interface MetricsAccess {
 
 /**
  * `GET /metrics`, in the Prometheus text format: an operator endpoint outside the versioned API.
- * Without a token it serves loopback clients only (a request forwarded by a proxy on this machine
- * counts as the client it names), and answers others 404 saying how to reach it; with a token,
- * a missing or wrong `Authorization: Bearer` is 401.
+ * Without a token it serves loopback clients only (a request a proxy on this machine forwards,
+ * saying so by `Forwarded`, `X-Forwarded-For` or `X-Real-IP`, is not one), and answers others 404
+ * saying how to reach it; with a token, a missing or wrong `Authorization: Bearer` is 401.
  */
 export function metricsEndpoint(metrics: ServiceMetrics, store: Store, access: MetricsAccess): Router {
   const router = Router();
@@ -69,9 +69,12 @@ function digest(value: string): Buffer {
   return createHash("sha256").update(value).digest();
 }
 
-/** The connection comes from this machine, and no proxy on it says it forwards another client. */
+/** The headers by which a proxy says it forwards a client; a proxy may send any one of them alone. */
+const forwardingHeaders = ["forwarded", "x-forwarded-for", "x-real-ip"] as const;
+
+/** The connection comes from this machine, and no proxy on it says it forwards a client, whichever it names. */
 function isLoopbackClient(req: Request): boolean {
-  return isLoopback(req.socket.remoteAddress) && isLoopback(req.ip);
+  return isLoopback(req.socket.remoteAddress) && forwardingHeaders.every((name) => req.get(name) === undefined);
 }
 
 function isLoopback(address: string | undefined): boolean {

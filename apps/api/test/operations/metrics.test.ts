@@ -47,13 +47,20 @@ describe("GET /metrics: who may scrape it", () => {
     expect(sample(text, "verbatim_database_up", { engine: testEngine })).toBe(1);
   });
 
-  it("answers 404 without a token when a proxy on this machine forwards another client, saying how to scrape", async () => {
-    const response = await fetch(`${open.baseUrl}/metrics`, { headers: { "x-forwarded-for": "203.0.113.7" } });
-    expect(response.status).toBe(404);
-    const body = (await response.json()) as { ok: boolean; error: { code: string; message: string } };
-    expect(body).toMatchObject({ ok: false, error: { code: "not_found" } });
-    expect(body.error.message).toMatch(/loopback clients only.*VERBATIM_METRICS_TOKEN/);
-  });
+  it.each<Record<string, string>>([
+    { "x-forwarded-for": "203.0.113.7" },
+    { forwarded: "for=203.0.113.7" },
+    { "x-real-ip": "203.0.113.7" },
+  ])(
+    "answers 404 without a token when a proxy on this machine forwards another client (%o), saying how to scrape",
+    async (headers) => {
+      const response = await fetch(`${open.baseUrl}/metrics`, { headers });
+      expect(response.status).toBe(404);
+      const body = (await response.json()) as { ok: boolean; error: { code: string; message: string } };
+      expect(body).toMatchObject({ ok: false, error: { code: "not_found" } });
+      expect(body.error.message).toMatch(/loopback clients only.*VERBATIM_METRICS_TOKEN/);
+    },
+  );
 
   it("with a token, answers 401 to a request without it or with another, whatever its address", async () => {
     const attempts: Record<string, string>[] = [
