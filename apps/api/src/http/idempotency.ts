@@ -1,6 +1,7 @@
 import type { RequestHandler } from "express";
 import type { AppDeps } from "../deps.ts";
 import { Idempotency, type StoredResponse } from "../services/idempotency.ts";
+import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import { authOf } from "./auth.ts";
 
 /**
@@ -58,20 +59,11 @@ export function idempotent(deps: AppDeps): RequestHandler {
   };
 }
 
-/** How often a key that could not be given back is tried again. */
-const releaseRetryMs = 1_000;
-
 /**
  * Gives a key back, trying again while the store cannot be reached: a key left in flight after an
  * outage would answer the client's retries 409 "still running" until its lock lapsed, minutes later.
  */
 function releaseOnceReachable(deps: AppDeps, accountId: string, key: string, fingerprint: string): void {
   const { idempotency } = deps.platform;
-  const giveUpAt = Date.now() + idempotency.lockMs;
-  const attempt = () => {
-    idempotency.release(accountId, key, fingerprint).catch(() => {
-      if (Date.now() < giveUpAt) setTimeout(attempt, releaseRetryMs).unref();
-    });
-  };
-  attempt();
+  void retryUntilReachable(() => idempotency.release(accountId, key, fingerprint), idempotency.lockMs);
 }
