@@ -120,8 +120,9 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   const webhooks = createWebhooks(store, { logger, now, allowPrivateTargets: true, pollIntervalMs: 20 });
   const youtube = createYoutubeAdapter({
     origin: fake.origin,
-    attemptTimeoutMs: 400,
-    budgetMs: 2_000,
+    // As in `startYoutubeServer`: a loaded 2-core machine can take seconds to answer over loopback.
+    attemptTimeoutMs: 2_500,
+    budgetMs: 8_000,
     maxAttempts: 2,
     backoffBaseMs: 10,
   });

@@ -22,8 +22,8 @@ import {
 let h: MonitorHarness;
 
 async function createMonitor(body: Record<string, unknown> = {}) {
-  const { data } = await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never });
-  if (!data) throw new Error("monitor not created");
+  const { data, error } = await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never });
+  if (!data) throw new Error(`monitor not created: ${JSON.stringify(error)}`);
   return data.data;
 }
 
