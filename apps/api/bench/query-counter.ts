@@ -8,9 +8,10 @@ export interface QueryCounter {
 }
 
 /**
- * Wraps the drivers' entry points (PGlite `query`/`exec`, node-postgres `Client#query`, which
- * `Pool#query` uses) so every database round trip is counted, whichever layer issued it:
- * `Store.query`, Drizzle builders or transactions alike. Call once, before opening a store.
+ * Wraps the drivers' entry points (PGlite `query`/`exec` and its transactions' own, node-postgres
+ * `Client#query`, which `Pool#query` uses) so every database round trip is counted, whichever
+ * layer issued it: `Store.query`, Drizzle builders or transactions alike, `BEGIN` and `COMMIT` as
+ * node-postgres sends them. Call once, before opening a store.
  */
 export function countQueries(): QueryCounter {
   let count = 0;
@@ -24,6 +25,23 @@ export function countQueries(): QueryCounter {
     count += 1;
     return pgliteExec.apply(this, args);
   } as typeof pgliteExec;
+  // A PGlite transaction runs its statements, BEGIN and its end past `query` and `exec`.
+  const pgliteTransaction = PGlite.prototype.transaction;
+  PGlite.prototype.transaction = function <T>(this: PGlite, callback: Parameters<PGlite["transaction"]>[0]) {
+    count += 2;
+    return pgliteTransaction.call(this, (tx) => {
+      const { query, exec } = tx;
+      tx.query = (...args: Parameters<typeof query>) => {
+        count += 1;
+        return query(...args);
+      };
+      tx.exec = (...args: Parameters<typeof exec>) => {
+        count += 1;
+        return exec(...args);
+      };
+      return callback(tx);
+    }) as Promise<T>;
+  } as typeof pgliteTransaction;
   const clientQuery = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     count += 1;

@@ -130,3 +130,22 @@ describe("loadConfig: VERBATIM_MCP_ALLOWED_ORIGINS", () => {
     );
   });
 });
+
+describe("loadConfig: Idempotency-Key locks and test faults", () => {
+  it("locks an abandoned key for 5 minutes and injects no fault by default", () => {
+    const config = loadConfig({});
+    expect(config.idempotencyLockSeconds).toBe(300);
+    expect(config.testFaults).toEqual([]);
+  });
+
+  it("reads the lock and the fault points", () => {
+    const config = loadConfig({ VERBATIM_IDEMPOTENCY_LOCK_SECONDS: "2", VERBATIM_TEST_FAULTS: " exit-after-charge " });
+    expect(config.idempotencyLockSeconds).toBe(2);
+    expect(config.testFaults).toEqual(["exit-after-charge"]);
+  });
+
+  it("names the variable that holds a bad value", () => {
+    expect(() => loadConfig({ VERBATIM_IDEMPOTENCY_LOCK_SECONDS: "0" })).toThrow(/VERBATIM_IDEMPOTENCY_LOCK_SECONDS/);
+    expect(() => loadConfig({ VERBATIM_TEST_FAULTS: "exit-anywhere" })).toThrow(/VERBATIM_TEST_FAULTS/);
+  });
+});

@@ -40,7 +40,20 @@ export interface Config {
   scheduler: SchedulerConfig;
   /** `/metrics` and shutdown: `VERBATIM_METRICS_TOKEN`, `VERBATIM_METRICS_PORT`, `VERBATIM_SHUTDOWN_GRACE_SECONDS`. */
   operations: OperationsConfig;
+  /**
+   * `VERBATIM_IDEMPOTENCY_LOCK_SECONDS`: how long the key of a request whose process died stays
+   * locked; a running request renews it.
+   */
+  idempotencyLockSeconds: number;
+  /** `VERBATIM_TEST_FAULTS`: points where the process dies as a crash would, for tests only. */
+  testFaults: FaultPoint[];
 }
+
+/** Where a test may make the process die as a crash would (`VERBATIM_TEST_FAULTS`). */
+export const faultPoints = ["exit-after-charge"] as const;
+
+/** `exit-after-charge`: a request with an Idempotency-Key has charged and answered, and its answer is not yet recorded. */
+export type FaultPoint = (typeof faultPoints)[number];
 
 export interface OperationsConfig {
   /** When set, `/metrics` answers any client that sends it as a bearer token; unset, only loopback clients. */
@@ -113,6 +126,15 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         integer: true,
       }),
     },
+    idempotencyLockSeconds: numberFrom(
+      "VERBATIM_IDEMPOTENCY_LOCK_SECONDS",
+      env.VERBATIM_IDEMPOTENCY_LOCK_SECONDS,
+      300,
+      {
+        min: 1,
+      },
+    ),
+    testFaults: faultPointsFrom(env.VERBATIM_TEST_FAULTS),
     operations: {
       metricsToken: env.VERBATIM_METRICS_TOKEN || undefined,
       metricsPort: env.VERBATIM_METRICS_PORT ? portFrom(env.VERBATIM_METRICS_PORT, "VERBATIM_METRICS_PORT") : undefined,
@@ -185,6 +207,20 @@ export function downloadLimitsFrom(env: NodeJS.ProcessEnv): DownloadLimits {
       ? {}
       : { downloadFloor: { bytesPerSecond: minBytesPerSecond, windowSeconds: downloadFloorWindowSeconds } }),
   };
+}
+
+/** The comma-separated fault points of `VERBATIM_TEST_FAULTS`; an unknown one stops start-up. */
+function faultPointsFrom(value: string | undefined): FaultPoint[] {
+  const names = (value ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name.length > 0);
+  for (const name of names) {
+    if (!faultPoints.includes(name as FaultPoint)) {
+      throw new Error(`VERBATIM_TEST_FAULTS may name ${faultPoints.join(", ")}, not ${JSON.stringify(name)}`);
+    }
+  }
+  return names as FaultPoint[];
 }
 
 /** An on/off variable: `1` or `true` is on, unset, empty, `0` or `false` off. */

@@ -3,6 +3,7 @@ import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
 import type { ResolveAll } from "./adapters/net/address-rule.ts";
 import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
 import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
+import type { FaultPoint } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import type { Platform } from "./platform.ts";
@@ -48,6 +49,8 @@ export interface AppDeps {
   monitors?: MonitorDeps;
   /** Validate every response against the OpenAPI document (on in tests; a mismatch answers 500). */
   validateResponses?: boolean;
+  /** Called at each fault point a request passes: where tests make the process die (`VERBATIM_TEST_FAULTS`). */
+  faultPoint?: (point: FaultPoint) => void;
 }
 
 /** What monitors need beyond YouTube lists and the transcript service. */

@@ -7,7 +7,7 @@ import { createAudioSources } from "./adapters/audio-sources/index.ts";
 import { createYoutubeAdapter } from "./adapters/youtube/index.ts";
 import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
-import { loadConfig } from "./config.ts";
+import { type FaultPoint, loadConfig } from "./config.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { createHttpServer } from "./http/http-server.ts";
 import { metricsEndpoint } from "./http/metrics.ts";
@@ -47,7 +47,7 @@ const store: Store = await openConfiguredStore(
   if (error instanceof DataDirectoryBusyError) exitWith(`${error.message}. Stop it first, or set VERBATIM_DATA_DIR.`);
   throw error;
 });
-const platform = await createPlatform(store, { now });
+const platform = await createPlatform(store, { now, idempotencyLockSeconds: config.idempotencyLockSeconds });
 
 const { role } = config.jobs;
 const servesApi = role !== "worker";
@@ -151,6 +151,7 @@ if (servesApi) {
     youtube,
     audio,
     monitors: monitorDeps,
+    ...(config.testFaults.length > 0 ? { faultPoint: dieAt(config.testFaults) } : {}),
   });
   const listening = createHttpServer(app).listen(config.port, config.host, () => {
     const { address, port } = listening.address() as AddressInfo;
@@ -250,6 +251,15 @@ async function stopJobs(): Promise<void> {
 function lapsedHeartbeatChecks(heartbeatSeconds: number) {
   const seconds = Math.max(1, Math.floor(heartbeatSeconds / 4));
   return { superviseIntervalSeconds: seconds, monitorIntervalSeconds: seconds };
+}
+
+/** Kills the process at the fault points `VERBATIM_TEST_FAULTS` names, as a crash would: no shutdown, no cleanup. */
+function dieAt(points: readonly FaultPoint[]): (point: FaultPoint) => void {
+  return (point) => {
+    if (!points.includes(point)) return;
+    process.stdout.write(`test fault ${point}: the process dies here\n`);
+    process.kill(process.pid, "SIGKILL");
+  };
 }
 
 /** Start-up problems an operator can fix are one line on stderr, not a stack trace. */

@@ -36,6 +36,8 @@ export interface PlatformOptions {
   now: () => Date;
   /** Seconds a slot lease lives without renewal. */
   slotLeaseSeconds?: number;
+  /** Seconds the Idempotency-Key of a request whose process died stays locked. */
+  idempotencyLockSeconds?: number;
 }
 
 /** Builds the platform's services on an open store and writes the plan table into it. */
@@ -53,7 +55,10 @@ export async function createPlatform(store: Store, options: PlatformOptions): Pr
     authenticator: new Authenticator(store),
     credits: new Credits(store, options.now),
     dashboard: new DashboardSessions(store, options.now),
-    idempotency: new Idempotency(store, { now: options.now }),
+    idempotency: new Idempotency(store, {
+      now: options.now,
+      ...(options.idempotencyLockSeconds === undefined ? {} : { inFlightSeconds: options.idempotencyLockSeconds }),
+    }),
     library: new TranscriptLibrary(store, new LibraryCursors(store, options.now), options.now),
     listCursors: new ListCursors(store, options.now),
     slots: new AccountSlots(store, { pool: "extraction", ...leases }),

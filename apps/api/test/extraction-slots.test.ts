@@ -1,11 +1,19 @@
+import { sql } from "drizzle-orm";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { AppDeps } from "../src/deps.ts";
 import { authenticate } from "../src/http/auth.ts";
 import { errorHandler } from "../src/http/error-handler.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
 import { holdExtractionSlot } from "../src/http/slots.ts";
+import { createLogger } from "../src/logger.ts";
+import { ServiceMetrics } from "../src/metrics.ts";
+import { createPlatform } from "../src/platform.ts";
+import { openPostgresStore, type Store } from "../src/store/database.ts";
+import { type DatabaseProxy, startDatabaseProxy } from "./support/database-proxy.ts";
 import { type LoopbackServer, listenOnLoopback } from "./support/listen.ts";
 import { startServer, type TestServer } from "./support/server.ts";
+import { createPostgresDatabase, type PostgresDatabase } from "./support/store.ts";
 
 // An extraction route that runs until the test lets it finish, mounted behind the real
 // authentication and slot middleware over the test server's platform.
@@ -13,20 +21,20 @@ let platformServer: TestServer;
 let server: LoopbackServer;
 const running: Array<() => void> = [];
 
-beforeAll(async () => {
-  platformServer = await startServer({ plan: "pro" });
+/** The extraction route over `deps`; each request waits in `waiting` until the test answers it. */
+function extractionApp(deps: AppDeps, waiting: Array<() => void>): express.Express {
   const app = express();
   app.use(assignRequestId());
-  app.get(
-    "/extract",
-    authenticate(platformServer.deps, "request"),
-    holdExtractionSlot(platformServer.deps),
-    (_req, res) => {
-      running.push(() => res.json({ ok: true }));
-    },
-  );
-  app.use(errorHandler(platformServer.deps));
-  server = await listenOnLoopback(app);
+  app.get("/extract", authenticate(deps, "request"), holdExtractionSlot(deps), (_req, res) => {
+    waiting.push(() => res.json({ ok: true }));
+  });
+  app.use(errorHandler(deps));
+  return app;
+}
+
+beforeAll(async () => {
+  platformServer = await startServer({ plan: "pro" });
+  server = await listenOnLoopback(extractionApp(platformServer.deps, running));
 });
 
 afterAll(async () => {
@@ -34,9 +42,9 @@ afterAll(async () => {
   await platformServer.close();
 });
 
-function extract(signal?: AbortSignal): Promise<Response> {
-  return fetch(`${server.baseUrl}/extract`, {
-    headers: { Authorization: `Bearer ${platformServer.key.key}` },
+function extract(signal?: AbortSignal, target = { baseUrl: server.baseUrl, key: platformServer.key.key }) {
+  return fetch(`${target.baseUrl}/extract`, {
+    headers: { Authorization: `Bearer ${target.key}` },
     ...(signal ? { signal } : {}),
   });
 }
@@ -99,5 +107,99 @@ describe("extraction slots over HTTP", () => {
     } finally {
       slots.acquire = acquire;
     }
+  });
+});
+
+/** The account's slot leases still recorded, lapsed or not: only a release removes one. */
+async function leaseRows(store: Store, accountId: string): Promise<number> {
+  const [row] = await store.query<{ leases: number }>(
+    sql`select count(*)::int as leases from slot_leases where account_id = ${accountId}`,
+  );
+  return row?.leases ?? -1;
+}
+
+/** Polls until the account has no lease left; a bound far below the 15 s lease, so a lapse cannot pass for a release. */
+async function untilLeasesGone(store: Store, accountId: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while ((await leaseRows(store, accountId)) > 0) {
+    if (Date.now() > deadline) throw new Error("the slots were not given back within 5 s of the store answering");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("slots whose release the store did not answer", () => {
+  it("are given back once the store answers again, not when their leases lapse: the account's next requests get them", async () => {
+    const { store } = platformServer.platform;
+    const accountId = platformServer.account.id;
+    const answered = [extract(), extract(), extract()];
+    await until(() => running.length === 3);
+    expect(await leaseRows(store, accountId)).toBe(3);
+
+    const query = store.query;
+    store.query = () => Promise.reject(new Error("Connection terminated unexpectedly"));
+    try {
+      for (const finish of running.splice(0)) finish();
+      for (const response of await Promise.all(answered)) expect(response.status).toBe(200);
+      // Every release has been tried (and refused) once the responses closed.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      store.query = query;
+    }
+
+    await untilLeasesGone(store, accountId);
+    const next = [extract(), extract(), extract()];
+    await until(() => running.length === 3);
+    for (const finish of running.splice(0)) finish();
+    for (const response of await Promise.all(next)) expect(response.status).toBe(200);
+  });
+});
+
+// The database itself goes away (a proxy cuts it) while a request holding a slot finishes.
+describe.runIf(process.env.DATABASE_URL)("a slot held when the database goes away (PostgreSQL)", () => {
+  let database: PostgresDatabase;
+  let proxy: DatabaseProxy;
+  let proxied: Store;
+  let direct: Store;
+  let outageServer: LoopbackServer;
+  let deps: AppDeps;
+  const waiting: Array<() => void> = [];
+
+  beforeAll(async () => {
+    database = await createPostgresDatabase(process.env.DATABASE_URL as string);
+    proxy = await startDatabaseProxy(database.url);
+    proxied = await openPostgresStore(proxy.url, { poolSize: 2 });
+    direct = await openPostgresStore(database.url, { poolSize: 1 });
+    const now = () => new Date();
+    deps = {
+      config: { version: "0.0.0-test" },
+      logger: createLogger("silent"),
+      now,
+      platform: await createPlatform(proxied, { now }),
+      metrics: new ServiceMetrics(),
+    };
+    outageServer = await listenOnLoopback(extractionApp(deps, waiting));
+  });
+  afterAll(async () => {
+    await outageServer?.close();
+    deps?.platform.slots.close();
+    await proxied?.close();
+    await direct?.close();
+    await proxy?.close();
+    await database?.drop();
+  });
+
+  it("is given back once the database answers again, well within the lease", async () => {
+    const { account, key } = await deps.platform.accounts.create({ plan: "pro", name: "outage" });
+    const target = { baseUrl: outageServer.baseUrl, key: key.key };
+    const answered = extract(undefined, target);
+    await until(() => waiting.length === 1);
+    expect(await leaseRows(direct, account.id)).toBe(1);
+
+    const outage = proxy.outage(2_000);
+    waiting.shift()?.();
+    expect((await answered).status).toBe(200);
+    await outage;
+
+    await untilLeasesGone(direct, account.id);
   });
 });

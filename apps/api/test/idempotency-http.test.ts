@@ -1,8 +1,9 @@
+import { sql } from "drizzle-orm";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authenticate, authOf } from "../src/http/auth.ts";
 import { errorHandler } from "../src/http/error-handler.ts";
-import { idempotent } from "../src/http/idempotency.ts";
+import { idempotent, settlementOf } from "../src/http/idempotency.ts";
 import { requestIdOf } from "../src/http/locals.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
 import { Idempotency } from "../src/services/idempotency.ts";
@@ -10,8 +11,8 @@ import { type LoopbackServer, listenOnLoopback } from "./support/listen.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 
 // A billed operation behind the real authentication and Idempotency-Key middleware: it charges
-// one credit and answers 200, or the status the body asks for, so every rule of spec 4.9 can be
-// driven over HTTP before the transcript endpoints are live.
+// one credit through the request's settlement, as the transcript routes do, and answers 200, or
+// the status the body asks for, so every rule of spec 4.9 can be driven over HTTP.
 let platformServer: TestServer;
 let server: LoopbackServer;
 let runs = 0;
@@ -24,18 +25,29 @@ beforeAll(async () => {
   app.use(express.json());
   app.post("/work", authenticate(deps, "request"), idempotent(deps), async (req, res) => {
     runs++;
-    const { status = 200, delayMs = 0 } = req.body as { status?: number; delayMs?: number };
+    const {
+      status = 200,
+      delayMs = 0,
+      failAfterCharge = false,
+    } = req.body as {
+      status?: number;
+      delayMs?: number;
+      failAfterCharge?: boolean;
+    };
     await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (status !== 200) {
       res.status(status).json({ ok: false, request_id: requestIdOf(res) });
       return;
     }
+    const settlement = settlementOf(res);
     const balance = await deps.platform.credits.charge({
       accountId: authOf(res).accountId,
       credits: 1,
       operation: "POST /work",
       requestId: requestIdOf(res),
+      ...(settlement ? { settlement } : {}),
     });
+    if (failAfterCharge) throw new Error("the route failed after charging");
     res.status(200).json({ ok: true, request_id: requestIdOf(res), run: runs, balance });
   });
   app.use(errorHandler(deps));
@@ -149,6 +161,53 @@ describe("a key that could not be given back while the store was away", () => {
     } finally {
       idempotency.release = release;
     }
+  });
+});
+
+describe("the charge commits with the stored answer, in one transaction", () => {
+  const charges = async (requestId: unknown) =>
+    (
+      await platformServer.platform.store.query<{ charges: number }>(
+        sql`select count(*)::int as charges from credit_ledger where request_id = ${String(requestId)}`,
+      )
+    )[0]?.charges;
+
+  it("rolls the charge back when the request fails after charging, and gives the key back", async () => {
+    const before = await balance();
+    const failed = await work("fail-after-charge-1", { failAfterCharge: true });
+    expect(failed.response.status, failed.text).toBe(500);
+    expect(failed.body.error?.code).toBe("internal_error");
+    expect(await balance()).toBe(before);
+    expect(await charges(failed.body.request_id)).toBe(0);
+    const runsBefore = runs;
+    const retried = await work("fail-after-charge-1", { failAfterCharge: true });
+    expect(retried.response.status, retried.text).toBe(500);
+    expect(runs).toBe(runsBefore + 1);
+  });
+
+  it("answers 503 overloaded, charging nothing, when the answer cannot be stored; the retry is charged once", async () => {
+    const { idempotency } = platformServer.platform;
+    const finish = idempotency.finish;
+    let refusals = 1;
+    idempotency.finish = (...args) =>
+      refusals-- > 0
+        ? Promise.reject(new Error("Connection terminated unexpectedly"))
+        : finish.apply(idempotency, args);
+    const before = await balance();
+    try {
+      const lost = await work("record-lost-1", { note: "a" });
+      expect(lost.response.status, lost.text).toBe(503);
+      expect(lost.body.error?.code).toBe("overloaded");
+      expect(await balance()).toBe(before);
+      expect(await charges(lost.body.request_id)).toBe(0);
+    } finally {
+      idempotency.finish = finish;
+    }
+    const retried = await work("record-lost-1", { note: "a" });
+    expect(retried.response.status, retried.text).toBe(200);
+    expect(retried.response.headers.get("idempotent-replayed")).toBeNull();
+    expect(await balance()).toBe((before ?? 0) - 1);
+    expect(await charges(retried.body.request_id)).toBe(1);
   });
 });
 

@@ -1,11 +1,15 @@
-import type { RequestHandler } from "express";
+import type { RequestHandler, Response } from "express";
 import type { AppDeps } from "../deps.ts";
-import { Idempotency, type StoredResponse } from "../services/idempotency.ts";
+import type { ChargeSettlement } from "../services/credits.ts";
+import { Idempotency, type IdempotentAnswer, type StoredResponse } from "../services/idempotency.ts";
+import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import { authOf } from "./auth.ts";
 
 /**
  * Applies `Idempotency-Key` (spec 4.9) to the operation. The response is stored (2xx) or the
- * key given back (anything else) before it is sent, so a retry never races the first answer.
+ * key given back (anything else) before it is sent, so a retry never races the first answer. A
+ * route that charges through the request's settlement (`settlementOf`) commits its charge with
+ * the stored response, in one transaction.
  */
 export function idempotent(deps: AppDeps): RequestHandler {
   return async (req, res, next) => {
@@ -22,6 +26,8 @@ export function idempotent(deps: AppDeps): RequestHandler {
     }
 
     const { idempotency } = deps.platform;
+    const answer = idempotency.answerTo(accountId, key, fingerprint);
+    res.locals.idempotentAnswer = answer;
     // The lock lasts as long as the request does, however long its download or transcription runs.
     const renewal = setInterval(() => {
       idempotency
@@ -41,37 +47,48 @@ export function idempotent(deps: AppDeps): RequestHandler {
         headers: { "X-Request-Id": String(res.getHeader("X-Request-Id")) },
         body,
       };
-      deps.platform.idempotency
-        .finish(accountId, key, fingerprint, response)
-        .catch((err: unknown) => {
+      if (response.status < 200 || response.status >= 300) {
+        void answer
+          .abandon()
+          .then(() => idempotency.finish(accountId, key, fingerprint, response))
+          .catch((err: unknown) => {
+            deps.logger.error({ err, request_id: res.locals.requestId }, "idempotency record");
+            void releaseOnceReachable(deps, accountId, key, fingerprint);
+          })
+          .finally(() => send(body));
+        return res;
+      }
+      deps.faultPoint?.("exit-after-charge");
+      const charged = answer.holdsCharge;
+      answer.complete(response).then(
+        () => send(body),
+        (err: unknown) => {
           deps.logger.error({ err, request_id: res.locals.requestId }, "idempotency record");
-          if (response.status < 200 || response.status >= 300) releaseOnceReachable(deps, accountId, key, fingerprint);
-        })
-        .finally(() => send(body));
+          // The charge rolled back with the record: an answer saying it was charged would be false.
+          if (charged) next(err);
+          else send(body);
+        },
+      );
       return res;
     };
     res.once("close", () => {
       clearInterval(renewal);
-      if (!settled) releaseOnceReachable(deps, accountId, key, fingerprint);
+      if (!settled) void releaseOnceReachable(deps, accountId, key, fingerprint);
     });
     next();
   };
 }
 
-/** How often a key that could not be given back is tried again. */
-const releaseRetryMs = 1_000;
+/** Where a route charges so that the charge commits with the answer: the request's Idempotency-Key answer, if it sent a key. */
+export function settlementOf(res: Response): ChargeSettlement | undefined {
+  return res.locals.idempotentAnswer as IdempotentAnswer | undefined;
+}
 
 /**
  * Gives a key back, trying again while the store cannot be reached: a key left in flight after an
  * outage would answer the client's retries 409 "still running" until its lock lapsed, minutes later.
  */
-function releaseOnceReachable(deps: AppDeps, accountId: string, key: string, fingerprint: string): void {
+function releaseOnceReachable(deps: AppDeps, accountId: string, key: string, fingerprint: string): Promise<boolean> {
   const { idempotency } = deps.platform;
-  const giveUpAt = Date.now() + idempotency.lockMs;
-  const attempt = () => {
-    idempotency.release(accountId, key, fingerprint).catch(() => {
-      if (Date.now() < giveUpAt) setTimeout(attempt, releaseRetryMs).unref();
-    });
-  };
-  attempt();
+  return retryUntilReachable(() => idempotency.release(accountId, key, fingerprint), idempotency.lockMs);
 }

@@ -40,11 +40,9 @@ export function holdSlot(deps: AppDeps, res: Response, lease: SlotLease): void {
   const held = new HeldSlot(deps.platform.slots, lease);
   res.locals.slot = held;
   res.once("close", () => {
-    held
-      .release()
-      .catch((err: unknown) =>
-        deps.logger.warn({ err, lease: lease.id }, "slot release failed; its lease will expire"),
-      );
+    void held.release().then((released) => {
+      if (!released) deps.logger.warn({ lease: lease.id }, "slot release failed; retried until the store answers");
+    });
   });
 }
 

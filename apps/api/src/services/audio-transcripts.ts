@@ -16,7 +16,7 @@ import type { Logger } from "../logger.ts";
 import type { Platform } from "../platform.ts";
 import type { TranscriptionQueue } from "../workers/transcription-queue.ts";
 import { AudioTranscriptStore, type FullTranscript } from "./audio-transcript-store.ts";
-import type { Credits } from "./credits.ts";
+import type { ChargeSettlement, Credits } from "./credits.ts";
 import { type PlanName, plans } from "./plans.ts";
 import { pricing } from "./pricing.ts";
 import { type JobFailure, type TranscriptJobRow, TranscriptJobs } from "./transcript-jobs.ts";
@@ -69,6 +69,11 @@ export interface AudioRequest {
   operation: string;
   /** Once aborted, nothing more is charged or queued for this request (a batch past its deadline). */
   signal?: AbortSignal;
+  /**
+   * Where the request's one charge commits with its answer (a request with an Idempotency-Key);
+   * batch rows and monitors, which charge several times in one request, have none.
+   */
+  settlement?: ChargeSettlement;
   callbackUrl: string | null;
   /** The validated body, kept with a job. */
   body: Record<string, unknown>;
@@ -350,6 +355,7 @@ export class AudioTranscripts {
       operation: request.operation,
       requestId: request.requestId,
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.settlement ? { settlement: request.settlement } : {}),
     });
   }
 

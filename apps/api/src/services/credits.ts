@@ -15,6 +15,25 @@ export interface ChargeRequest {
    * row answered as timed out, or whose client left, is never charged afterwards.
    */
   signal?: AbortSignal;
+  /** The transaction the charge commits in with the request's answer; without one it commits on its own. */
+  settlement?: ChargeSettlement;
+}
+
+/**
+ * A transaction a charge runs in and that commits later, with the answer the charge pays for (the
+ * stored answer of a request sent with an Idempotency-Key): a process that dies between the
+ * charge and the answer commits neither.
+ */
+export interface ChargeSettlement {
+  /**
+   * Runs `statement` in the settlement's transaction. When `charged` says it charged, the
+   * transaction stays open until the answer commits with it; otherwise it commits at once.
+   */
+  run<T>(statement: (db: DatabaseOrTransaction) => Promise<T>, charged: (result: T) => boolean): Promise<T>;
+  /** The transaction a charge left open: what the request records before it answers is written in it. */
+  readonly transaction: DatabaseOrTransaction | undefined;
+  /** Runs `action` once the charge has committed, or at once when no charge waits for the answer. */
+  afterCommit(action: () => void): void;
 }
 
 /**
@@ -67,17 +86,21 @@ export class Credits {
   /**
    * Debits the account and records the charge, or refuses with 402 and charges nothing.
    * Answers the balance after the charge (`null` for unlimited accounts). Given a transaction
-   * (`db`), the charge commits or rolls back with it: a job's completion charges exactly once.
+   * (`db`), the charge commits or rolls back with it: a job's completion charges exactly once; given
+   * a settlement, it commits with the request's answer.
    */
   async charge(request: ChargeRequest, db: DatabaseOrTransaction = this.store.db): Promise<number | null> {
     requireWholeCredits(request.credits);
     request.signal?.throwIfAborted();
-    if (request.credits === 0) return this.balance(request.accountId, db);
-    const [row] = rowsOf<{ balance_after: number | null }>(
-      await db.execute(sql`with ${this.debit(request, sql`true`)} select balance_after from charged`),
-    );
-    if (!row) return this.refuse(request, db);
-    return row.balance_after === null ? null : Number(row.balance_after);
+    if (request.credits === 0) return this.balance(request.accountId, request.settlement?.transaction ?? db);
+    const debit = async (on: DatabaseOrTransaction) => {
+      const [row] = rowsOf<{ balance_after: number | null }>(
+        await on.execute(sql`with ${this.debit(request, sql`true`)} select balance_after from charged`),
+      );
+      if (!row) return this.refuse(request, on);
+      return row.balance_after === null ? null : Number(row.balance_after);
+    };
+    return request.settlement ? request.settlement.run(debit, () => true) : debit(db);
   }
 
   /**
@@ -85,6 +108,7 @@ export class Credits {
    * trip, not a read and then a charge. Nothing is charged when `found` selects no row
    * (`null`); refuses with 402, charging nothing, when the balance cannot cover the charge.
    * `steps` run in the same statement; each answers its first row (or `null`) under its name.
+   * Given a settlement, the statement runs in its transaction and commits with the request's answer.
    */
   async chargeForFound<Row extends object>(
     request: ChargeRequest,
@@ -99,22 +123,27 @@ export class Credits {
       (step) =>
         sql`, (select to_jsonb(step_answer.*) from ${sql.identifier(step.name)} step_answer limit 1) as ${sql.identifier(step.name)}`,
     );
-    const [row] = rowsOf<Row & { charged_balance: number | null; charges: number } & Record<string, unknown>>(
-      await this.store.db.execute(sql`
-        with found as (${found}), ${this.debit(request, sql`exists (select 1 from found)`)} ${sql.join(stepStatements)}
-        select found.*, (select balance_after from charged) as charged_balance,
-               (select count(*) from charged)::int as charges ${sql.join(stepAnswers)}
-          from found`),
-    );
-    if (!row) return null;
-    const { charged_balance, charges, ...columns } = row;
-    if (charges === 0) return this.refuse(request, this.store.db);
-    const stepNames = new Set(steps.map((step) => step.name));
-    return {
-      row: Object.fromEntries(Object.entries(columns).filter(([name]) => !stepNames.has(name))) as Row,
-      balance: charged_balance === null ? null : Number(charged_balance),
-      steps: Object.fromEntries(steps.map((step) => [step.name, columns[step.name] ?? null])),
+    const readAndCharge = async (db: DatabaseOrTransaction) => {
+      const [row] = rowsOf<Row & { charged_balance: number | null; charges: number } & Record<string, unknown>>(
+        await db.execute(sql`
+          with found as (${found}), ${this.debit(request, sql`exists (select 1 from found)`)} ${sql.join(stepStatements)}
+          select found.*, (select balance_after from charged) as charged_balance,
+                 (select count(*) from charged)::int as charges ${sql.join(stepAnswers)}
+            from found`),
+      );
+      if (!row) return null;
+      const { charged_balance, charges, ...columns } = row;
+      if (charges === 0) return this.refuse(request, db);
+      const stepNames = new Set(steps.map((step) => step.name));
+      return {
+        row: Object.fromEntries(Object.entries(columns).filter(([name]) => !stepNames.has(name))) as Row,
+        balance: charged_balance === null ? null : Number(charged_balance),
+        steps: Object.fromEntries(steps.map((step) => [step.name, columns[step.name] ?? null])),
+      };
     };
+    return request.settlement
+      ? request.settlement.run(readAndCharge, (charged) => charged !== null)
+      : readAndCharge(this.store.db);
   }
 
   /**

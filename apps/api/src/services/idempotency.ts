@@ -3,6 +3,8 @@ import { sql } from "drizzle-orm";
 import { stringify as canonicalJson } from "safe-stable-stringify";
 import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
+import type { ChargeSettlement } from "./credits.ts";
+import type { DatabaseOrTransaction } from "./webhook-events.ts";
 
 /** A stored 2xx response, replayed for a retry with the same key. */
 export interface StoredResponse {
@@ -115,10 +117,24 @@ export class Idempotency {
        where account_id = ${accountId} and key = ${key} and fingerprint = ${fingerprint} and state = 'in_flight'`);
   }
 
-  /** Stores the first request's response: replayed if 2xx, otherwise the key is given back. */
-  async finish(accountId: string, key: string, fingerprint: string, response: StoredResponse): Promise<void> {
+  /** The answer to the first request with the key, which its charge commits with (`IdempotentAnswer`). */
+  answerTo(accountId: string, key: string, fingerprint: string): IdempotentAnswer {
+    return new IdempotentAnswer(this, this.store, { accountId, key, fingerprint });
+  }
+
+  /**
+   * Stores the first request's response: replayed if 2xx, otherwise the key is given back. Given a
+   * transaction (`db`), the response commits with it.
+   */
+  async finish(
+    accountId: string,
+    key: string,
+    fingerprint: string,
+    response: StoredResponse,
+    db: DatabaseOrTransaction = this.store.db,
+  ): Promise<void> {
     if (response.status >= 200 && response.status < 300) {
-      await this.store.query(sql`
+      await db.execute(sql`
         update idempotency_records
            set state = 'completed', response_status = ${response.status},
                response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${JSON.stringify(response.body)}::json
@@ -141,5 +157,110 @@ export class Idempotency {
       sql`delete from idempotency_records where expires_at <= ${this.options.now().toISOString()}::timestamptz returning key`,
     );
     return rows.length;
+  }
+}
+
+/** The key of a first request, as `begin` claimed it. */
+interface ClaimedKey {
+  accountId: string;
+  key: string;
+  fingerprint: string;
+}
+
+/** What the charge's transaction waits for: the 2xx answer to store with the charge, or `null` to roll it back. */
+type Verdict = StoredResponse | null;
+
+/**
+ * The answer to the first request with an Idempotency-Key, committed in one transaction with the
+ * request's charge (spec 4.9). A charge made through it (`run`) leaves its transaction open until
+ * the request answers: a 2xx answer is then stored in it and both commit, any other answer rolls
+ * the charge back. A process that dies between the charge and the answer commits neither: the
+ * key's lock lapses, and the retry runs as the first request did, charged once.
+ */
+export class IdempotentAnswer implements ChargeSettlement {
+  private open: { transaction: DatabaseOrTransaction; decide: (verdict: Verdict) => void } | undefined;
+  private committed: Promise<void> = Promise.resolve();
+  private readonly onCommit: Array<() => void> = [];
+
+  constructor(
+    private readonly idempotency: Idempotency,
+    private readonly store: Store,
+    private readonly claimed: ClaimedKey,
+  ) {}
+
+  get transaction(): DatabaseOrTransaction | undefined {
+    return this.open?.transaction;
+  }
+
+  /** Whether a charge waits in its transaction for the answer. */
+  get holdsCharge(): boolean {
+    return this.open !== undefined;
+  }
+
+  run<T>(statement: (db: DatabaseOrTransaction) => Promise<T>, charged: (result: T) => boolean): Promise<T> {
+    if (this.open) return Promise.reject(new Error("a request with an Idempotency-Key is charged once"));
+    let decide: (verdict: Verdict) => void = () => undefined;
+    const verdict = new Promise<Verdict>((resolve) => {
+      decide = resolve;
+    });
+    return new Promise<T>((resolve, reject) => {
+      let answered = false;
+      const transaction = this.store.db.transaction(async (tx): Promise<T | undefined> => {
+        const result = await statement(tx);
+        if (!charged(result)) return result;
+        this.open = { transaction: tx, decide };
+        answered = true;
+        resolve(result);
+        const response = await verdict;
+        if (response === null) return tx.rollback();
+        const { accountId, key, fingerprint } = this.claimed;
+        await this.idempotency.finish(accountId, key, fingerprint, response, tx);
+        return undefined;
+      });
+      this.committed = transaction.then(
+        () => {
+          this.open = undefined;
+          for (const action of this.onCommit.splice(0)) action();
+        },
+        (error: unknown) => {
+          this.open = undefined;
+          this.onCommit.length = 0;
+          throw error;
+        },
+      );
+      // A failure after the charge answered is the commit's: `complete` reports it.
+      this.committed.catch(() => undefined);
+      transaction.then(
+        (result) => {
+          if (!answered) resolve(result as T);
+        },
+        (error: unknown) => {
+          if (!answered) reject(error);
+        },
+      );
+    });
+  }
+
+  afterCommit(action: () => void): void {
+    if (this.open) this.onCommit.push(action);
+    else action();
+  }
+
+  /** Records a 2xx answer: in the transaction of the charge that waits for it, committing both, or on its own. */
+  async complete(response: StoredResponse): Promise<void> {
+    if (!this.open) {
+      const { accountId, key, fingerprint } = this.claimed;
+      await this.idempotency.finish(accountId, key, fingerprint, response);
+      return;
+    }
+    this.open.decide(response);
+    await this.committed;
+  }
+
+  /** Rolls back the charge that waits for an answer which is not a success: a failure is not charged. */
+  async abandon(): Promise<void> {
+    if (!this.open) return;
+    this.open.decide(null);
+    await this.committed.catch(() => undefined);
   }
 }

@@ -227,11 +227,16 @@ export class TranscriptLibrary implements JobFollower {
   /**
    * Indexes the passages of an entry a statement recorded (`recordStep`) when its words changed:
    * nothing when they did not. The entry's row is locked first, so concurrent deliveries of the
-   * same video take turns instead of mixing their passages.
+   * same video take turns instead of mixing their passages. Given the transaction that delivers
+   * the transcript (`db`), the passages commit with it, written in a savepoint of their own.
    */
-  async indexIfChanged(entry: RecordedEntry, segments: FullTranscript["segments"]): Promise<void> {
+  async indexIfChanged(
+    entry: RecordedEntry,
+    segments: FullTranscript["segments"],
+    db?: DatabaseOrTransaction,
+  ): Promise<void> {
     if (entry.previous_hash === entry.content_hash) return;
-    await this.store.db.transaction(async (tx) => {
+    await (db ?? this.store.db).transaction(async (tx) => {
       await tx.execute(sql`select 1 from library_entries where id = ${entry.id} for update`);
       await replacePassages(entry, segments, tx);
     });

@@ -6,7 +6,8 @@ import type { AppDeps, MonitorDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
-import type { Store } from "../store/database.ts";
+import { isStoreError, type Store } from "../store/database.ts";
+import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import { accounts, monitors, monitorTranscriptTasks, transcriptJobs } from "../store/schema.ts";
 import type { Credits } from "./credits.ts";
 import { EventCursors } from "./event-cursors.ts";
@@ -48,6 +49,12 @@ const maxJitterMs = 5 * 60_000;
 
 /** The operation a monitor's charges are recorded under, whether the check was scheduled or asked for. */
 const checkOperation = "POST /monitors/{monitorId}/check";
+
+/** The shortest wait before a scheduled check the store failed runs again; the wait grows with the check's lateness. */
+const storeRetryMinMs = 5_000;
+
+/** The longest such wait, so a check runs within a minute of the store answering again. */
+const storeRetryMaxMs = 60_000;
 
 /** Due monitors (or owed transcripts) one claim takes. */
 export const claimBatchSize = 20;
@@ -280,10 +287,37 @@ export class Monitors {
           ...(monitor.claimedUntil ? { claim: monitor.claimedUntil } : {}),
         });
       } catch (err) {
+        if (monitor.claimedUntil && isStoreError(err)) {
+          this.options.logger.warn(
+            { err, monitor_id: monitor.id },
+            "scheduled monitor check met a store error; retried soon",
+          );
+          await this.retrySoon(monitor, monitor.claimedUntil);
+          return;
+        }
         this.options.logger.error({ err, monitor_id: monitor.id }, "scheduled monitor check failed; it is retried");
       }
     });
     return claimed.length;
+  }
+
+  /**
+   * Hands a scheduled check that met a store error back to the scheduler, still due and with no
+   * `last_error`: the store failing says nothing about the channel. It runs again after a wait
+   * that grows with its lateness, from 5 s to a minute, not when its claim lapses. The store may
+   * still be away, so the hand-back is tried until it answers; a claim another worker took since
+   * is left alone.
+   */
+  private retrySoon(monitor: MonitorRow, claim: Date): Promise<boolean> {
+    return retryUntilReachable(() => {
+      const now = this.options.now();
+      const lateMs = now.getTime() - (monitor.nextCheckAt ?? now).getTime();
+      const retryAt = new Date(now.getTime() + Math.min(Math.max(lateMs, storeRetryMinMs), storeRetryMaxMs));
+      return this.options.store.query(
+        sql`update monitors set claimed_until = ${retryAt.toISOString()}::timestamptz
+             where id = ${monitor.id} and claimed_until = ${claim.toISOString()}::timestamptz`,
+      );
+    }, this.claimMs);
   }
 
   /** Fetches transcripts a check left unfetched (its worker died): each claimed like a due monitor. */

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { newId } from "../ids.ts";
 import type { Store } from "../store/database.ts";
+import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import type { ChargeStep } from "./credits.ts";
 
 /**
@@ -69,10 +70,17 @@ export class AccountSlots {
     this.scheduleRenewal();
   }
 
-  /** Gives the slot back. Releasing twice is harmless. */
-  async release(lease: SlotLease): Promise<void> {
+  /**
+   * Gives the slot back. Releasing twice is harmless. A release the store did not answer is tried
+   * again until it does, within the lease: a slot left held after an outage would refuse the
+   * account's requests until its lease lapsed. Answers whether the first attempt gave it back.
+   */
+  release(lease: SlotLease): Promise<boolean> {
     this.forget(lease);
-    await this.store.query(sql`delete from slot_leases where id = ${lease.id}`);
+    return retryUntilReachable(
+      () => this.store.query(sql`delete from slot_leases where id = ${lease.id}`),
+      this.options.leaseSeconds * 1000,
+    );
   }
 
   /**
@@ -162,9 +170,10 @@ export class HeldSlot {
     this.slots.forget(this.lease);
   }
 
-  async release(): Promise<void> {
-    if (this.given) return;
+  /** Answers whether the slot was given back now (or before), not left to be retried once the store answers. */
+  async release(): Promise<boolean> {
+    if (this.given) return true;
     this.given = true;
-    await this.slots.release(this.lease);
+    return this.slots.release(this.lease);
   }
 }

@@ -65,11 +65,7 @@ export class Transcripts {
   async fetch(query: TranscriptQuery): Promise<TranscriptOutcome> {
     const outcome = await this.deliver(query);
     if (outcome.kind === "transcript") {
-      const { library } = this.options;
-      const recording = outcome.recorded
-        ? library.indexIfChanged(outcome.recorded, outcome.transcript.segments)
-        : library.record(query.accountId, outcome.transcript);
-      await recording.catch((error: unknown) => {
+      await this.recordDelivery(query, outcome).catch((error: unknown) => {
         this.options.logger.error(
           { err: error, videoId: outcome.transcript.video_id, requestId: query.requestId },
           "recording a delivered transcript in the library failed",
@@ -77,6 +73,19 @@ export class Transcripts {
       });
     }
     return outcome;
+  }
+
+  /**
+   * Records a delivered transcript in the library: in the transaction the charge waits in for the
+   * answer, if it does, within a savepoint, so a recording that fails undoes neither the charge
+   * nor the answer.
+   */
+  private recordDelivery(query: TranscriptQuery, outcome: TranscriptOutcome & { kind: "transcript" }): Promise<void> {
+    const { library } = this.options;
+    const db = query.settlement?.transaction;
+    if (outcome.recorded) return library.indexIfChanged(outcome.recorded, outcome.transcript.segments, db);
+    if (db) return db.transaction((savepoint) => library.record(query.accountId, outcome.transcript, savepoint));
+    return library.record(query.accountId, outcome.transcript);
   }
 
   private async deliver(query: TranscriptQuery): Promise<TranscriptOutcome> {
@@ -120,9 +129,15 @@ export class Transcripts {
           operation: query.operation,
           requestId: query.requestId,
           ...(query.signal ? { signal: query.signal } : {}),
+          ...(query.settlement ? { settlement: query.settlement } : {}),
         };
         const charged = await youtube.captionsOf(videoId, query.language, charge, this.storeHitSteps(query, videoId));
-        if (charged.steps?.released_slot) query.slot?.releasedByStatement();
+        const { slot } = query;
+        if (charged.steps?.released_slot && slot) {
+          // A statement rolled back with the answer gave nothing back: the response's close does.
+          if (query.settlement) query.settlement.afterCommit(() => slot.releasedByStatement());
+          else slot.releasedByStatement();
+        }
         const recorded = charged.steps?.library_entry as RecordedEntry | null | undefined;
         return {
           kind: "transcript",

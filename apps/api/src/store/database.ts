@@ -100,6 +100,14 @@ export function isStoreUnreachable(error: unknown): boolean {
   return false;
 }
 
+/** Whether an error came from the store: a statement that failed, or a database that could not be reached. */
+export function isStoreError(error: unknown): boolean {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    if (current instanceof DrizzleQueryError) return true;
+  }
+  return isStoreUnreachable(error);
+}
+
 export interface PostgresStoreOptions {
   poolSize?: number;
   /** Told when the server closes an idle connection; the pool opens a new one for the next query. */

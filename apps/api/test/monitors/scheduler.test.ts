@@ -1,10 +1,11 @@
-import { sql } from "drizzle-orm";
+import { DrizzleQueryError, type SQL, sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { newId } from "../../src/ids.ts";
 import { createMonitors } from "../../src/services/monitors.ts";
 import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
 import { createTranscripts } from "../../src/services/transcripts.ts";
+import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import {
@@ -21,8 +22,8 @@ import {
 let h: MonitorHarness;
 
 async function createMonitor(body: Record<string, unknown> = {}) {
-  const { data } = await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never });
-  if (!data) throw new Error("monitor not created");
+  const { data, error } = await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never });
+  if (!data) throw new Error(`monitor not created: ${JSON.stringify(error)}`);
   return data.data;
 }
 
@@ -38,6 +39,33 @@ async function monitorRow(id: string) {
     sql`select next_check_at, claimed_until from monitors where id = ${id}`,
   );
   return row;
+}
+
+/** What a statement throws when the database went away under it. */
+function storeLost(): DrizzleQueryError {
+  return new DrizzleQueryError("select credits from accounts", [], new Error("Connection terminated unexpectedly"));
+}
+
+/** The schedule of a monitor, read past `store.query`, which a test may make fail. */
+async function scheduleOf(id: string) {
+  const result = (await h.server.platform.store.db.execute(
+    sql`select next_check_at, claimed_until, last_checked_at, last_error from monitors where id = ${id}`,
+  )) as unknown as {
+    rows: Array<{
+      next_check_at: string;
+      claimed_until: string | null;
+      last_checked_at: string | null;
+      last_error: unknown;
+    }>;
+  };
+  const [row] = result.rows;
+  if (!row) throw new Error(`no monitor ${id}`);
+  return {
+    nextCheckAt: new Date(row.next_check_at).getTime(),
+    claimedUntil: row.claimed_until === null ? null : new Date(row.claimed_until).getTime(),
+    lastCheckedAt: row.last_checked_at,
+    lastError: row.last_error,
+  };
 }
 
 describe("the scheduler", () => {
@@ -170,5 +198,74 @@ describe("the scheduler", () => {
       params: { path: { monitorId: monitor.id }, query: { limit: 50 } },
     });
     expect(again.data?.data.events).toHaveLength(events.length);
+  });
+
+  describe("a scheduled check that meets a store error", () => {
+    it("stays due with no last_error, and runs again 5 s later, not when its 10-minute claim lapses", async () => {
+      const monitor = await createMonitor({ interval_minutes: 15 });
+      h.publishNewUploads();
+      h.clock.advanceMinutes(15);
+      const before = await scheduleOf(monitor.id);
+      const balanceBefore = await h.balance();
+      const { credits } = h.server.platform;
+      const balance = credits.balance;
+      credits.balance = () => Promise.reject(storeLost());
+      try {
+        await h.scheduler.tick();
+      } finally {
+        credits.balance = balance;
+      }
+      expect(await scheduleOf(monitor.id)).toEqual({
+        nextCheckAt: before.nextCheckAt,
+        claimedUntil: h.clock.now().getTime() + 5_000,
+        lastCheckedAt: null,
+        lastError: null,
+      });
+      expect(await eventCounts()).toEqual(new Map());
+
+      h.clock.set(new Date(h.clock.now().getTime() + 5_000));
+      await h.scheduler.tick();
+      expect(await eventCounts()).toEqual(new Map([[monitor.id, 1]]));
+      expect(await h.balance()).toBe((balanceBefore ?? 0) - 1);
+      expect(await scheduleOf(monitor.id)).toMatchObject({
+        nextCheckAt: h.clock.now().getTime() + 15 * 60_000,
+        claimedUntil: null,
+        lastError: null,
+      });
+    });
+
+    it("waits longer the later it runs, and is handed back once the store answers the hand-back too", async () => {
+      const monitor = await createMonitor({ interval_minutes: 15 });
+      h.publishNewUploads();
+      h.clock.advanceMinutes(15);
+      const { credits, store } = h.server.platform;
+      const balance = credits.balance;
+      const query = store.query;
+      credits.balance = () => Promise.reject(storeLost());
+      try {
+        const waits: number[] = [];
+        for (const late of [0, 5_000, 10_000, 20_000, 40_000, 80_000]) {
+          h.clock.set(new Date((await scheduleOf(monitor.id)).nextCheckAt + late));
+          await h.scheduler.tick();
+          waits.push(((await scheduleOf(monitor.id)).claimedUntil ?? 0) - h.clock.now().getTime());
+        }
+        expect(waits).toEqual([5_000, 5_000, 10_000, 20_000, 40_000, 60_000]);
+
+        // The store refuses the hand-back twice more: it is tried again every second until it answers.
+        let refusals = 2;
+        store.query = <Row>(statement: SQL) =>
+          refusals-- > 0 ? Promise.reject(storeLost()) : query.call<Store, [SQL], Promise<Row[]>>(store, statement);
+        h.clock.set(new Date((await scheduleOf(monitor.id)).claimedUntil ?? 0));
+        await h.scheduler.tick();
+        const retryAt = h.clock.now().getTime() + 60_000;
+        await eventually(async () => (await scheduleOf(monitor.id)).claimedUntil === retryAt, 5_000);
+        expect(refusals).toBeLessThan(0);
+      } finally {
+        credits.balance = balance;
+        store.query = query;
+      }
+      expect((await scheduleOf(monitor.id)).lastError).toBeNull();
+      expect(await eventCounts()).toEqual(new Map());
+    });
   });
 });

@@ -21,10 +21,11 @@ afterAll(async () => {
 });
 
 /** Asks for the captioned video's English track with this client; answers the status and the statements it took. */
-async function fetchCounted(client = yt.server.client) {
+async function fetchCounted(client = yt.server.client, idempotencyKey?: string) {
   statements.reset();
   const { data, error, response } = await client.POST("/transcripts/video", {
     body: { video: captioned, language: "en" },
+    ...(idempotencyKey === undefined ? {} : { headers: { "Idempotency-Key": idempotencyKey } }),
   });
   return { data, error, status: response.status, statements: statements.count };
 }
@@ -58,6 +59,20 @@ describe(`a transcript served from the store (${testEngine})`, () => {
       sql`select count(*)::int as entries from library_entries where account_id = ${yt.server.account.id}`,
     );
     expect(entry?.entries).toBe(1);
+  });
+
+  it("with an Idempotency-Key takes seven: admission, the key, the slot, then the read and charge in a transaction that stores the answer", async () => {
+    const before = (await yt.balance()) ?? 0;
+    const hit = await fetchCounted(yt.server.client, "store-hit-keyed-1");
+    expect(hit.status, JSON.stringify(hit.error)).toBe(200);
+    // BEGIN, the read with the charge, the library and the release, the stored answer, COMMIT.
+    expect(hit.statements).toBe(7);
+    expect(hit.data?.usage).toMatchObject({ credits_spent: 1, balance: before - 1 });
+    expect(await slotsInUse(yt.server.account.id)).toBe(0);
+
+    const replay = await fetchCounted(yt.server.client, "store-hit-keyed-1");
+    expect(replay.data).toEqual(hit.data);
+    expect(await yt.balance()).toBe(before - 1);
   });
 
   it("indexes the words for an account the store serves them to the first time, and finds them", async () => {

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fixture, fromFixture, playerFromReelRecording } from "../support/fake-youtube.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
@@ -182,6 +183,34 @@ describe("200: the caption body is empty (YouTube wants a PO token)", () => {
       expect(await local.balance()).toBe(9);
     } finally {
       await local.close();
+    }
+  });
+});
+
+describe("200 with an Idempotency-Key: the charge commits with the stored answer", () => {
+  it("delivers, charges once and stores the answer even when recording the delivery in the library fails", async () => {
+    const { library } = yt.server.platform;
+    const record = library.record;
+    // A statement that fails inside the transaction the charge waits in: a savepoint must contain it.
+    library.record = async (_accountId, _transcript, db) => {
+      await db?.execute(sql`select 1 / 0`);
+    };
+    const before = await yt.balance();
+    const request = () =>
+      yt.server.client.POST("/transcripts/video", {
+        body: { video: russianCivilWar, language: "fr" },
+        params: { header: { "Idempotency-Key": "library-fails-1" } },
+      });
+    try {
+      const first = await request();
+      expect(first.response.status, JSON.stringify(first.error)).toBe(200);
+      expect(first.data?.usage).toMatchObject({ credits_spent: 1, balance: (before ?? 0) - 1 });
+      const replay = await request();
+      expect(replay.response.headers.get("idempotent-replayed")).toBe("true");
+      expect(replay.data).toEqual(first.data);
+      expect(await yt.balance()).toBe((before ?? 0) - 1);
+    } finally {
+      library.record = record;
     }
   });
 });

@@ -105,13 +105,11 @@ async function holdBatchSlots(deps: AppDeps, res: Response, wanted: number, slot
   let released: Promise<void> | undefined;
   const release = () => {
     released ??= Promise.all(
-      leases.map((lease) =>
-        deps.platform.slots
-          .release(lease)
-          .catch((err: unknown) =>
-            deps.logger.warn({ err, lease: lease.id }, "slot release failed; its lease will expire"),
-          ),
-      ),
+      leases.map(async (lease) => {
+        if (!(await deps.platform.slots.release(lease))) {
+          deps.logger.warn({ lease: lease.id }, "slot release failed; retried until the store answers");
+        }
+      }),
     ).then(() => undefined);
     return released;
   };

@@ -7,6 +7,7 @@ import { usageBlock } from "../../services/credits.ts";
 import { pricing } from "../../services/pricing.ts";
 import { VideoLists } from "../../services/video-lists.ts";
 import { authOf } from "../auth.ts";
+import { settlementOf } from "../idempotency.ts";
 import { requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
 
@@ -83,11 +84,13 @@ function listRoute(
       deps.platform.credits.requireAtLeast(auth.credits, pricing.minimum());
       const page = await lists.read(query);
       const credits = pricing.listPage(page.rows.length, query.marker !== null);
+      const settlement = settlementOf(res);
       const balance = await deps.platform.credits.charge({
         accountId: auth.accountId,
         credits,
         operation: `POST ${paths[operationId]}`,
         requestId: requestIdOf(res),
+        ...(settlement ? { settlement } : {}),
       });
       send(res, operationId, 200, {
         ok: true,

@@ -2,12 +2,13 @@ import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
 import type { AppDeps, AudioDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { usageBlock } from "../../services/credits.ts";
+import { type ChargeSettlement, usageBlock } from "../../services/credits.ts";
 import type { HeldSlot } from "../../services/slots.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
 import type { TranscriptMode } from "../../services/video-transcripts.ts";
 import { webhookTargetProblem } from "../../services/webhook-targets.ts";
 import { authOf } from "../auth.ts";
+import { settlementOf } from "../idempotency.ts";
 import { publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send, wasSent } from "../route.ts";
 import { slotOf } from "../slots.ts";
@@ -47,6 +48,7 @@ export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): L
         body: { ...body },
         docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
         ...withSlot(res),
+        ...withSettlement(res),
       });
       sendOutcome(res, outcome, withTimestamps, auth.credits);
     },
@@ -57,6 +59,12 @@ export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): L
 function withSlot(res: Response): { slot?: HeldSlot } {
   const slot = slotOf(res);
   return slot ? { slot } : {};
+}
+
+/** With an Idempotency-Key, the transaction the charge commits in with the answer. */
+function withSettlement(res: Response): { settlement?: ChargeSettlement } {
+  const settlement = settlementOf(res);
+  return settlement ? { settlement } : {};
 }
 
 /** A transcript with `segments` or `text` as `timestamps` asked, or the 202 of a job (nothing charged yet). */
