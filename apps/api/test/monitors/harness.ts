@@ -120,8 +120,10 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   const webhooks = createWebhooks(store, { logger, now, allowPrivateTargets: true, pollIntervalMs: 20 });
   const youtube = createYoutubeAdapter({
     origin: fake.origin,
-    attemptTimeoutMs: 400,
-    budgetMs: 2_000,
+    // As in startYoutubeServer: loopback answers in milliseconds, but a loaded machine can hold
+    // this process off the CPU for hundreds of them; no test here times an upstream out.
+    attemptTimeoutMs: 2_500,
+    budgetMs: 8_000,
     maxAttempts: 2,
     backoffBaseMs: 10,
   });
@@ -176,6 +178,16 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
       await fake.close();
     },
   };
+}
+
+/** The monitor a `POST /monitors` answered; a refusal throws with its status and error body, which say why. */
+export function createdMonitor<Monitor>(answer: {
+  data?: { data: Monitor };
+  error?: unknown;
+  response: Response;
+}): Monitor {
+  if (!answer.data) throw new Error(`monitor not created: ${answer.response.status} ${JSON.stringify(answer.error)}`);
+  return answer.data.data;
 }
 
 /** Waits until `condition` holds, polling every 20 ms, for at most `timeoutMs`. */

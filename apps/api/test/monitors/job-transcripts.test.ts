@@ -6,7 +6,7 @@ import { AudioTranscriptStore } from "../../src/services/audio-transcript-store.
 import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
 import { verbatimValidator } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { channelUrl, eventually, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+import { channelUrl, createdMonitor, eventually, type MonitorHarness, startMonitorHarness } from "./harness.ts";
 
 let h: MonitorHarness;
 let jobs: TranscriptJobs;
@@ -69,7 +69,7 @@ describe("a monitor's transcript that became a speech job", () => {
     const created = await h.server.client.POST("/monitors", {
       body: { target: channelUrl, transcripts: true, webhook_url: h.receiver.url() },
     });
-    monitorId = created.data?.data.id ?? "";
+    monitorId = createdMonitor(created).id;
   }, serverStartTimeoutMs);
   afterAll(async () => h.close());
 

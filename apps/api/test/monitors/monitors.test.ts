@@ -5,6 +5,7 @@ import { expectErrorEnvelope, send as sendRaw } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import {
   channelUrl,
+  createdMonitor,
   eventually,
   type MonitorHarness,
   newUploads,
@@ -15,11 +16,11 @@ import {
 let h: MonitorHarness;
 
 async function createMonitor(body: Record<string, unknown> = {}) {
-  const { data, error, response } = await h.server.client.POST("/monitors", {
-    body: { target: channelUrl, webhook_url: h.receiver.url(), ...body } as never,
-  });
-  if (!data) throw new Error(`monitor not created: ${response.status} ${JSON.stringify(error)}`);
-  return data.data;
+  return createdMonitor(
+    await h.server.client.POST("/monitors", {
+      body: { target: channelUrl, webhook_url: h.receiver.url(), ...body } as never,
+    }),
+  );
 }
 
 async function checkNow(monitorId: string) {

@@ -11,6 +11,7 @@ import {
   anotherWorker,
   answerFirstPageOnce,
   channelUrl,
+  createdMonitor,
   eventually,
   firstPageWithUpload,
   type MonitorHarness,
@@ -21,9 +22,7 @@ import {
 let h: MonitorHarness;
 
 async function createMonitor(body: Record<string, unknown> = {}) {
-  const { data } = await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never });
-  if (!data) throw new Error("monitor not created");
-  return data.data;
+  return createdMonitor(await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never }));
 }
 
 async function eventCounts(): Promise<Map<string, number>> {
