@@ -10,10 +10,11 @@ import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import { createTranscripts } from "../../src/services/transcripts.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
+import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { type FakeReply, FakeYoutube, fixture, newpipeRecording, newpipeRequest } from "../support/fake-youtube.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
-import { openTestStore } from "../support/store.ts";
+import { emptyStore, openTestStore } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
 
 /** The recorded Creative Commons channel, asked for as its legacy user URL (resolve_url, then browse). */
@@ -99,6 +100,11 @@ export interface MonitorHarnessOptions {
   credits?: number | null;
   /** Whether a webhook may be http or on a private address (default true, so the loopback receiver works). */
   allowPrivateWebhooks?: boolean;
+  /**
+   * A store the harness empties and works on, and leaves open on `close`: tests of a file that
+   * each start a harness share one (see `emptyStore`). Without it, the harness opens its own.
+   */
+  store?: Store;
 }
 
 /**
@@ -114,7 +120,8 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   // Captions for two of the new uploads; the third (`authoredNW1`) was taken down.
   fake.serveRecordedVideos();
   const receiver = await startReceiver();
-  const store = await openTestStore();
+  const store = options.store ?? (await openTestStore());
+  if (options.store) await emptyStore(options.store);
   const platform = await createPlatform(store, { now });
   const logger = createLogger("silent");
   const webhooks = createWebhooks(store, { logger, now, allowPrivateTargets: true, pollIntervalMs: 20 });
@@ -173,7 +180,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
       await webhooks.stop();
       await server.close();
       platform.slots.close();
-      await store.close();
+      if (!options.store) await store.close();
       await receiver.close();
       await fake.close();
     },

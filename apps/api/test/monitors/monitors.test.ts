@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/database.ts";
 import { expectErrorEnvelope, send as sendRaw } from "../support/http.ts";
+import { openTestStore } from "../support/store.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import {
   channelUrl,
@@ -14,6 +16,13 @@ import {
 } from "./harness.ts";
 
 let h: MonitorHarness;
+/** Every test's harness works on this store, emptied: each needs an empty database, not a new one. */
+let store: Store;
+
+beforeAll(async () => {
+  store = await openTestStore();
+}, serverStartTimeoutMs);
+afterAll(async () => store?.close());
 
 async function createMonitor(body: Record<string, unknown> = {}) {
   return createdMonitor(
@@ -39,7 +48,7 @@ async function ledgerCharges() {
 
 describe("monitors over HTTP", () => {
   beforeEach(async () => {
-    h = await startMonitorHarness({ credits: 50 });
+    h = await startMonitorHarness({ credits: 50, store });
   }, serverStartTimeoutMs);
   afterEach(async () => h.close());
 
@@ -301,7 +310,7 @@ describe("monitors over HTTP", () => {
 
 describe("monitor webhook addresses", () => {
   beforeEach(async () => {
-    h = await startMonitorHarness({ allowPrivateWebhooks: false });
+    h = await startMonitorHarness({ allowPrivateWebhooks: false, store });
   }, serverStartTimeoutMs);
   afterEach(async () => h.close());
 

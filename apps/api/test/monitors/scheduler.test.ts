@@ -1,11 +1,13 @@
 import { sql } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { newId } from "../../src/ids.ts";
 import { createMonitors } from "../../src/services/monitors.ts";
 import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
 import { createTranscripts } from "../../src/services/transcripts.ts";
+import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
+import { openTestStore } from "../support/store.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import {
   anotherWorker,
@@ -20,6 +22,8 @@ import {
 } from "./harness.ts";
 
 let h: MonitorHarness;
+/** Every test's harness works on this store, emptied: each needs an empty database, not a new one. */
+let store: Store;
 
 async function createMonitor(body: Record<string, unknown> = {}) {
   return createdMonitor(await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never }));
@@ -40,8 +44,12 @@ async function monitorRow(id: string) {
 }
 
 describe("the scheduler", () => {
+  beforeAll(async () => {
+    store = await openTestStore();
+  }, serverStartTimeoutMs);
+  afterAll(async () => store?.close());
   beforeEach(async () => {
-    h = await startMonitorHarness({ credits: 1000 });
+    h = await startMonitorHarness({ credits: 1000, store });
   }, serverStartTimeoutMs);
   afterEach(async () => h.close());
 

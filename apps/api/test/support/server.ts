@@ -7,8 +7,9 @@ import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform, type Platform } from "../../src/platform.ts";
 import type { AccountView, IssuedKey } from "../../src/services/accounts.ts";
 import type { PlanName } from "../../src/services/plans.ts";
+import type { Store } from "../../src/store/database.ts";
 import { listenOnLoopback } from "./listen.ts";
-import { openTestStore } from "./store.ts";
+import { emptyStore, openTestStore } from "./store.ts";
 
 /** A server on a loopback port, built by `createApp`, with one account and an SDK client using its key. */
 export interface TestServer {
@@ -28,12 +29,18 @@ export interface TestServerOptions {
   credits?: number | null;
   now?: () => Date;
   deps?: Partial<Omit<AppDeps, "platform">>;
+  /**
+   * A store the server empties and works on, and leaves open on `close`: tests of a file that
+   * each start a server share one (see `emptyStore`). Without it, the server opens its own.
+   */
+  store?: Store;
 }
 
 /** Starts `createApp` on port 0 of 127.0.0.1 over a fresh store, with responses validated against the contract. */
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const now = options.now ?? (() => new Date());
-  const store = await openTestStore();
+  const store = options.store ?? (await openTestStore());
+  if (options.store) await emptyStore(options.store);
   const platform = await createPlatform(store, { now });
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
@@ -50,7 +57,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     async close() {
       await served.close();
       platform.slots.close();
-      await store.close();
+      if (!options.store) await store.close();
     },
   };
 }
