@@ -25,7 +25,7 @@ import {
 } from "./support/openapi.ts";
 import { brokenObject, brokenValue, type Samples, validValue } from "./support/schema-arbitrary.ts";
 import { serveApp, type TestServer } from "./support/server.ts";
-import { openTestStore } from "./support/store.ts";
+import { openTestStore, testEngine } from "./support/store.ts";
 import { registerRecordedLists } from "./support/youtube-lists.ts";
 
 /**
@@ -40,6 +40,12 @@ import { registerRecordedLists } from "./support/youtube-lists.ts";
 const runsPerSeed = Number(process.env.VERBATIM_FUZZ_RUNS ?? 2000);
 const fixedSeed = 20261125;
 const randomSeed = Number(process.env.VERBATIM_FUZZ_SEED ?? (Math.random() * 2 ** 31) | 0);
+/**
+ * On PostgreSQL, the fixed seed only, unless a seed is replayed: its requests are the embedded
+ * pass's, so an answer only one engine gets wrong shows there; a random seed explores new input,
+ * which the embedded pass of the same CI run does with a seed of its own.
+ */
+const randomSeedRuns = testEngine === "embedded" || process.env.VERBATIM_FUZZ_SEED !== undefined;
 
 /** One generated request, with the operation whose responses it must match (none for an odd method or path). */
 interface FuzzRequest {
@@ -676,7 +682,7 @@ describe("requests generated from the OpenAPI documents", () => {
     () => fuzz(fixedSeed),
     600_000,
   );
-  it(
+  it.runIf(randomSeedRuns)(
     `answers ${runsPerSeed} requests of the random seed ${randomSeed} within the documents`,
     () => fuzz(randomSeed),
     600_000,

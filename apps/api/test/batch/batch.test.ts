@@ -1,10 +1,12 @@
 import { sql } from "drizzle-orm";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { PlanName } from "../../src/services/plans.ts";
 import { plans } from "../../src/services/plans.ts";
+import type { Store } from "../../src/store/database.ts";
 import { type FakeYoutube, fromFixture } from "../support/fake-youtube.ts";
 import { expectErrorEnvelope, expectIssueAt, send } from "../support/http.ts";
 import type { TestServer } from "../support/server.ts";
+import { openTestStore } from "../support/store.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 
 const surfaceGo = "GJLlxj_dtq8";
@@ -13,7 +15,13 @@ const takenDown = "authoredNW1";
 const failing = "authoredFA1";
 
 let yt: YoutubeTestServer | undefined;
+/** Every test's server works on this store, emptied: each needs an empty database, not a new one. */
+let store: Store;
 
+beforeAll(async () => {
+  store = await openTestStore();
+}, serverStartTimeoutMs);
+afterAll(async () => store?.close());
 afterEach(async () => {
   await yt?.close();
   yt = undefined;
@@ -33,7 +41,7 @@ function serveVideos(fake: FakeYoutube, delayMs = 0): void {
 }
 
 async function start(options: Parameters<typeof startYoutubeServer>[0] = {}): Promise<YoutubeTestServer> {
-  yt = await startYoutubeServer({ credits: 1000, ...options });
+  yt = await startYoutubeServer({ credits: 1000, store, ...options });
   serveVideos(yt.fake);
   return yt;
 }

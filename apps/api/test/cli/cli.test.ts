@@ -8,9 +8,12 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccountView, ApiKeyView, IssuedKey } from "../../src/services/accounts.ts";
+import { type CommandResult, verbatimInProcess } from "./in-process.ts";
 
 /**
- * The operator CLI as an operator runs it, `tsx src/cli/main.ts`. The service runs as one process,
+ * The operator CLI: in this process, as src/cli/main.ts runs it, where a test is about what a
+ * command does; as an operator runs it, `tsx src/cli/main.ts` or the package's bin, where it is
+ * about the process (its exit code and output). The service runs as one process,
  * `node --import tsx src/main.ts`: the tsx command would put a second process in front of it that
  * relays signals and SIGKILLs the service unless it acknowledges within 30 ms, which fails on a busy
  * machine (see the report of these tests).
@@ -60,14 +63,13 @@ function environment(store: { dataDir: string; databaseUrl?: string }): NodeJS.P
   return env;
 }
 
-interface CommandResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+/** Runs `verbatim <args>` in this process: what a command does. */
+function verbatim(args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> {
+  return verbatimInProcess(args, env);
 }
 
-/** Runs `verbatim <args>` to its end. */
-function verbatim(args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> {
+/** Runs `tsx src/cli/main.ts <args>` as an operator does, to its end. */
+function verbatimProcess(args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> {
   return runNode([tsx, cliEntry, ...args], env);
 }
 
@@ -203,181 +205,187 @@ function secondsUntil(iso: string | null): number {
   return (Date.parse(iso ?? "") - Date.now()) / 1000;
 }
 
-describe("the CLI without a running service: every command works on the data directory and exits 0", () => {
-  const dataDir = temporaryDirectory("cli");
-  const env = environment({ dataDir });
-  let account: AccountView;
-  let firstKey: IssuedKey;
-  let secondKey: IssuedKey;
-  let webhookSecret: string;
+/** The blocks that empty DATABASE_URL run on PGlite whichever pass runs them: the embedded pass does. */
+const embeddedPass = !process.env.DATABASE_URL;
 
-  it(
-    "creates an account and prints it with its first key as JSON",
-    async () => {
-      const result = await verbatim(["accounts", "create", "--plan", "free", "--credits", "5", "--name", "x"], env);
-      expect(result.code, described(result)).toBe(0);
-      expect(result.stderr, described(result)).toBe("");
-      const created = JSON.parse(result.stdout) as { account: AccountView; key: IssuedKey };
-      expect(created.account, result.stdout).toMatchObject({ name: "x", plan: "free", credits: 5 });
-      expect(created.account.id, result.stdout).toMatch(/^acct_[0-9A-Z]{26}$/);
-      expect(created.key.key, result.stdout).toMatch(keyPattern);
-      expect(created.key, result.stdout).toMatchObject({
-        account_id: created.account.id,
-        state: "active",
-        revoked_at: null,
-        requests_per_minute: null,
-      });
-      expect(created.key.id, result.stdout).toMatch(/^key_/);
-      account = created.account;
-      firstKey = created.key;
-    },
-    commandTimeoutMs,
-  );
+describe.runIf(embeddedPass)(
+  "the CLI without a running service: every command works on the data directory and exits 0",
+  () => {
+    const dataDir = temporaryDirectory("cli");
+    const env = environment({ dataDir });
+    let account: AccountView;
+    let firstKey: IssuedKey;
+    let secondKey: IssuedKey;
+    let webhookSecret: string;
 
-  it("gives the data directory back when the command ends", () => {
-    expect(existsSync(join(dataDir, "verbatim.lock"))).toBe(false);
-    expect(existsSync(join(dataDir, "admin.sock"))).toBe(false);
-  });
+    it(
+      "creates an account and prints it with its first key as JSON",
+      async () => {
+        const result = await verbatim(["accounts", "create", "--plan", "free", "--credits", "5", "--name", "x"], env);
+        expect(result.code, described(result)).toBe(0);
+        expect(result.stderr, described(result)).toBe("");
+        const created = JSON.parse(result.stdout) as { account: AccountView; key: IssuedKey };
+        expect(created.account, result.stdout).toMatchObject({ name: "x", plan: "free", credits: 5 });
+        expect(created.account.id, result.stdout).toMatch(/^acct_[0-9A-Z]{26}$/);
+        expect(created.key.key, result.stdout).toMatch(keyPattern);
+        expect(created.key, result.stdout).toMatchObject({
+          account_id: created.account.id,
+          state: "active",
+          revoked_at: null,
+          requests_per_minute: null,
+        });
+        expect(created.key.id, result.stdout).toMatch(/^key_/);
+        account = created.account;
+        firstKey = created.key;
+      },
+      commandTimeoutMs,
+    );
 
-  it(
-    "lists the accounts as JSON and for people",
-    async () => {
-      const listed = await verbatimJson<AccountView[]>(["accounts", "list", "--json"], env);
-      expect(listed).toEqual([account]);
-      const text = await verbatim(["accounts", "list"], env);
-      expect(text.code, described(text)).toBe(0);
-      expect(text.stdout, described(text)).toContain(`id: ${account.id}`);
-      expect(text.stdout, described(text)).toContain("plan: free");
-    },
-    2 * commandTimeoutMs,
-  );
+    it("gives the data directory back when the command ends", () => {
+      expect(existsSync(join(dataDir, "verbatim.lock"))).toBe(false);
+      expect(existsSync(join(dataDir, "admin.sock"))).toBe(false);
+    });
 
-  it(
-    "answers the same through bin/verbatim.mjs, the package's bin, exit codes included",
-    async () => {
-      const listed = await runNode([binEntry, "accounts", "list", "--json"], env);
-      expect(listed.code, described(listed)).toBe(0);
-      expect(JSON.parse(listed.stdout)).toEqual([account]);
-      const failed = await runNode([binEntry, "accounts", "show", "acct_nope"], env);
-      expect(failed.code, described(failed)).toBe(1);
-      expect(failed.stderr, described(failed)).toContain("error: No account acct_nope.");
-    },
-    2 * commandTimeoutMs,
-  );
+    it(
+      "lists the accounts as JSON and for people",
+      async () => {
+        const listed = await verbatimJson<AccountView[]>(["accounts", "list", "--json"], env);
+        expect(listed).toEqual([account]);
+        const text = await verbatim(["accounts", "list"], env);
+        expect(text.code, described(text)).toBe(0);
+        expect(text.stdout, described(text)).toContain(`id: ${account.id}`);
+        expect(text.stdout, described(text)).toContain("plan: free");
+      },
+      2 * commandTimeoutMs,
+    );
 
-  it(
-    "shows an account with its webhook secret and its keys by prefix, never the key itself",
-    async () => {
-      const result = await verbatim(["accounts", "show", account.id, "--json"], env);
-      expect(result.code, described(result)).toBe(0);
-      const shown = JSON.parse(result.stdout) as ShowJson;
-      expect(shown).toMatchObject({ ...account });
-      expect(shown.webhook_secret).toMatch(/^whsec_\S{16,}$/);
-      expect(shown.keys).toEqual([expect.objectContaining({ id: firstKey.id, state: "active" })]);
-      expect(shown.keys[0]?.prefix).toBe(`${firstKey.key.slice(0, 12)}…`);
-      expect(shown.keys[0]).not.toHaveProperty("key");
-      expect(result.stdout).not.toContain(firstKey.key);
-      webhookSecret = shown.webhook_secret;
-    },
-    commandTimeoutMs,
-  );
+    it(
+      "answers the same through bin/verbatim.mjs, the package's bin, exit codes included",
+      async () => {
+        const listed = await runNode([binEntry, "accounts", "list", "--json"], env);
+        expect(listed.code, described(listed)).toBe(0);
+        expect(JSON.parse(listed.stdout)).toEqual([account]);
+        const failed = await runNode([binEntry, "accounts", "show", "acct_nope"], env);
+        expect(failed.code, described(failed)).toBe(1);
+        expect(failed.stderr, described(failed)).toContain("error: No account acct_nope.");
+      },
+      2 * commandTimeoutMs,
+    );
 
-  it(
-    "grants credits with a reason",
-    async () => {
-      const granted = await verbatimJson(
-        ["credits", "grant", account.id, "10", "--reason", "test grant", "--json"],
-        env,
-      );
-      expect(granted).toEqual({ id: account.id, credits: 15 });
-    },
-    commandTimeoutMs,
-  );
+    it(
+      "shows an account with its webhook secret and its keys by prefix, never the key itself",
+      async () => {
+        const result = await verbatim(["accounts", "show", account.id, "--json"], env);
+        expect(result.code, described(result)).toBe(0);
+        const shown = JSON.parse(result.stdout) as ShowJson;
+        expect(shown).toMatchObject({ ...account });
+        expect(shown.webhook_secret).toMatch(/^whsec_\S{16,}$/);
+        expect(shown.keys).toEqual([expect.objectContaining({ id: firstKey.id, state: "active" })]);
+        expect(shown.keys[0]?.prefix).toBe(`${firstKey.key.slice(0, 12)}…`);
+        expect(shown.keys[0]).not.toHaveProperty("key");
+        expect(result.stdout).not.toContain(firstKey.key);
+        webhookSecret = shown.webhook_secret;
+      },
+      commandTimeoutMs,
+    );
 
-  it(
-    "creates another key, printed once, and lists both without either key",
-    async () => {
-      secondKey = await verbatimJson<IssuedKey>(["keys", "create", account.id, "--json"], env);
-      expect(secondKey.key).toMatch(keyPattern);
-      expect(secondKey).toMatchObject({ account_id: account.id, state: "active" });
-      const result = await verbatim(["keys", "list", account.id, "--json"], env);
-      expect(result.code, described(result)).toBe(0);
-      const keys = JSON.parse(result.stdout) as ApiKeyView[];
-      expect(keys.map((key) => key.id).sort()).toEqual([firstKey.id, secondKey.id].sort());
-      expect(result.stdout.match(anyKey), result.stdout).toBeNull();
-    },
-    2 * commandTimeoutMs,
-  );
+    it(
+      "grants credits with a reason",
+      async () => {
+        const granted = await verbatimJson(
+          ["credits", "grant", account.id, "10", "--reason", "test grant", "--json"],
+          env,
+        );
+        expect(granted).toEqual({ id: account.id, credits: 15 });
+      },
+      commandTimeoutMs,
+    );
 
-  it(
-    "sets a key's request limit and clears it with none",
-    async () => {
-      const limited = await verbatimJson<ApiKeyView>(["keys", "set-limit", secondKey.id, "5", "--json"], env);
-      expect(limited).toMatchObject({ id: secondKey.id, requests_per_minute: 5 });
-      const cleared = await verbatimJson<ApiKeyView>(["keys", "set-limit", secondKey.id, "none", "--json"], env);
-      expect(cleared).toMatchObject({ id: secondKey.id, requests_per_minute: null });
-    },
-    2 * commandTimeoutMs,
-  );
+    it(
+      "creates another key, printed once, and lists both without either key",
+      async () => {
+        secondKey = await verbatimJson<IssuedKey>(["keys", "create", account.id, "--json"], env);
+        expect(secondKey.key).toMatch(keyPattern);
+        expect(secondKey).toMatchObject({ account_id: account.id, state: "active" });
+        const result = await verbatim(["keys", "list", account.id, "--json"], env);
+        expect(result.code, described(result)).toBe(0);
+        const keys = JSON.parse(result.stdout) as ApiKeyView[];
+        expect(keys.map((key) => key.id).sort()).toEqual([firstKey.id, secondKey.id].sort());
+        expect(result.stdout.match(anyKey), result.stdout).toBeNull();
+      },
+      2 * commandTimeoutMs,
+    );
 
-  it(
-    "rotates a key with a 10 minute grace: a new key, and the old one revoking in 10 minutes",
-    async () => {
-      const rotated = await verbatimJson<{ issued: IssuedKey; revoked: ApiKeyView }>(
-        ["keys", "rotate", firstKey.id, "--grace", "10m", "--json"],
-        env,
-      );
-      expect(rotated.issued.key).toMatch(keyPattern);
-      expect(rotated.issued).toMatchObject({ account_id: account.id, state: "active" });
-      expect(rotated.revoked).toMatchObject({ id: firstKey.id, state: "revoking" });
-      const graceLeft = secondsUntil(rotated.revoked.revoked_at);
-      expect(graceLeft).toBeGreaterThan(600 - 60);
-      expect(graceLeft).toBeLessThanOrEqual(600);
-    },
-    commandTimeoutMs,
-  );
+    it(
+      "sets a key's request limit and clears it with none",
+      async () => {
+        const limited = await verbatimJson<ApiKeyView>(["keys", "set-limit", secondKey.id, "5", "--json"], env);
+        expect(limited).toMatchObject({ id: secondKey.id, requests_per_minute: 5 });
+        const cleared = await verbatimJson<ApiKeyView>(["keys", "set-limit", secondKey.id, "none", "--json"], env);
+        expect(cleared).toMatchObject({ id: secondKey.id, requests_per_minute: null });
+      },
+      2 * commandTimeoutMs,
+    );
 
-  it(
-    "revokes a key at once, and refuses to rotate it afterwards",
-    async () => {
-      const revoked = await verbatimJson<ApiKeyView>(["keys", "revoke", secondKey.id, "--json"], env);
-      expect(revoked).toMatchObject({ id: secondKey.id, state: "revoked" });
-      expect(secondsUntil(revoked.revoked_at)).toBeLessThanOrEqual(0);
-      const stderr = await verbatimFails(["keys", "rotate", secondKey.id], env);
-      expect(stderr).toContain(`Key ${secondKey.id} is revoked.`);
-    },
-    2 * commandTimeoutMs,
-  );
+    it(
+      "rotates a key with a 10 minute grace: a new key, and the old one revoking in 10 minutes",
+      async () => {
+        const rotated = await verbatimJson<{ issued: IssuedKey; revoked: ApiKeyView }>(
+          ["keys", "rotate", firstKey.id, "--grace", "10m", "--json"],
+          env,
+        );
+        expect(rotated.issued.key).toMatch(keyPattern);
+        expect(rotated.issued).toMatchObject({ account_id: account.id, state: "active" });
+        expect(rotated.revoked).toMatchObject({ id: firstKey.id, state: "revoking" });
+        const graceLeft = secondsUntil(rotated.revoked.revoked_at);
+        expect(graceLeft).toBeGreaterThan(600 - 60);
+        expect(graceLeft).toBeLessThanOrEqual(600);
+      },
+      commandTimeoutMs,
+    );
 
-  it(
-    "moves the account to another plan",
-    async () => {
-      const moved = await verbatimJson<AccountView>(["accounts", "set-plan", account.id, "pro", "--json"], env);
-      expect(moved).toMatchObject({ id: account.id, plan: "pro", credits: 15 });
-    },
-    commandTimeoutMs,
-  );
+    it(
+      "revokes a key at once, and refuses to rotate it afterwards",
+      async () => {
+        const revoked = await verbatimJson<ApiKeyView>(["keys", "revoke", secondKey.id, "--json"], env);
+        expect(revoked).toMatchObject({ id: secondKey.id, state: "revoked" });
+        expect(secondsUntil(revoked.revoked_at)).toBeLessThanOrEqual(0);
+        const stderr = await verbatimFails(["keys", "rotate", secondKey.id], env);
+        expect(stderr).toContain(`Key ${secondKey.id} is revoked.`);
+      },
+      2 * commandTimeoutMs,
+    );
 
-  it(
-    "rotates the webhook secret",
-    async () => {
-      const rotated = await verbatimJson<{ id: string; webhook_secret: string }>(
-        ["accounts", "rotate-webhook-secret", account.id, "--json"],
-        env,
-      );
-      expect(rotated.id).toBe(account.id);
-      expect(rotated.webhook_secret).toMatch(/^whsec_/);
-      expect(rotated.webhook_secret).not.toBe(webhookSecret);
-      const shown = await verbatimJson<ShowJson>(["accounts", "show", account.id, "--json"], env);
-      expect(shown.webhook_secret).toBe(rotated.webhook_secret);
-      expect(shown).toMatchObject({ plan: "pro", credits: 15 });
-      expect(shown.keys.map((key) => key.state).sort()).toEqual(["active", "revoked", "revoking"]);
-    },
-    2 * commandTimeoutMs,
-  );
-});
+    it(
+      "moves the account to another plan",
+      async () => {
+        const moved = await verbatimJson<AccountView>(["accounts", "set-plan", account.id, "pro", "--json"], env);
+        expect(moved).toMatchObject({ id: account.id, plan: "pro", credits: 15 });
+      },
+      commandTimeoutMs,
+    );
 
-describe("the CLI with bad input: a message on stderr and a non-zero exit", () => {
+    it(
+      "rotates the webhook secret",
+      async () => {
+        const rotated = await verbatimJson<{ id: string; webhook_secret: string }>(
+          ["accounts", "rotate-webhook-secret", account.id, "--json"],
+          env,
+        );
+        expect(rotated.id).toBe(account.id);
+        expect(rotated.webhook_secret).toMatch(/^whsec_/);
+        expect(rotated.webhook_secret).not.toBe(webhookSecret);
+        const shown = await verbatimJson<ShowJson>(["accounts", "show", account.id, "--json"], env);
+        expect(shown.webhook_secret).toBe(rotated.webhook_secret);
+        expect(shown).toMatchObject({ plan: "pro", credits: 15 });
+        expect(shown.keys.map((key) => key.state).sort()).toEqual(["active", "revoked", "revoking"]);
+      },
+      2 * commandTimeoutMs,
+    );
+  },
+);
+
+describe.runIf(embeddedPass)("the CLI with bad input: a message on stderr and a non-zero exit", () => {
   const dataDir = temporaryDirectory("cli-bad");
   const env = environment({ dataDir });
 
@@ -442,9 +450,9 @@ describe("the CLI with bad input: a message on stderr and a non-zero exit", () =
   );
 
   it(
-    "prints its help on --help and exits 0",
+    "prints its help on --help and exits 0, as a process",
     async () => {
-      const result = await verbatim(["--help"], env);
+      const result = await verbatimProcess(["--help"], env);
       expect(result.code, described(result)).toBe(0);
       expect(result.stdout, described(result)).toMatch(/Usage: verbatim/);
     },
@@ -452,7 +460,7 @@ describe("the CLI with bad input: a message on stderr and a non-zero exit", () =
   );
 });
 
-describe("the CLI while the service runs on the same data directory", () => {
+describe.runIf(embeddedPass)("the CLI while the service runs on the same data directory", () => {
   const dataDir = temporaryDirectory("service");
   const env = environment({ dataDir });
   let service: Service;
@@ -604,7 +612,7 @@ describe("the CLI while the service runs on the same data directory", () => {
       let listed = await verbatim(["accounts", "list", "--json"], env);
       while (listed.code !== 0 && Date.now() < deadline) {
         expect(listed.stderr, described(listed)).toMatch(/holds .* but its admin socket does not answer/);
-        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        await new Promise((resolve) => setTimeout(resolve, 500));
         listed = await verbatim(["accounts", "list", "--json"], env);
       }
       expect(listed.code, described(listed)).toBe(0);

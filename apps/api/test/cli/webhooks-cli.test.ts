@@ -1,9 +1,6 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
@@ -13,37 +10,18 @@ import { createWebhooks } from "../../src/services/webhooks.ts";
 import { openConfiguredStore } from "../../src/store/open.ts";
 import { webhookDeliveries } from "../../src/store/schema.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
+import { type CommandResult, verbatimInProcess } from "./in-process.ts";
 
-/** `verbatim webhooks list` as an operator runs it, on a data directory no service holds (see cli.test.ts). */
-const apiRoot = fileURLToPath(new URL("../..", import.meta.url));
-const tsx = createRequire(import.meta.url).resolve("tsx/cli");
-const cliEntry = join(apiRoot, "src/cli/main.ts");
+/** `verbatim webhooks list` on a data directory no service holds. */
 const commandTimeoutMs = 60_000;
 
 const dataDir = mkdtempSync(join(tmpdir(), "verbatim-webhooks-cli-"));
 const env: NodeJS.ProcessEnv = { ...process.env, VERBATIM_DATA_DIR: dataDir };
 delete env.DATABASE_URL;
 
-interface CommandResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
+/** Runs `verbatim <args>` in this process; cli.test.ts runs the CLI as a process. */
 function verbatim(args: string[]): Promise<CommandResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsx, cliEntry, ...args], { cwd: apiRoot, env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString("utf8");
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString("utf8");
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+  return verbatimInProcess(args, env);
 }
 
 function described(result: CommandResult): string {

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AudioServer, pollUntilFinished, startAudioServer } from "../audio/harness.ts";
-import { channelUrl, eventually, type MonitorHarness, startMonitorHarness } from "../monitors/harness.ts";
+import {
+  channelUrl,
+  createdMonitor,
+  eventually,
+  type MonitorHarness,
+  startMonitorHarness,
+} from "../monitors/harness.ts";
 import { audioFixture } from "../support/fake-podcast-host.ts";
 import { FakeYoutube, recordedVideos } from "../support/fake-youtube.ts";
 import type { TestServer } from "../support/server.ts";
@@ -84,8 +90,7 @@ describe(`the library records a monitor's transcripts (${testEngine})`, () => {
     const created = await h.server.client.POST("/monitors", {
       body: { target: channelUrl, webhook_url: h.receiver.url(), transcripts: true },
     });
-    const monitorId = created.data?.data.id;
-    if (!monitorId) throw new Error(`monitor not created: ${JSON.stringify(created.error)}`);
+    const monitorId = createdMonitor(created).id;
     expect(await libraryOf(h.server)).toEqual([]);
     h.publishNewUploads();
     const check = await h.server.client.POST("/monitors/{monitorId}/check", { params: { path: { monitorId } } });

@@ -89,11 +89,11 @@ describe("200: a page of a list", () => {
     const credits: number[] = [];
     let cursor: string | undefined;
     do {
-      const { data, error } = await listChannel(
+      const { data, error, response } = await listChannel(
         { channel: "@memory", limit: 7, ...(cursor ? { cursor } : {}) },
         client,
       );
-      if (!data) throw new Error(JSON.stringify(error));
+      if (!data) throw new Error(`page ${credits.length + 1}: ${response.status} ${JSON.stringify(error)}`);
       seen.push(...idsOf(data.data.videos));
       credits.push(data.usage.credits_spent);
       cursor = data.data.next_cursor ?? undefined;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorEnvelope, send } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { channelUrl, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+import { channelUrl, createdMonitor, type MonitorHarness, startMonitorHarness } from "./harness.ts";
 
 let h: MonitorHarness;
 let monitorId: string;
@@ -20,12 +20,10 @@ async function eventsPage(query: { limit?: number; cursor?: string; since?: stri
 describe("a monitor's events", () => {
   beforeAll(async () => {
     h = await startMonitorHarness({ credits: 100 });
-    const created = await h.server.client.POST("/monitors", {
-      body: { target: channelUrl, transcripts: true, webhook_url: null },
-    });
-    monitorId = created.data?.data.id ?? "";
-    const other = await h.server.client.POST("/monitors", { body: { target: channelUrl } });
-    otherMonitorId = other.data?.data.id ?? "";
+    monitorId = createdMonitor(
+      await h.server.client.POST("/monitors", { body: { target: channelUrl, transcripts: true, webhook_url: null } }),
+    ).id;
+    otherMonitorId = createdMonitor(await h.server.client.POST("/monitors", { body: { target: channelUrl } })).id;
     h.publishNewUploads();
     await h.server.client.POST("/monitors/{monitorId}/check", { params: { path: { monitorId } } });
     allEvents = (await eventsPage({ limit: 100 })).events.map((event) => event.id);

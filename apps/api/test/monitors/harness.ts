@@ -10,10 +10,11 @@ import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import { createTranscripts } from "../../src/services/transcripts.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
+import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { type FakeReply, FakeYoutube, fixture, newpipeRecording, newpipeRequest } from "../support/fake-youtube.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
-import { openTestStore } from "../support/store.ts";
+import { emptyStore, openTestStore } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
 
 /** The recorded Creative Commons channel, asked for as its legacy user URL (resolve_url, then browse). */
@@ -101,6 +102,11 @@ export interface MonitorHarnessOptions {
   allowPrivateWebhooks?: boolean;
   /** Speech recognition of captionless uploads, their audio from the fake; jobs tell the monitors, as in main.ts. */
   audio?: Omit<AudioDeps, "youtube" | "jobFollowers">;
+  /**
+   * A store the harness empties and works on, and leaves open on `close`: tests of a file that
+   * each start a harness share one (see `emptyStore`). Without it, the harness opens its own.
+   */
+  store?: Store;
 }
 
 /**
@@ -116,7 +122,8 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   // Captions for two of the new uploads; the third (`authoredNW1`) was taken down.
   fake.serveRecordedVideos();
   const receiver = await startReceiver();
-  const store = await openTestStore();
+  const store = options.store ?? (await openTestStore());
+  if (options.store) await emptyStore(options.store);
   const platform = await createPlatform(store, { now });
   const logger = createLogger("silent");
   const webhooks = createWebhooks(store, { logger, now, allowPrivateTargets: true, pollIntervalMs: 20 });
@@ -178,11 +185,21 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
       await webhooks.stop();
       await server.close();
       platform.slots.close();
-      await store.close();
+      if (!options.store) await store.close();
       await receiver.close();
       await fake.close();
     },
   };
+}
+
+/** The monitor a `POST /monitors` answered; a refusal throws with its status and error body, which say why. */
+export function createdMonitor<Monitor>(answer: {
+  data?: { data: Monitor };
+  error?: unknown;
+  response: Response;
+}): Monitor {
+  if (!answer.data) throw new Error(`monitor not created: ${answer.response.status} ${JSON.stringify(answer.error)}`);
+  return answer.data.data;
 }
 
 /** Waits until `condition` holds, polling every 20 ms, for at most `timeoutMs`. */

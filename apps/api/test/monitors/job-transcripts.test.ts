@@ -11,7 +11,14 @@ import type { TranscriptionQueue } from "../../src/workers/transcription-queue.t
 import { fromFixture } from "../support/fake-youtube.ts";
 import { verbatimValidator } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { channelUrl, eventually, type MonitorHarness, newUploads, startMonitorHarness } from "./harness.ts";
+import {
+  channelUrl,
+  createdMonitor,
+  eventually,
+  type MonitorHarness,
+  newUploads,
+  startMonitorHarness,
+} from "./harness.ts";
 
 let h: MonitorHarness;
 let jobs: TranscriptJobs;
@@ -75,7 +82,7 @@ describe("a monitor's transcript that became a speech job", () => {
     const created = await h.server.client.POST("/monitors", {
       body: { target: channelUrl, transcripts: true, webhook_url: h.receiver.url() },
     });
-    monitorId = created.data?.data.id ?? "";
+    monitorId = createdMonitor(created).id;
   }, serverStartTimeoutMs);
   afterAll(async () => h.close());
 

@@ -1,10 +1,13 @@
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/database.ts";
 import { expectErrorEnvelope, send as sendRaw } from "../support/http.ts";
+import { openTestStore } from "../support/store.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import {
   channelUrl,
+  createdMonitor,
   eventually,
   type MonitorHarness,
   newUploads,
@@ -13,13 +16,20 @@ import {
 } from "./harness.ts";
 
 let h: MonitorHarness;
+/** Every test's harness works on this store, emptied: each needs an empty database, not a new one. */
+let store: Store;
+
+beforeAll(async () => {
+  store = await openTestStore();
+}, serverStartTimeoutMs);
+afterAll(async () => store?.close());
 
 async function createMonitor(body: Record<string, unknown> = {}) {
-  const { data, error, response } = await h.server.client.POST("/monitors", {
-    body: { target: channelUrl, webhook_url: h.receiver.url(), ...body } as never,
-  });
-  if (!data) throw new Error(`monitor not created: ${response.status} ${JSON.stringify(error)}`);
-  return data.data;
+  return createdMonitor(
+    await h.server.client.POST("/monitors", {
+      body: { target: channelUrl, webhook_url: h.receiver.url(), ...body } as never,
+    }),
+  );
 }
 
 async function checkNow(monitorId: string) {
@@ -38,7 +48,7 @@ async function ledgerCharges() {
 
 describe("monitors over HTTP", () => {
   beforeEach(async () => {
-    h = await startMonitorHarness({ credits: 50 });
+    h = await startMonitorHarness({ credits: 50, store });
   }, serverStartTimeoutMs);
   afterEach(async () => h.close());
 
@@ -300,7 +310,7 @@ describe("monitors over HTTP", () => {
 
 describe("monitor webhook addresses", () => {
   beforeEach(async () => {
-    h = await startMonitorHarness({ allowPrivateWebhooks: false });
+    h = await startMonitorHarness({ allowPrivateWebhooks: false, store });
   }, serverStartTimeoutMs);
   afterEach(async () => h.close());
 

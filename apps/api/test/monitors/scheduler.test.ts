@@ -1,5 +1,5 @@
 import { DrizzleQueryError, type SQL, sql } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { newId } from "../../src/ids.ts";
 import { createMonitors } from "../../src/services/monitors.ts";
@@ -7,11 +7,13 @@ import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
 import { createTranscripts } from "../../src/services/transcripts.ts";
 import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
+import { openTestStore } from "../support/store.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import {
   anotherWorker,
   answerFirstPageOnce,
   channelUrl,
+  createdMonitor,
   eventually,
   firstPageWithUpload,
   type MonitorHarness,
@@ -20,11 +22,11 @@ import {
 } from "./harness.ts";
 
 let h: MonitorHarness;
+/** Every test's harness works on this store, emptied: each needs an empty database, not a new one. */
+let store: Store;
 
 async function createMonitor(body: Record<string, unknown> = {}) {
-  const { data, error } = await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never });
-  if (!data) throw new Error(`monitor not created: ${JSON.stringify(error)}`);
-  return data.data;
+  return createdMonitor(await h.server.client.POST("/monitors", { body: { target: channelUrl, ...body } as never }));
 }
 
 async function eventCounts(): Promise<Map<string, number>> {
@@ -69,8 +71,12 @@ async function scheduleOf(id: string) {
 }
 
 describe("the scheduler", () => {
+  beforeAll(async () => {
+    store = await openTestStore();
+  }, serverStartTimeoutMs);
+  afterAll(async () => store?.close());
   beforeEach(async () => {
-    h = await startMonitorHarness({ credits: 1000 });
+    h = await startMonitorHarness({ credits: 1000, store });
   }, serverStartTimeoutMs);
   afterEach(async () => h.close());
 

@@ -139,10 +139,10 @@ describe("since_video_id", () => {
     const apiPages: string[][] = [];
     let cursor: string | undefined;
     do {
-      const { data, error } = await server.client.POST("/transcripts/channel", {
+      const { data, error, response } = await server.client.POST("/transcripts/channel", {
         body: { ...request, ...(cursor ? { cursor } : {}) },
       });
-      if (!data) throw new Error(JSON.stringify(error));
+      if (!data) throw new Error(`page ${apiPages.length + 1}: ${response.status} ${JSON.stringify(error)}`);
       apiPages.push(idsOf(data.data.videos));
       cursor = data.data.next_cursor ?? undefined;
     } while (cursor);

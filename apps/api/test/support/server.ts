@@ -1,3 +1,4 @@
+import { get } from "node:http";
 import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { createApp } from "../../src/app.ts";
 import type { AppDeps } from "../../src/deps.ts";
@@ -6,8 +7,9 @@ import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform, type Platform } from "../../src/platform.ts";
 import type { AccountView, IssuedKey } from "../../src/services/accounts.ts";
 import type { PlanName } from "../../src/services/plans.ts";
+import type { Store } from "../../src/store/database.ts";
 import { listenOnLoopback } from "./listen.ts";
-import { openTestStore } from "./store.ts";
+import { emptyStore, openTestStore } from "./store.ts";
 
 /** A server on a loopback port, built by `createApp`, with one account and an SDK client using its key. */
 export interface TestServer {
@@ -27,12 +29,18 @@ export interface TestServerOptions {
   credits?: number | null;
   now?: () => Date;
   deps?: Partial<Omit<AppDeps, "platform">>;
+  /**
+   * A store the server empties and works on, and leaves open on `close`: tests of a file that
+   * each start a server share one (see `emptyStore`). Without it, the server opens its own.
+   */
+  store?: Store;
 }
 
 /** Starts `createApp` on port 0 of 127.0.0.1 over a fresh store, with responses validated against the contract. */
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const now = options.now ?? (() => new Date());
-  const store = await openTestStore();
+  const store = options.store ?? (await openTestStore());
+  if (options.store) await emptyStore(options.store);
   const platform = await createPlatform(store, { now });
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
@@ -49,14 +57,50 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     async close() {
       await served.close();
       platform.slots.close();
-      await store.close();
+      if (!options.store) await store.close();
     },
   };
 }
 
 /**
+ * Where `createApp` mounts an OpenAPI validator. Each reads and compiles its document in the
+ * background from `createApp` on: seconds of synchronous work on a loaded machine, during which
+ * nothing else in the process runs, neither a fake upstream's answer nor the timeout waiting for it.
+ */
+const validatedMounts = ["/api/v2", "/api/v1", "/dashboard/api"] as const;
+
+/**
+ * Waits until every validator of the app has compiled its document, so that work stalls no test's
+ * request: a path no document has is answered 404 by the validator, once it is ready.
+ */
+async function validatorsReady(baseUrl: string): Promise<void> {
+  await Promise.all(
+    validatedMounts.map(async (mount) => {
+      const { status, body } = await getOnce(`${baseUrl}${mount}/validator-ready`);
+      if (status !== 404) throw new Error(`${mount} did not start: ${status} ${body}`);
+    }),
+  );
+}
+
+/** A GET on a connection of its own, closed after the answer: no idle connection is left for a test's request to meet closing. */
+function getOnce(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    get(url, { agent: false }, (response) => {
+      let body = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      response.on("error", reject);
+    }).on("error", reject);
+  });
+}
+
+/**
  * Serves the app of `deps` on port 0 of 127.0.0.1 with one fresh account of `plan`, for test
- * servers that build their own deps. Its `close` stops listening; the store stays the caller's.
+ * servers that build their own deps, once its validators are ready. Its `close` stops listening;
+ * the store stays the caller's.
  */
 export async function serveApp(
   deps: AppDeps,
@@ -69,6 +113,7 @@ export async function serveApp(
   });
   const server = await listenOnLoopback(createApp(deps));
   const { baseUrl } = server;
+  await validatorsReady(baseUrl);
   const clientFor = (apiKey: string) => createClient({ baseUrl, apiKey });
   return {
     baseUrl,

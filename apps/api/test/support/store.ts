@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import pg from "pg";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/store/database.ts";
 
@@ -21,6 +22,20 @@ export async function openTestStore(): Promise<Store> {
       await database.drop();
     },
   };
+}
+
+/**
+ * Empties every table of the public schema, restarting their sequences: the store is as a fresh
+ * one is (`createPlatform` puts the plans back). Tests of a file that each want an empty
+ * database share one store this way, instead of opening and migrating one each, which takes
+ * seconds of CPU per store.
+ */
+export async function emptyStore(store: Store): Promise<void> {
+  const tables = await store.query<{ name: string }>(
+    sql`select quote_ident(tablename) as name from pg_tables where schemaname = 'public'`,
+  );
+  if (tables.length === 0) return;
+  await store.executeSql(`truncate table ${tables.map((table) => table.name).join(", ")} restart identity cascade`);
 }
 
 /** A fresh database on a PostgreSQL server, for tests that open several stores or processes on it. */
