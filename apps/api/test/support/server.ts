@@ -36,7 +36,7 @@ export interface TestServerOptions {
   store?: Store;
 }
 
-/** Starts `createApp` on port 0 of 127.0.0.1 over a fresh store, with responses validated against the contract. */
+/** Starts `createApp` on port 0 of 127.0.0.1 over a fresh store (or `store`, emptied), with responses validated against the contract. */
 export async function startServer(options: TestServerOptions = {}): Promise<TestServer> {
   const now = options.now ?? (() => new Date());
   const store = options.store ?? (await openTestStore());
