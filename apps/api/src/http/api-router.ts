@@ -4,6 +4,7 @@ import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import type { Allowance } from "../services/authenticator.ts";
 import { authenticate } from "./auth.ts";
+import { boundContentTypes } from "./content-types.ts";
 import { idempotent } from "./idempotency.ts";
 import { nameOperation } from "./metrics.ts";
 import { refuseNulCharacters } from "./nul-characters.ts";
@@ -80,6 +81,7 @@ export function apiRouter<Id extends string>(
   }
   // The validator fills in defaults; routes that must tell "sent" from "defaulted" read this.
   router.use(recordSentBodyFields());
+  router.use(boundContentTypes());
   router.use(
     OpenApiValidator.middleware({
       apiSpec: version.documentPath,
