@@ -135,36 +135,10 @@ export class DashboardSessions {
     return ended.length > 0;
   }
 
-  /** The account's open sessions, newest first, with the key that opened each. */
-  async list(accountId: string): Promise<SessionView[]> {
-    const opener = alias(apiKeys, "opener");
-    const rows = await this.store.db
-      .select({
-        id: apiKeys.id,
-        openerId: opener.id,
-        openerPrefix: opener.displayPrefix,
-        createdAt: apiKeys.createdAt,
-        lastUsedAt: apiKeys.lastUsedAt,
-        expiresAt: apiKeys.revokedAt,
-      })
-      .from(apiKeys)
-      .leftJoin(opener, eq(opener.id, apiKeys.openedByKeyId))
-      .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "session"), gt(apiKeys.revokedAt, this.now())))
-      .orderBy(desc(apiKeys.id))
-      .limit(maxOpenSessions);
-    return rows.map((row) => ({
-      id: row.id,
-      signedInWith: row.openerId === null ? "link" : "api_key",
-      apiKey: row.openerId === null ? null : { id: row.openerId, prefix: row.openerPrefix ?? "" },
-      createdAt: row.createdAt,
-      lastUsedAt: row.lastUsedAt,
-      expiresAt: row.expiresAt ?? this.now(),
-    }));
-  }
-
   /** One open session of the account, or `null`. */
   async find(accountId: string, sessionId: string): Promise<SessionView | null> {
-    return (await this.list(accountId)).find((session) => session.id === sessionId) ?? null;
+    const [session] = await this.list(accountId, sessionId);
+    return session ?? null;
   }
 
   /**
@@ -202,6 +176,40 @@ export class DashboardSessions {
       createdAt: this.now(),
     });
     return { token, expiresAt };
+  }
+
+  /** The account's open sessions, or the one of them named, newest first, with the key that opened each. */
+  async list(accountId: string, sessionId?: string): Promise<SessionView[]> {
+    const opener = alias(apiKeys, "opener");
+    const rows = await this.store.db
+      .select({
+        id: apiKeys.id,
+        openerId: opener.id,
+        openerPrefix: opener.displayPrefix,
+        createdAt: apiKeys.createdAt,
+        lastUsedAt: apiKeys.lastUsedAt,
+        expiresAt: apiKeys.revokedAt,
+      })
+      .from(apiKeys)
+      .leftJoin(opener, eq(opener.id, apiKeys.openedByKeyId))
+      .where(
+        and(
+          eq(apiKeys.accountId, accountId),
+          eq(apiKeys.kind, "session"),
+          gt(apiKeys.revokedAt, this.now()),
+          sessionId === undefined ? undefined : eq(apiKeys.id, sessionId),
+        ),
+      )
+      .orderBy(desc(apiKeys.id))
+      .limit(maxOpenSessions);
+    return rows.map((row) => ({
+      id: row.id,
+      signedInWith: row.openerId === null ? "link" : "api_key",
+      apiKey: row.openerId === null ? null : { id: row.openerId, prefix: row.openerPrefix ?? "" },
+      createdAt: row.createdAt,
+      lastUsedAt: row.lastUsedAt,
+      expiresAt: row.expiresAt ?? this.now(),
+    }));
   }
 
   /**
