@@ -1,0 +1,92 @@
+import type { ErrorCode } from "@verbatim/contract";
+import { ApiError } from "../errors.ts";
+
+/**
+ * Why a platform source could not answer, whichever platform and engine. Every source throws
+ * these; `apiErrorOf` is the one place they become the catalog's codes.
+ */
+export type SourceErrorKind =
+  /** The address is on no platform this server reads, or is a kind of page it does not read (a profile, a story). */
+  | "unsupported"
+  /** The address names an item, but malformed (a bad id, a shortcode that does not decode). */
+  | "invalid_input"
+  /** Visible only to its owner or to accounts it chose. */
+  | "private"
+  /** Visible only to signed-in accounts; this server never signs in. */
+  | "login_required"
+  /** Deleted, removed or never there. */
+  | "unavailable"
+  /** For paying subscribers only. */
+  | "members_only"
+  /** Behind an age or sensitive-content gate. */
+  | "age_restricted"
+  /** Not offered in the country the request leaves from. */
+  | "region_blocked"
+  /** Live right now; nothing is recorded yet. */
+  | "live_stream"
+  /** The platform has no captions for it (asked for captions only). */
+  | "no_captions"
+  /** The item has no sound to transcribe. */
+  | "no_audio_stream"
+  /** The platform refused us: a bot check, a challenge, a 403 or 429 of its own. */
+  | "blocked"
+  /** No answer within the time allowed. */
+  | "timeout"
+  /** No connection: refused, reset, DNS, or no network at all. */
+  | "connection"
+  /** An answer we could not read: the platform changed its page or API. */
+  | "unparseable"
+  /** The media is larger than this server downloads. */
+  | "too_large";
+
+/** A platform source's failure, in platform-neutral terms. */
+export class SourceError extends Error {
+  constructor(
+    readonly kind: SourceErrorKind,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "SourceError";
+  }
+}
+
+/** The catalog code of each kind; transient ones (5xxx) tell the client to retry. */
+const codeOfKind: Record<SourceErrorKind, ErrorCode> = {
+  unsupported: "unsupported_platform",
+  invalid_input: "invalid_input",
+  private: "private",
+  login_required: "private",
+  unavailable: "unavailable",
+  members_only: "members_only",
+  age_restricted: "age_restricted",
+  region_blocked: "region_blocked",
+  live_stream: "live_stream",
+  no_captions: "no_captions",
+  no_audio_stream: "no_audio_stream",
+  blocked: "upstream_error",
+  timeout: "timeout",
+  connection: "connection",
+  unparseable: "parse_error",
+  too_large: "invalid_input",
+};
+
+/** What a client is told beyond the source's own words, by kind. */
+const adviceOfKind: Partial<Record<SourceErrorKind, string>> = {
+  login_required: "The platform shows it to signed-in accounts only, and Verbatim does not sign in.",
+  blocked: "Nothing was charged; retry with backoff, or route requests through VERBATIM_PROXY_URLS.",
+  timeout: "Nothing was charged; retry with backoff.",
+  connection: "Nothing was charged; retry with backoff.",
+  unparseable: "Nothing was charged; the platform may have changed, and upgrading yt-dlp may help.",
+};
+
+/** The API error a source failure answers; anything else passes through unchanged. */
+export function apiErrorOf(error: unknown): unknown {
+  if (!(error instanceof SourceError)) return error;
+  const advice = adviceOfKind[error.kind];
+  const message = advice ? `${error.message} ${advice}` : error.message;
+  if (error.kind === "no_captions") {
+    return new ApiError("no_captions", message, { extra: { retry_with: { mode: "audio" } }, cause: error });
+  }
+  return new ApiError(codeOfKind[error.kind], message, { cause: error });
+}
