@@ -477,10 +477,10 @@ export interface components {
          */
         PageLimit: number;
         /**
-         * @description The platform a transcript came from.
-         * @enum {string}
+         * @description The platform a transcript came from. The list grows as the server learns platforms (any
+         *     extractor its operator allows adds one), so clients must accept values they do not know.
          */
-        Platform: "youtube" | "podcast" | "file";
+        Platform: ("youtube" | "tiktok" | "instagram" | "x" | "vimeo" | "facebook" | "dailymotion" | "twitch" | "loom" | "podcast" | "file") | string;
         /** @description List a playlist's videos. */
         PlaylistRequest: {
             /** @description The playlist: a URL or a `PL...` id. */

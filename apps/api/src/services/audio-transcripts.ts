@@ -14,6 +14,9 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import type { Platform } from "../platform.ts";
+import type { SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
+import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
+import { apiErrorOf, SourceError } from "../sources/source-error.ts";
 import type { TranscriptionQueue } from "../workers/transcription-queue.ts";
 import { AudioTranscriptStore, type FullTranscript } from "./audio-transcript-store.ts";
 import type { ChargeSettlement, Credits } from "./credits.ts";
@@ -39,8 +42,14 @@ type TranscriptFields = Omit<FullTranscript, "text" | "segments">;
 type Segment = Schema<"Segment">;
 type SourcePlatform = Schema<"Platform">;
 
-/** Where a job's media comes from; a YouTube stream address expires, so the worker asks for a fresh one. */
-type MediaReference = { kind: "url"; url: string } | { kind: "youtube"; videoId: string };
+/**
+ * Where a job's media comes from. Stream and signed media addresses expire, so a YouTube video or
+ * a platform item is stored by what names it, and the worker resolves it again.
+ */
+type MediaReference =
+  | { kind: "url"; url: string }
+  | { kind: "youtube"; videoId: string }
+  | { kind: "source"; platform: string; url: string };
 
 /** What speech recognition of one source needs: its transcript fields, its media, and its key in the store. */
 interface SpeechSource {
@@ -108,6 +117,8 @@ export interface AudioTranscriptsOptions {
   sources: AudioSources;
   /** YouTube audio streams; without them, speech recognition of YouTube videos is refused. */
   youtube?: YoutubeAudioSource;
+  /** The other video platforms (TikTok, Vimeo, …); without them, their links are read as web pages. */
+  platforms?: SourceRegistry;
   engine: SpeechEngine;
   queue: TranscriptionQueue;
   logger: Logger;
@@ -190,6 +201,55 @@ export class AudioTranscripts {
       media: { kind: "youtube", videoId },
       storeKey,
       resolvedStream: audio.stream,
+    });
+  }
+
+  /** The platform source that claims an input (a TikTok link, a Vimeo link, …), offline; null when none does. */
+  matchPlatform(input: string): SourceMatch | null {
+    return this.options.platforms?.match(input) ?? null;
+  }
+
+  /**
+   * A video platform's item, captions first: the platform's own track by the captions-first
+   * rule (1 credit), else speech recognition of its audio, from the store when this item was
+   * transcribed before, whichever address named it.
+   */
+  async requestPlatform(request: AudioRequest, match: SourceMatch, language?: string): Promise<AudioOutcome> {
+    const { source } = match;
+    const call = request.signal ? { signal: request.signal } : {};
+    const details = await source.resolve(match.ref, call).catch(rethrowAsApiError);
+    const fields = this.platformFieldsOf(details);
+    if (request.mode !== "audio") {
+      const captions = await source.captions(details, language, call).catch(rethrowAsApiError);
+      if (captions) return this.deliverPlatformCaptions(request, fields, captions);
+      if (request.mode === "captions") {
+        throw new ApiError(
+          "no_captions",
+          `${details.url} has no captions on ${details.ref.platform}. Speech recognition would transcribe it.`,
+          {
+            extra: { retry_with: { mode: "audio" } },
+          },
+        );
+      }
+    }
+    const storeKey = AudioTranscriptStore.keyOf(`${details.ref.platform}:${details.itemId}`, this.options.engine.info);
+    const stored = await this.options.transcripts.find(storeKey);
+    if (stored) {
+      const { duration, language: spoken, speech_engine, segments, text } = stored.transcript;
+      return this.deliverSpeech(
+        request,
+        { ...fields, duration, language: spoken, speech_engine, segments, text },
+        stored.durationSeconds,
+      );
+    }
+    return this.recogniseSpeech(request, {
+      videoId: details.itemId,
+      platform: details.ref.platform,
+      fields,
+      declaredDurationSeconds: details.durationSeconds,
+      declaredBytes: details.declaredAudioBytes,
+      media: { kind: "source", platform: details.ref.platform, url: details.url },
+      storeKey,
     });
   }
 
@@ -338,6 +398,25 @@ export class AudioTranscripts {
     return { kind: "transcript", transcript, creditsSpent, balance };
   }
 
+  private async deliverPlatformCaptions(
+    request: AudioRequest,
+    fields: TranscriptFields,
+    captions: SourceCaptions,
+  ): Promise<AudioOutcome> {
+    const segments = captions.segments.map(roundedSegment);
+    const transcript: FullTranscript = {
+      ...fields,
+      language: captions.language,
+      source: "captions",
+      caption_kind: captions.kind,
+      segments,
+      text: segments.map((segment) => segment.text).join(" "),
+    };
+    const creditsSpent = pricing.captions();
+    const balance = await this.charge(request, creditsSpent);
+    return { kind: "transcript", transcript, creditsSpent, balance };
+  }
+
   private async deliverSpeech(
     request: AudioRequest,
     transcript: FullTranscript,
@@ -416,29 +495,55 @@ export class AudioTranscripts {
   ): Promise<T> {
     const dir = await mkdtemp(join(this.options.workDir ?? tmpdir(), "verbatim-media-"));
     try {
-      const path = join(dir, "media");
-      await this.download(source, path, options);
-      return await use(path);
+      return await use(await this.download(source, dir, options));
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
   }
 
+  /** Downloads the media into `dir`; answers the file's path. */
   private async download(
     { media, resolvedStream }: Pick<SpeechSource, "media" | "resolvedStream">,
-    path: string,
+    dir: string,
     options: DownloadOptions,
-  ): Promise<void> {
+  ): Promise<string> {
+    const path = join(dir, "media");
     if (media.kind === "url") {
       await this.options.sources.download(media.url, path, options);
-      return;
+      return path;
     }
+    if (media.kind === "source") return this.downloadFromPlatform(media, dir, options);
     const stream = resolvedStream ?? (await this.resolveYoutubeAudio(media.videoId)).stream;
     await this.youtubeSource()
       .download(stream, path, options)
       .catch((error: unknown) => {
         throw options.signal?.aborted ? error : toApiError(error);
       });
+    return path;
+  }
+
+  private async downloadFromPlatform(
+    media: { platform: string; url: string },
+    dir: string,
+    options: DownloadOptions,
+  ): Promise<string> {
+    const source = this.options.platforms?.sourceOf(media.platform);
+    if (!source) {
+      throw new ApiError("unsupported_platform", `This server no longer reads ${media.platform}; the job cannot run.`);
+    }
+    const downloaded = await source
+      .download({ platform: media.platform, url: media.url }, dir, {
+        maxBytes: options.maxBytes ?? Number.MAX_SAFE_INTEGER,
+        ...(options.signal ? { signal: options.signal } : {}),
+      })
+      .catch((error: unknown) => {
+        if (options.signal?.aborted) throw error;
+        if (options.maxBytes !== undefined && error instanceof SourceError && error.kind === "too_large") {
+          throw new DownloadCapReached(options.maxBytes);
+        }
+        throw apiErrorOf(error);
+      });
+    return downloaded.path;
   }
 
   private youtubeSource(): YoutubeAudioSource {
@@ -497,6 +602,25 @@ export class AudioTranscripts {
       if (job || Date.now() > deadline || signal.aborted) return job;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
+  }
+
+  private platformFieldsOf(details: SourceDetails): TranscriptFields {
+    return {
+      kind: "transcript",
+      video_id: details.itemId,
+      url: details.url,
+      platform: details.ref.platform,
+      title: details.title,
+      channel: details.channel,
+      duration: details.durationSeconds,
+      language: this.options.engine.info.language ?? details.language,
+      source: "audio",
+      caption_kind: null,
+      thumbnail_url: details.thumbnailUrl,
+      published_at: details.publishedAt?.toISOString() ?? null,
+      speakers: null,
+      speech_engine: null,
+    };
   }
 
   private fieldsOf(source: ResolvedAudioSource): TranscriptFields {
@@ -644,6 +768,11 @@ function jobFailureOf(error: unknown, finalAttempt: boolean): JobFailure | null 
   };
 }
 
+/** Throws a source failure as the API error it answers. */
+function rethrowAsApiError(error: unknown): never {
+  throw apiErrorOf(error);
+}
+
 /** The audio service over the platform's store and credits, as the route and the workers use it. */
 export function createAudioTranscripts(
   platform: Platform,
@@ -660,6 +789,7 @@ export function createAudioTranscripts(
     transcripts,
     sources: audio.sources,
     ...(audio.youtube === undefined ? {} : { youtube: audio.youtube }),
+    ...(audio.platforms === undefined ? {} : { platforms: audio.platforms }),
     engine: audio.engine,
     queue: audio.queue,
     logger: options.logger,

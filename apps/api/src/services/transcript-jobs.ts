@@ -20,7 +20,7 @@ export interface NewTranscriptJob {
   id: string;
   accountId: string;
   videoId: string;
-  platform: "youtube" | "podcast" | "file";
+  platform: string;
   /** The validated request body. */
   request: Record<string, unknown>;
   /** What the worker needs to know of the source (the orchestration's own shape). */

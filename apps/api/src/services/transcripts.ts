@@ -90,6 +90,13 @@ export class Transcripts {
 
   private async deliver(query: TranscriptQuery): Promise<TranscriptOutcome> {
     const reference = parseVideoReference(query.video);
+    const { audio } = this.options;
+    const platformItem = reference.kind === "youtube" ? null : audio?.matchPlatform(query.video);
+    if (audio && platformItem) {
+      // Input errors come first: a 402 is for a request that would otherwise run.
+      this.options.credits.requireAtLeast(query.balance, pricing.minimum());
+      return audio.requestPlatform(query, platformItem, query.language);
+    }
     if (reference.kind === "youtube-without-video") {
       throw new ApiError("invalid_input", `"${query.video}" is a YouTube address but names no video.`);
     }
@@ -99,7 +106,6 @@ export class Transcripts {
     // Input errors come first: a 402 is for a request that would otherwise run.
     this.options.credits.requireAtLeast(query.balance, pricing.minimum());
     if (reference.kind === "other-url") {
-      const { audio } = this.options;
       if (!audio) {
         throw new ApiError(
           "unsupported_platform",

@@ -1,0 +1,114 @@
+import type { CaptionTrack, SourceDetails, SourceRef } from "../platform-source.ts";
+import { SourceError } from "../source-error.ts";
+import { platformOfExtractor } from "./ytdlp-platforms.ts";
+
+/** What `yt-dlp -J` prints: a loose record, read field by field and never trusted for its types. */
+export type InfoDict = Record<string, unknown>;
+
+/** Caption formats we parse, best first: the timed-text formats the platforms serve. */
+const captionFormats = ["vtt", "srt", "json3"] as const;
+
+/** Subtitle "languages" that are not captions: chat replays and danmaku. */
+const notCaptions = new Set(["live_chat", "rechat", "danmaku", "comments"]);
+
+/** The longest text field kept: beyond it, a "title" is a post's whole description. */
+const longestText = 2_000;
+
+/**
+ * An item's details from yt-dlp's info dict. A playlist (a post with several videos) stands for
+ * its first video. Live and upcoming items are refused here, before any caption or download.
+ */
+export function detailsFromInfoDict(ref: SourceRef, info: InfoDict): SourceDetails {
+  const item = firstVideoOf(info);
+  const liveStatus = text(item.live_status);
+  if (item.is_live === true || liveStatus === "is_live" || liveStatus === "is_upcoming") {
+    throw new SourceError(
+      "live_stream",
+      `${ref.url} is live or not started yet; there is nothing recorded to transcribe.`,
+    );
+  }
+  const itemId = text(item.id);
+  if (!itemId) throw new SourceError("unparseable", `yt-dlp read ${ref.url} but found no id for it.`);
+  const platform = platformOfExtractor(text(item.extractor_key) ?? "");
+  const channel = (platform?.channelFields ?? ["uploader", "channel"]).map((field) => text(item[field])).find(Boolean);
+  return {
+    ref,
+    itemId,
+    url: httpAddress(item.webpage_url) ?? ref.url,
+    title: text(item.title) ?? text(item.fulltitle) ?? null,
+    channel: channel ?? null,
+    durationSeconds: positiveNumber(item.duration),
+    publishedAt: publishedAtOf(item),
+    language: languageTag(item.language),
+    thumbnailUrl: httpAddress(item.thumbnail),
+    captions: [...tracksOf(item.subtitles, "manual"), ...tracksOf(item.automatic_captions, "auto")],
+    declaredAudioBytes: positiveNumber(item.filesize) ?? positiveNumber(item.filesize_approx),
+  };
+}
+
+function firstVideoOf(info: InfoDict): InfoDict {
+  if (info._type !== "playlist") return info;
+  const [first] = Array.isArray(info.entries) ? info.entries : [];
+  if (!isRecord(first)) throw new SourceError("unavailable", "The post holds no video.");
+  return { extractor_key: info.extractor_key, ...first };
+}
+
+/** Each language's best parseable file; signed addresses stay in memory only. */
+function tracksOf(value: unknown, kind: CaptionTrack["kind"]): CaptionTrack[] {
+  if (!isRecord(value)) return [];
+  const tracks: CaptionTrack[] = [];
+  for (const [language, files] of Object.entries(value)) {
+    // Vimeo labels its generated captions `en-x-autogen`: the language is the part before `-x-`.
+    const tag = languageTag(language.replace(/-x-.*$/, ""));
+    if (notCaptions.has(language) || !tag || !Array.isArray(files)) continue;
+    const offered = files.filter(isRecord);
+    for (const format of captionFormats) {
+      const file = offered.find((candidate) => text(candidate.ext) === format && httpAddress(candidate.url));
+      if (file) {
+        tracks.push({ language: tag, kind, format, url: httpAddress(file.url) as string });
+        break;
+      }
+    }
+  }
+  return tracks;
+}
+
+function publishedAtOf(item: InfoDict): Date | null {
+  const seconds = positiveNumber(item.timestamp) ?? positiveNumber(item.release_timestamp);
+  if (seconds !== null) return new Date(seconds * 1000);
+  const day = /^(\d{4})(\d{2})(\d{2})$/.exec(text(item.upload_date) ?? "");
+  if (!day) return null;
+  const date = new Date(`${day[1]}-${day[2]}-${day[3]}T00:00:00Z`);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+function text(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed ? trimmed.slice(0, longestText) : undefined;
+}
+
+function positiveNumber(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : null;
+}
+
+/** A BCP-47-shaped tag (`en`, `pt-BR`); anything else is no language. */
+function languageTag(value: unknown): string | null {
+  const tag = text(value);
+  return tag && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(tag) && tag.length <= 35 ? tag : null;
+}
+
+function httpAddress(value: unknown): string | null {
+  const candidate = text(value);
+  if (!candidate) return null;
+  try {
+    const url = new URL(candidate);
+    return url.protocol === "https:" || url.protocol === "http:" ? url.toString() : null;
+  } catch {
+    return null;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,124 @@
+/** How a platform's page opens at a moment, if it can. */
+type MomentLink =
+  /** `?t=<seconds>s` (Twitch spells hours and minutes, but takes seconds too). */
+  | "t-seconds"
+  /** `?start=<seconds>`. */
+  | "start"
+  /** `#t=<seconds>s`. */
+  | "fragment-t"
+  /** The page has no way to open at a moment: the plain link. */
+  | "none";
+
+/** A video platform read through yt-dlp: the wire's name, its extractors and the hosts its links live on. */
+export interface YtdlpPlatform {
+  /** The wire's `platform`. */
+  platform: string;
+  /** How people call it, in messages. */
+  label: string;
+  /** The yt-dlp extractor keys (`ie_key()`) that read it. */
+  extractors: readonly string[];
+  /** The hosts of its links, subdomains included. */
+  hosts: readonly string[];
+  /** The info dict fields naming the creator as the platform does, best first. */
+  channelFields: readonly string[];
+  momentLink: MomentLink;
+}
+
+/**
+ * The platforms Verbatim reads through yt-dlp, with what the default allow-list admits. The
+ * creator fields follow each extractor: TikTok's `uploader` is the @handle, Instagram's
+ * `channel` the username, X's `uploader_id` the screen name.
+ */
+export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
+  {
+    platform: "tiktok",
+    label: "TikTok",
+    extractors: ["TikTok", "VMTikTok"],
+    hosts: ["tiktok.com", "tiktokv.com"],
+    channelFields: ["uploader", "channel"],
+    momentLink: "none",
+  },
+  {
+    platform: "instagram",
+    label: "Instagram",
+    extractors: ["Instagram"],
+    hosts: ["instagram.com", "instagr.am"],
+    channelFields: ["channel", "uploader"],
+    momentLink: "none",
+  },
+  {
+    platform: "x",
+    label: "X",
+    extractors: ["Twitter"],
+    hosts: ["x.com", "twitter.com"],
+    channelFields: ["uploader_id", "uploader"],
+    momentLink: "none",
+  },
+  {
+    platform: "vimeo",
+    label: "Vimeo",
+    extractors: ["Vimeo"],
+    hosts: ["vimeo.com"],
+    channelFields: ["uploader", "channel"],
+    momentLink: "fragment-t",
+  },
+  {
+    platform: "facebook",
+    label: "Facebook",
+    extractors: ["Facebook", "FacebookReel"],
+    hosts: ["facebook.com", "fb.watch"],
+    channelFields: ["uploader", "channel"],
+    momentLink: "none",
+  },
+  {
+    platform: "dailymotion",
+    label: "Dailymotion",
+    extractors: ["Dailymotion"],
+    hosts: ["dailymotion.com", "dai.ly"],
+    channelFields: ["uploader", "channel"],
+    momentLink: "start",
+  },
+  {
+    platform: "twitch",
+    label: "Twitch",
+    extractors: ["TwitchVod", "TwitchClips"],
+    hosts: ["twitch.tv"],
+    channelFields: ["uploader", "channel"],
+    momentLink: "t-seconds",
+  },
+  {
+    platform: "loom",
+    label: "Loom",
+    extractors: ["Loom"],
+    hosts: ["loom.com"],
+    channelFields: ["uploader", "channel"],
+    momentLink: "t-seconds",
+  },
+];
+
+/** The platform whose hosts an address is on; null when none of them. */
+export function platformOfAddress(url: URL): YtdlpPlatform | null {
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  return (
+    ytdlpPlatforms.find((entry) => entry.hosts.some((domain) => host === domain || host.endsWith(`.${domain}`))) ?? null
+  );
+}
+
+/** The platform of a yt-dlp extractor: ours when we know it, else the extractor's name in lower case. */
+export function platformOfExtractor(extractorKey: string): YtdlpPlatform | null {
+  return ytdlpPlatforms.find((entry) => entry.extractors.includes(extractorKey)) ?? null;
+}
+
+/** An address that opens the item `seconds` in, as its platform allows. */
+export function momentLinkOf(url: string, momentLink: MomentLink, seconds: number): string {
+  const whole = Math.max(0, Math.floor(seconds));
+  if (momentLink === "none") return url;
+  const link = new URL(url);
+  if (momentLink === "fragment-t") {
+    link.hash = `t=${whole}s`;
+    return link.toString();
+  }
+  if (momentLink === "start") link.searchParams.set("start", String(whole));
+  else link.searchParams.set("t", `${whole}s`);
+  return link.toString();
+}

@@ -1,0 +1,210 @@
+import type { TimedSegment } from "../../adapters/audio-sources/audio-source.ts";
+import type { IsolatedParser } from "../../adapters/parsing/isolated-parser.ts";
+import { parseCaptionBody } from "../../adapters/youtube/caption-formats.ts";
+import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
+import { chooseCaptionTrack } from "../caption-choice.ts";
+import type {
+  DownloadedAudio,
+  PlatformSource,
+  SourceCallOptions,
+  SourceCaptions,
+  SourceDetails,
+  SourceRef,
+} from "../platform-source.ts";
+import { SourceError } from "../source-error.ts";
+import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
+import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
+
+/** What the source asks of yt-dlp; `proxy` is the egress guard's address for that one call. */
+export interface YtdlpEngine {
+  extract(url: string, options: { proxy: string; deadlineMs: number; signal?: AbortSignal }): Promise<InfoDict>;
+  fetchText(
+    url: string,
+    options: { proxy: string; maxBytes: number; deadlineMs: number; signal?: AbortSignal },
+  ): Promise<string>;
+  downloadAudio(
+    url: string,
+    directory: string,
+    options: { proxy: string; maxBytes: number; deadlineMs: number; signal?: AbortSignal },
+  ): Promise<{ path: string; bytes: number }>;
+}
+
+/** One call's way out through the egress guard, and what the guard refused on its behalf. */
+export interface EgressCall {
+  proxyUrl: string;
+  /** Why the guard refused a connection of this call, if it did: the true cause of a failed call. */
+  refusal(): string | null;
+  close(): void;
+}
+
+/** The egress guard, as the source uses it. */
+export interface EgressCalls {
+  openCall(limits: { maxBytes: number; deadlineMs: number }): EgressCall;
+}
+
+export interface YtdlpSourceOptions {
+  /** yt-dlp; null when it is not installed, and then every platform it reads is refused with `absentAdvice`. */
+  engine: YtdlpEngine | null;
+  /** How an operator enables yt-dlp, said to clients when it is absent. */
+  absentAdvice: string;
+  egress: EgressCalls;
+  parser: IsolatedParser;
+  /** The yt-dlp extractors allowed (`VERBATIM_YTDLP_EXTRACTORS`). */
+  allowedExtractors: readonly string[];
+  /** Milliseconds to read an item's details or captions; default 60 s. */
+  resolveDeadlineMs?: number;
+  /** Bytes of one caption file at most; default 10 MiB. */
+  captionMaxBytes?: number;
+  /** Bytes of one audio download at most, and the time it may take. */
+  downloadMaxBytes: number;
+  downloadTimeoutMs: number;
+}
+
+/** Digits of a bare TikTok id; YouTube's 11-character ids never match. */
+const bareTiktokId = /^\d{18,20}$/;
+
+/**
+ * Every platform read through yt-dlp (TikTok, Instagram, X, Vimeo, Facebook, Dailymotion,
+ * Twitch, Loom): one source, whatever the platform. Each call goes out through the egress guard
+ * with limits of its own; signed media and caption addresses are used at once and never kept.
+ */
+export class YtdlpSource implements PlatformSource {
+  private readonly resolveDeadlineMs: number;
+  private readonly captionMaxBytes: number;
+
+  constructor(private readonly options: YtdlpSourceOptions) {
+    this.resolveDeadlineMs = options.resolveDeadlineMs ?? 60_000;
+    this.captionMaxBytes = options.captionMaxBytes ?? 10 * 1024 * 1024;
+  }
+
+  match(input: string): SourceRef | null {
+    const value = input.trim();
+    if (bareTiktokId.test(value)) return { platform: "tiktok", url: `https://www.tiktok.com/@_/video/${value}` };
+    const reference = parseVideoReference(value);
+    if (reference.kind !== "other-url") return null;
+    const platform = platformOfAddress(reference.url);
+    return platform ? { platform: platform.platform, url: reference.url.toString() } : null;
+  }
+
+  serves(platform: string): boolean {
+    return ytdlpPlatforms.some((entry) => entry.platform === platform);
+  }
+
+  async resolve(ref: SourceRef, options: SourceCallOptions = {}): Promise<SourceDetails> {
+    const engine = this.engineFor(ref);
+    const info = await this.throughGuard(
+      ref,
+      { maxBytes: 50 * 1024 * 1024, deadlineMs: this.resolveDeadlineMs },
+      (proxy) => engine.extract(ref.url, { proxy, deadlineMs: this.resolveDeadlineMs, ...signalOf(options) }),
+    );
+    return detailsFromInfoDict(ref, info);
+  }
+
+  async captions(
+    details: SourceDetails,
+    language: string | undefined,
+    options: SourceCallOptions = {},
+  ): Promise<SourceCaptions | null> {
+    const track = chooseCaptionTrack(details.captions, language, details.language);
+    if (!track) return null;
+    const engine = this.engineFor(details.ref);
+    const limits = { maxBytes: this.captionMaxBytes, deadlineMs: this.resolveDeadlineMs };
+    const body = await this.throughGuard(details.ref, limits, (proxy) =>
+      engine.fetchText(track.url, { proxy, ...limits, ...signalOf(options) }),
+    );
+    const segments = await this.parseCaptions(details, track.format, body);
+    if (segments.length === 0) return null;
+    return { language: track.language, kind: track.kind, segments };
+  }
+
+  async download(
+    ref: SourceRef,
+    directory: string,
+    options: SourceCallOptions & { maxBytes: number },
+  ): Promise<DownloadedAudio> {
+    const engine = this.engineFor(ref);
+    const limits = {
+      maxBytes: Math.min(options.maxBytes, this.options.downloadMaxBytes),
+      deadlineMs: this.options.downloadTimeoutMs,
+    };
+    return this.throughGuard(ref, limits, (proxy) =>
+      engine.downloadAudio(ref.url, directory, { proxy, ...limits, ...signalOf(options) }),
+    );
+  }
+
+  linkAt(url: string, seconds: number): string {
+    const platform = platformOfUrl(url);
+    return platform ? momentLinkOf(url, platform.momentLink, seconds) : url;
+  }
+
+  /** yt-dlp for a platform this server reads, or the reason it does not. */
+  private engineFor(ref: SourceRef): YtdlpEngine {
+    const platform = ytdlpPlatforms.find((entry) => entry.platform === ref.platform);
+    const label = platform?.label ?? ref.platform;
+    if (!this.options.engine) {
+      throw new SourceError(
+        "unsupported",
+        `${label} links need yt-dlp, which this server does not have. ${this.options.absentAdvice}`,
+      );
+    }
+    if (!platform || !platform.extractors.some((key) => this.options.allowedExtractors.includes(key))) {
+      throw new SourceError(
+        "unsupported",
+        `This server does not read ${label}: its operator left it out of VERBATIM_YTDLP_EXTRACTORS.`,
+      );
+    }
+    return this.options.engine;
+  }
+
+  /** Runs one yt-dlp call through its own guard call; a connection the guard refused is the failure's true cause. */
+  private async throughGuard<T>(
+    ref: SourceRef,
+    limits: { maxBytes: number; deadlineMs: number },
+    work: (proxy: string) => Promise<T>,
+  ): Promise<T> {
+    const call = this.options.egress.openCall(limits);
+    try {
+      return await work(call.proxyUrl);
+    } catch (error) {
+      const refusal = call.refusal();
+      if (refusal)
+        throw new SourceError(
+          "invalid_input",
+          `${ref.url} leads to ${refusal}, which this server does not connect to.`,
+          { cause: error },
+        );
+      throw error;
+    } finally {
+      call.close();
+    }
+  }
+
+  private async parseCaptions(details: SourceDetails, format: string, body: string): Promise<TimedSegment[]> {
+    if (format === "json3") {
+      try {
+        return parseCaptionBody(body);
+      } catch (error) {
+        throw new SourceError("unparseable", `The captions of ${details.url} do not parse.`, { cause: error });
+      }
+    }
+    const parsed = await this.options.parser.parse(`The captions of ${details.url}`, "publisherTranscript", body, {
+      declaredFormat: format === "srt" ? "srt" : "vtt",
+      durationSeconds: details.durationSeconds,
+    });
+    if ("failure" in parsed)
+      throw new SourceError("unparseable", `The captions of ${details.url} do not parse: ${parsed.failure}.`);
+    return parsed.segments;
+  }
+}
+
+function platformOfUrl(url: string): YtdlpPlatform | null {
+  try {
+    return platformOfAddress(new URL(url));
+  } catch {
+    return null;
+  }
+}
+
+function signalOf(options: SourceCallOptions): { signal?: AbortSignal } {
+  return options.signal ? { signal: options.signal } : {};
+}
