@@ -9,7 +9,7 @@ export function serverCard(publicBaseUrl: string) {
   return {
     ...serverInfo,
     description:
-      "Transcripts of YouTube videos, podcast episodes, feeds and media files (captions, or speech recognition when there are none), and YouTube search, channel and playlist listings, for LLM pipelines, RAG and agents.",
+      "Transcripts of YouTube, TikTok, Instagram, X, Vimeo, Facebook, Dailymotion, Twitch and Loom videos, podcast episodes, feeds and media files (captions, or speech recognition when there are none), and YouTube search, channel and playlist listings, for LLM pipelines, RAG and agents.",
     instructions: serverInstructions,
     transport: { type: "streamable-http", url: `${publicBaseUrl.replace(/\/+$/, "")}/mcp` },
     authentication: { type: "bearer", schemes: ["bearer"], bearerFormat: "Verbatim API key (vb_live_…)" },

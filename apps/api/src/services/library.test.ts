@@ -57,4 +57,17 @@ describe("linkAt", () => {
       "https://cdn.example.org/talk.mp4#t=0",
     );
   });
+
+  it("opens a video platform's page at the moment the way that platform does, or plainly where it cannot", () => {
+    expect(linkAt("https://vimeo.com/76979871", "vimeo", 42.7)).toBe("https://vimeo.com/76979871#t=42s");
+    expect(linkAt("https://www.dailymotion.com/video/x8a0b1c", "dailymotion", 90)).toBe(
+      "https://www.dailymotion.com/video/x8a0b1c?start=90",
+    );
+    expect(linkAt("https://www.twitch.tv/videos/2012345678", "twitch", 3600)).toBe(
+      "https://www.twitch.tv/videos/2012345678?t=3600s",
+    );
+    expect(linkAt("https://www.tiktok.com/@scout2015/video/6718335390845095173", "tiktok", 5)).toBe(
+      "https://www.tiktok.com/@scout2015/video/6718335390845095173",
+    );
+  });
 });

@@ -6,6 +6,7 @@ import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { ChargeStep } from "./credits.ts";
 import type { LibraryCursors, LibraryPosition } from "./library-cursors.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
+import { momentLinkOf, ytdlpPlatforms } from "../sources/ytdlp/ytdlp-platforms.ts";
 import type { DatabaseOrTransaction } from "./webhook-events.ts";
 
 export type LibraryEntry = Schema<"LibraryEntry">;
@@ -420,7 +421,10 @@ function entryOf(row: EntryRow): LibraryEntry {
   };
 }
 
-/** A link that opens the source at `seconds`: YouTube's `t` parameter, else a media fragment (RFC: W3C Media Fragments). */
+/**
+ * A link that opens the source at `seconds`: YouTube's `t` parameter, a video platform's own way
+ * where it has one (the plain link where it has none), else a media fragment (W3C Media Fragments).
+ */
 export function linkAt(url: string, platform: LibraryEntry["platform"], seconds: number): string {
   const whole = Math.floor(seconds);
   if (platform === "youtube") {
@@ -428,6 +432,8 @@ export function linkAt(url: string, platform: LibraryEntry["platform"], seconds:
     link.searchParams.set("t", `${whole}s`);
     return link.toString();
   }
+  const videoPlatform = ytdlpPlatforms.find((entry) => entry.platform === platform);
+  if (videoPlatform) return momentLinkOf(url, videoPlatform.momentLink, whole);
   return `${url.split("#")[0]}#t=${whole}`;
 }
 

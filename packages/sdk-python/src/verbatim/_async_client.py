@@ -223,7 +223,8 @@ class AsyncTranscripts:
         wait: Union[bool, WaitOptions] = False,
         idempotency_key: Optional[str] = None,
     ) -> Union[TranscriptEnvelope, JobAccepted, JobCompleted]:
-        """The transcript of one YouTube video, podcast episode, feed or media file.
+        """The transcript of one video (YouTube, TikTok, Instagram, X, Vimeo, Facebook,
+        Dailymotion, Twitch, Loom), podcast episode, feed or media file.
 
         Captions and publisher transcripts answer at once (200); speech recognition of long media
         continues as a job (202, ``JobAccepted``), unless ``wait`` is set: the call then polls the

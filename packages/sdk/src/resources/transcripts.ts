@@ -66,7 +66,8 @@ export class Transcripts {
   constructor(private readonly client: Verbatim) {}
 
   /**
-   * The transcript of one YouTube video, podcast episode, feed or media file. Captions and
+   * The transcript of one video (YouTube, TikTok, Instagram, X, Vimeo, Facebook, Dailymotion,
+   * Twitch, Loom), podcast episode, feed or media file. Captions and
    * publisher transcripts answer at once (200); speech recognition of long media continues as a
    * job (202), unless `wait` is set (`true`, or how to wait): the call then polls the job and
    * answers its transcript. A string is the `video` of a request with every other field at its default.

@@ -11,6 +11,7 @@ import type {
   SourceDetails,
   SourceRef,
 } from "../platform-source.ts";
+import type { EgressGuard } from "../egress/egress-guard.ts";
 import { SourceError } from "../source-error.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
 import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
@@ -29,18 +30,8 @@ export interface YtdlpEngine {
   ): Promise<{ path: string; bytes: number }>;
 }
 
-/** One call's way out through the egress guard, and what the guard refused on its behalf. */
-export interface EgressCall {
-  proxyUrl: string;
-  /** Why the guard refused a connection of this call, if it did: the true cause of a failed call. */
-  refusal(): string | null;
-  close(): void;
-}
-
-/** The egress guard, as the source uses it. */
-export interface EgressCalls {
-  openCall(limits: { maxBytes: number; deadlineMs: number }): EgressCall;
-}
+/** The egress guard, as the source uses it: one call of its own per yt-dlp call. */
+export type EgressCalls = Pick<EgressGuard, "openCall">;
 
 export interface YtdlpSourceOptions {
   /** yt-dlp; null when it is not installed, and then every platform it reads is refused with `absentAdvice`. */
@@ -147,7 +138,7 @@ export class YtdlpSource implements PlatformSource {
         `${label} links need yt-dlp, which this server does not have. ${this.options.absentAdvice}`,
       );
     }
-    if (!platform || !platform.extractors.some((key) => this.options.allowedExtractors.includes(key))) {
+    if (!platform?.extractors.some((key) => this.options.allowedExtractors.includes(key))) {
       throw new SourceError(
         "unsupported",
         `This server does not read ${label}: its operator left it out of VERBATIM_YTDLP_EXTRACTORS.`,
@@ -166,13 +157,23 @@ export class YtdlpSource implements PlatformSource {
     try {
       return await work(call.proxyUrl);
     } catch (error) {
-      const refusal = call.refusal();
-      if (refusal)
+      // What the guard did to the call is the true cause of what yt-dlp saw (a reset, a refusal).
+      const [refused] = call.refusedTargets;
+      if (refused) {
         throw new SourceError(
           "invalid_input",
-          `${ref.url} leads to ${refusal}, which this server does not connect to.`,
+          `${ref.url} leads to ${refused.host} (${refused.reason}), which this server does not connect to.`,
           { cause: error },
         );
+      }
+      if (call.tooLarge) {
+        throw new SourceError("too_large", `The media of ${ref.url} is larger than the ${limits.maxBytes} bytes allowed.`, {
+          cause: error,
+        });
+      }
+      if (call.timedOut) {
+        throw new SourceError("timeout", `${ref.url} took longer than ${limits.deadlineMs / 1000} s.`, { cause: error });
+      }
       throw error;
     } finally {
       call.close();
