@@ -3,6 +3,9 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { DownloadLimits } from "./adapters/net/media-download.ts";
 import type { YoutubeAdapterConfig } from "./adapters/youtube/index.ts";
+import { caCertificatesFrom } from "./adapters/net/ca-certificates.ts";
+import { findYtdlp, type YtdlpEngine } from "./sources/ytdlp/find-ytdlp.ts";
+import { defaultYtdlpExtractors } from "./sources/ytdlp/ytdlp-extractors.ts";
 import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
 
 /** The service's configuration, read from the environment once, at start-up. */
@@ -24,6 +27,11 @@ export interface Config {
    * `VERBATIM_UPSTREAM_TIMEOUT_MS`, `VERBATIM_UPSTREAM_BUDGET_MS`; audio streams obey the download limits.
    */
   youtube: YoutubeAdapterConfig;
+  /**
+   * The other video platforms, read through yt-dlp: `VERBATIM_YTDLP`, `VERBATIM_YTDLP_EXTRACTORS`,
+   * `VERBATIM_CA_FILE`; they go out through `VERBATIM_PROXY_URLS` as YouTube does.
+   */
+  platforms: PlatformsConfig;
   /** How webhooks are delivered: `VERBATIM_WEBHOOK_RETRY_SCHEDULE`. */
   webhooks: WebhookConfig;
   /**
@@ -54,6 +62,17 @@ export const faultPoints = ["exit-after-charge"] as const;
 
 /** `exit-after-charge`: a request with an Idempotency-Key has charged and answered, and its answer is not yet recorded. */
 export type FaultPoint = (typeof faultPoints)[number];
+
+export interface PlatformsConfig {
+  /** yt-dlp: `VERBATIM_YTDLP`, else the project's copy (apps/api/.ytdlp); null when neither is there. */
+  ytdlp: YtdlpEngine | null;
+  /** `VERBATIM_YTDLP_EXTRACTORS`: the yt-dlp extractors allowed, comma-separated; never `Generic`. */
+  extractors: readonly string[];
+  /** `VERBATIM_CA_FILE`: extra certificate authorities trusted by every upstream TLS connection. */
+  caFile?: string;
+  /** Its certificates, read once at start-up. */
+  ca?: readonly string[];
+}
 
 export interface OperationsConfig {
   /** When set, `/metrics` answers any client that sends it as a bearer token; unset, only loopback clients. */
@@ -115,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     version: serviceVersion,
     logLevel: env.VERBATIM_LOG_LEVEL ?? "info",
     youtube: { ...youtubeConfigFrom(env), ...downloadLimitsFrom(env) },
+    platforms: platformsConfigFrom(env),
     webhooks: { retryDelaysMs: retryDelaysMsFrom(env.VERBATIM_WEBHOOK_RETRY_SCHEDULE) },
     allowPrivateTargets: switchFrom("VERBATIM_ALLOW_PRIVATE_TARGETS", env.VERBATIM_ALLOW_PRIVATE_TARGETS),
     downloads: downloadLimitsFrom(env),
@@ -251,6 +271,21 @@ export function youtubeConfigFrom(env: NodeJS.ProcessEnv): YoutubeAdapterConfig 
     ...(proxyUrls.length > 0 ? { proxyUrls } : {}),
     ...(attemptTimeoutMs === undefined ? {} : { attemptTimeoutMs }),
     ...(budgetMs === undefined ? {} : { budgetMs }),
+  };
+}
+
+/** The video platforms' settings: which yt-dlp, which of its extractors, which extra certificate authorities. */
+export function platformsConfigFrom(env: NodeJS.ProcessEnv): PlatformsConfig {
+  const listed = (env.VERBATIM_YTDLP_EXTRACTORS ?? "").split(/[\s,]+/).filter((entry) => entry.length > 0);
+  // The generic extractor reads any page on the web: with it, every address would be a platform.
+  const generic = listed.find((entry) => entry.toLowerCase() === "generic");
+  if (generic) throw new Error(`VERBATIM_YTDLP_EXTRACTORS may not name ${JSON.stringify(generic)}: it would read any page on the web`);
+  const ca = caCertificatesFrom(env);
+  return {
+    ytdlp: findYtdlp(env),
+    extractors: listed.length > 0 ? listed : defaultYtdlpExtractors,
+    ...(env.VERBATIM_CA_FILE ? { caFile: resolve(env.VERBATIM_CA_FILE) } : {}),
+    ...(ca ? { ca } : {}),
   };
 }
 

@@ -7,7 +7,7 @@ import type { FaultPoint } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import type { Platform } from "./platform.ts";
-import type { SourceRegistry } from "./sources/registry.ts";
+import type { PlatformSources } from "./sources/index.ts";
 import type { MonitorEvents } from "./services/monitor-events.ts";
 import type { JobFollower } from "./services/transcript-jobs.ts";
 import type { WebhookOutbox } from "./services/webhook-events.ts";
@@ -77,7 +77,7 @@ export interface AudioDeps {
   /** YouTube videos' audio, for `mode: "audio"` and the `auto` fallback; absent, YouTube audio is refused. */
   youtube?: YoutubeAudioSource;
   /** The other video platforms (TikTok, Instagram, X, Vimeo, …); absent, their links are refused as unsupported. */
-  platforms?: SourceRegistry;
+  platforms?: Pick<PlatformSources, "registry" | "check">;
   engine: SpeechEngine;
   /** Where accepted jobs go; the workers may run in this process or in others on the same database. */
   queue: TranscriptionQueue;

@@ -4,6 +4,7 @@ import express from "express";
 import { createSpeechEngine } from "./adapters/asr/index.ts";
 import { meteredSpeechEngine } from "./adapters/asr/metered-engine.ts";
 import { createAudioSources } from "./adapters/audio-sources/index.ts";
+import { withDownloadDefaults } from "./adapters/net/media-download.ts";
 import { createYoutubeAdapter } from "./adapters/youtube/index.ts";
 import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
@@ -16,6 +17,7 @@ import { ServiceMetrics } from "./metrics.ts";
 import { createPlatform } from "./platform.ts";
 import { startJobQueue } from "./queue/job-queue.ts";
 import { createAudioTranscripts } from "./services/audio-transcripts.ts";
+import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
 import { MonitorEvents } from "./services/monitor-events.ts";
 import { createMonitors } from "./services/monitors.ts";
 import { MonthlyRefills } from "./services/monthly-refills.ts";
@@ -92,9 +94,22 @@ const audioSources = createAudioSources({
   ...config.downloads,
 });
 const youtube = createYoutubeAdapter(config.youtube);
+const platformSources = await startPlatformSources({
+  ...config.platforms,
+  ...(config.youtube.proxyUrls ? { proxyUrls: config.youtube.proxyUrls } : {}),
+  allowPrivateTargets: config.allowPrivateTargets,
+  downloads: withDownloadDefaults(config.downloads),
+  logger,
+});
+if (config.platforms.ytdlp) {
+  logger.info({ python: config.platforms.ytdlp.python, origin: config.platforms.ytdlp.origin }, "yt-dlp reads the video platforms");
+} else {
+  logger.warn(`yt-dlp is not installed: links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`);
+}
 const audio = {
   sources: audioSources,
   youtube: youtube.audio,
+  platforms: platformSources,
   engine: meteredSpeechEngine(speechEngine, metrics),
   queue: new PgBossTranscriptionQueue(boss),
   inlineAudioSeconds: config.jobs.inlineAudioSeconds,
@@ -220,6 +235,7 @@ async function shutDown(): Promise<void> {
   await Promise.all([drainRequests(server), drainRequests(metricsServer), stopJobs()]);
   await webhooks.stop();
   await audioSources.close();
+  await platformSources.close();
   await platform.slots.releaseAll();
   await platform.jobSlots.releaseAll();
   await heartbeat?.stop();

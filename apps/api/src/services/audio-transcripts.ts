@@ -789,7 +789,7 @@ export function createAudioTranscripts(
     transcripts,
     sources: audio.sources,
     ...(audio.youtube === undefined ? {} : { youtube: audio.youtube }),
-    ...(audio.platforms === undefined ? {} : { platforms: audio.platforms }),
+    ...(audio.platforms === undefined ? {} : { platforms: audio.platforms.registry }),
     engine: audio.engine,
     queue: audio.queue,
     logger: options.logger,

@@ -8,7 +8,7 @@ import { authOf, storeUnreachable } from "../auth.ts";
 import { requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
-type DependencyName = "database" | "queue" | "speech_engine";
+type DependencyName = "database" | "queue" | "speech_engine" | "video_platforms";
 
 interface DependencyCheck {
   name: DependencyName | "workers";

@@ -37,10 +37,12 @@ export function liveRoutes(deps: AppDeps): LiveRoute[] {
         )
       : [];
   const { audio } = deps;
+  const platforms = audio?.platforms;
   const probes: DependencyProbe[] = audio
     ? [
         { name: "queue", check: () => audio.queue.check() },
         { name: "speech_engine", check: () => audio.engine.check() },
+        ...(platforms ? [{ name: "video_platforms" as const, check: () => platforms.check() }] : []),
       ]
     : [];
   return [

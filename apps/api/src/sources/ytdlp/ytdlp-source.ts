@@ -17,7 +17,7 @@ import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
 import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
 
 /** What the source asks of yt-dlp; `proxy` is the egress guard's address for that one call. */
-export interface YtdlpEngine {
+export interface YtdlpCalls {
   extract(url: string, options: { proxy: string; deadlineMs: number; signal?: AbortSignal }): Promise<InfoDict>;
   fetchText(
     url: string,
@@ -35,7 +35,7 @@ export type EgressCalls = Pick<EgressGuard, "openCall">;
 
 export interface YtdlpSourceOptions {
   /** yt-dlp; null when it is not installed, and then every platform it reads is refused with `absentAdvice`. */
-  engine: YtdlpEngine | null;
+  engine: YtdlpCalls | null;
   /** How an operator enables yt-dlp, said to clients when it is absent. */
   absentAdvice: string;
   egress: EgressCalls;
@@ -129,7 +129,7 @@ export class YtdlpSource implements PlatformSource {
   }
 
   /** yt-dlp for a platform this server reads, or the reason it does not. */
-  private engineFor(ref: SourceRef): YtdlpEngine {
+  private engineFor(ref: SourceRef): YtdlpCalls {
     const platform = ytdlpPlatforms.find((entry) => entry.platform === ref.platform);
     const label = platform?.label ?? ref.platform;
     if (!this.options.engine) {

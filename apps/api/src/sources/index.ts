@@ -1,0 +1,87 @@
+import type { MediaDownloadLimits } from "../adapters/net/media-download.ts";
+import { IsolatedParser } from "../adapters/parsing/isolated-parser.ts";
+import type { Logger } from "../logger.ts";
+import { startEgressGuard } from "./egress/egress-guard.ts";
+import { SourceRegistry } from "./registry.ts";
+import type { YtdlpEngine } from "./ytdlp/find-ytdlp.ts";
+import { createYtdlpSidecar } from "./ytdlp/ytdlp-sidecar.ts";
+import { YtdlpSource } from "./ytdlp/ytdlp-source.ts";
+
+export { SourceRegistry } from "./registry.ts";
+
+/** How the video platforms are reached. */
+export interface PlatformSourcesConfig {
+  /** yt-dlp as `findYtdlp` found it (`VERBATIM_YTDLP`, else the project's copy); null when there is none. */
+  ytdlp: YtdlpEngine | null;
+  /** `VERBATIM_YTDLP_EXTRACTORS`: the yt-dlp extractors allowed. */
+  extractors: readonly string[];
+  /** `VERBATIM_PROXY_URLS`: every connection to a platform goes out through these, in turn. */
+  proxyUrls?: readonly string[];
+  /** `VERBATIM_CA_FILE`: a PEM file of extra certificate authorities yt-dlp trusts. */
+  caFile?: string;
+  /** The certificates of `caFile`, for TLS to an https proxy. */
+  ca?: readonly string[];
+  /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: the guard lets calls reach private addresses (tests). */
+  allowPrivateTargets: boolean;
+  downloads: MediaDownloadLimits;
+  logger: Logger;
+}
+
+/** The video platforms of a process, the check `/health/deep` runs on them, and their shutdown. */
+export interface PlatformSources {
+  registry: SourceRegistry;
+  /** Throws, saying why and what to do, when no yt-dlp answers. */
+  check(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What a client is told when a platform needs yt-dlp and this server has none. */
+export const ytdlpAbsentAdvice =
+  "Its operator enables it by installing Python 3.9 or later and running `pnpm install` again (which installs yt-dlp into apps/api/.ytdlp), or by pointing VERBATIM_YTDLP at a yt-dlp installation.";
+
+/** How long the deep health check waits for yt-dlp to say its version. */
+const healthDeadlineMs = 15_000;
+
+/**
+ * Starts the egress guard and, when yt-dlp is installed, its sidecar (lazily: the process starts
+ * on the first call). Without yt-dlp the sources still match their links, so those are refused
+ * with `unsupported_platform` and the way to enable them.
+ */
+export async function startPlatformSources(config: PlatformSourcesConfig): Promise<PlatformSources> {
+  const guard = await startEgressGuard({
+    allowPrivateTargets: config.allowPrivateTargets,
+    logger: config.logger,
+    ...(config.proxyUrls?.length ? { upstreamProxyUrls: config.proxyUrls } : {}),
+    ...(config.ca ? { ca: config.ca } : {}),
+  });
+  const sidecar = config.ytdlp
+    ? createYtdlpSidecar({
+        python: config.ytdlp.python,
+        ...(config.ytdlp.pythonPath ? { pythonPath: config.ytdlp.pythonPath } : {}),
+        extractors: config.extractors,
+        ...(config.caFile ? { caFile: config.caFile } : {}),
+        logger: config.logger,
+      })
+    : null;
+  const parser = new IsolatedParser();
+  const ytdlp = new YtdlpSource({
+    engine: sidecar,
+    absentAdvice: ytdlpAbsentAdvice,
+    egress: guard,
+    parser,
+    allowedExtractors: config.extractors,
+    downloadMaxBytes: config.downloads.downloadMaxBytes,
+    downloadTimeoutMs: config.downloads.downloadTimeoutMs,
+  });
+  return {
+    registry: new SourceRegistry([ytdlp]),
+    check: async () => {
+      if (!sidecar) throw new Error(`yt-dlp is not installed, so links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`);
+      const { version } = await sidecar.version({ deadlineMs: healthDeadlineMs });
+      if (!version) throw new Error("yt-dlp answered without a version.");
+    },
+    close: async () => {
+      await Promise.all([sidecar?.close(), guard.close(), parser.close()]);
+    },
+  };
+}
