@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, 
 import type { AddressInfo, LookupFunction, Socket } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { fetch as undiciFetch, ProxyAgent } from "undici";
+import { ProxyAgent, fetch as undiciFetch } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { publicAddressRule } from "../../src/adapters/net/address-rule.ts";
 import { type EgressGuard, type EgressGuardOptions, startEgressGuard } from "../../src/sources/egress/egress-guard.ts";

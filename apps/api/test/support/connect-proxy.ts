@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, request as httpRequest } from "node:http";
+import { createServer, request as httpRequest, type IncomingMessage } from "node:http";
 import { type AddressInfo, connect } from "node:net";
+import type { Duplex } from "node:stream";
 
 /** A loopback HTTP proxy, as `VERBATIM_PROXY_URLS` names them. */
 export interface ConnectProxy {
@@ -40,8 +41,12 @@ export async function startConnectProxy(
     upstream.on("error", () => res.destroy());
     req.pipe(upstream);
   });
+  // closeAllConnections does not reach tunnels: the server no longer tracks a socket after CONNECT.
+  const tunnels = new Set<Duplex>();
   proxy.on("connect", (req, clientSocket, head) => {
     options.onTunnel?.(req);
+    tunnels.add(clientSocket);
+    clientSocket.once("close", () => tunnels.delete(clientSocket));
     const [host, port] = pinnedPort ? ["127.0.0.1", pinnedPort] : (req.url ?? "").split(":");
     const target = connect(Number(port), host ?? "127.0.0.1", () => {
       clientSocket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
@@ -51,12 +56,14 @@ export async function startConnectProxy(
     });
     target.on("error", () => clientSocket.destroy());
     clientSocket.on("error", () => target.destroy());
+    clientSocket.once("close", () => target.destroy());
   });
   await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
   return {
     url: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     async close() {
       proxy.closeAllConnections();
+      for (const tunnel of tunnels) tunnel.destroy();
       await new Promise((resolve) => proxy.close(resolve));
     },
   };

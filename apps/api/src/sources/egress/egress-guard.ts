@@ -211,7 +211,8 @@ export async function startEgressGuard(options: EgressGuardOptions): Promise<Egr
     try {
       target = await (call.upstreamProxy ? connectThrough(call.upstreamProxy, host, port) : connectDirect(host, port));
     } catch (error) {
-      if (error instanceof AddressRefusedError) return answerRaw(client, 403, refuse(call, host, port, reasonOf(error)));
+      if (error instanceof AddressRefusedError)
+        return answerRaw(client, 403, refuse(call, host, port, reasonOf(error)));
       return answerRaw(client, 502, `${host}:${port} could not be reached: ${failureText(error)}`);
     }
     if (!call.hold(target)) return;
