@@ -216,6 +216,8 @@ export async function startEgressGuard(options: EgressGuardOptions): Promise<Egr
       return answerRaw(client, 502, `${host}:${port} could not be reached: ${failureText(error)}`);
     }
     if (!call.hold(target)) return;
+    // The client may have gone while the target was being connected.
+    if (client.destroyed) return void target.destroy();
     idle(target, idleTimeoutMs);
     client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
     if (head.length > 0) target.write(head);
