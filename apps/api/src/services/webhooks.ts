@@ -36,6 +36,8 @@ export interface WebhooksOptions {
   retryDelaysMs?: readonly number[];
   /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: admits http and private addresses. */
   allowPrivateTargets?: boolean;
+  /** `VERBATIM_CA_FILE` read by `caCertificatesFrom`: the certificate authorities the default fetch trusts. */
+  ca?: readonly string[];
   /** Default: a public fetch of the deliverer's own, https only unless `allowPrivateTargets`, closed by `stop()`. */
   fetch?: WebhookFetch;
   /** How often due deliveries are looked for. Default 1 s. */
@@ -177,6 +179,7 @@ export class Webhooks implements WebhookOutbox {
         allowPrivateTargets: options.allowPrivateTargets ?? false,
         httpsOnly: true,
         timeoutMs: this.attemptTimeoutMs,
+        ...(options.ca ? { ca: options.ca } : {}),
       });
       this.fetch = publicFetch;
       this.closeFetch = () => publicFetch.close();

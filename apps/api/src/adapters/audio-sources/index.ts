@@ -38,6 +38,8 @@ export interface AudioSourcesConfig extends DownloadLimits {
   parseDeadlineMs?: number;
   /** Replaces the public-address rule: for tests only, to let a loopback port stand in for a public host. */
   addressRule?: AddressRule;
+  /** `VERBATIM_CA_FILE` read by `caCertificatesFrom`: the certificate authorities TLS connections trust. */
+  ca?: readonly string[];
 }
 
 /** The audio sources, and a way to close their pooled connections on shutdown. */
@@ -51,6 +53,7 @@ export function createAudioSources(config: AudioSourcesConfig): ClosableAudioSou
     ...(config.userAgent === undefined ? {} : { userAgent: config.userAgent }),
     ...(config.lookup === undefined ? {} : { lookup: config.lookup }),
     ...(config.addressRule === undefined ? {} : { addressRule: config.addressRule }),
+    ...(config.ca === undefined ? {} : { ca: config.ca }),
   });
   const parser = new IsolatedParser(config.parseDeadlineMs === undefined ? {} : { deadlineMs: config.parseDeadlineMs });
   const sources = new WebAudioSources(

@@ -23,6 +23,8 @@ export interface PublicFetchOptions {
   lookup?: LookupFunction;
   /** Which addresses are refused; default `publicAddressRule`. Tests substitute it so a loopback port can stand in for a public host. */
   addressRule?: AddressRule;
+  /** The certificate authorities TLS connections trust (`caCertificatesFrom`); default Node's bundled roots. */
+  ca?: readonly string[];
 }
 
 /** One request through the public fetch. */
@@ -51,7 +53,7 @@ export interface PublicFetch {
 const redirectStatuses = new Set([301, 302, 303, 307, 308]);
 
 /** An address the rule refuses, found while connecting; the public fetch turns it into `invalid_input`. */
-class AddressRefusedError extends Error {
+export class AddressRefusedError extends Error {
   constructor(
     readonly hostname: string,
     readonly address: string,
@@ -71,6 +73,7 @@ export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
   const connectSocket = buildConnector({
     timeout: timeoutMs,
     lookup: rule ? checkedLookup(resolve, rule) : resolve,
+    ...(options.ca ? { ca: [...options.ca] } : {}),
   });
   const agent = new Agent({
     headersTimeout: timeoutMs,
@@ -188,7 +191,7 @@ function declaredSize(response: Response): number | null {
 }
 
 /** A lookup that fails when any resolved address is refused, so a name with one private answer is refused whichever is connected. */
-function checkedLookup(resolve: LookupFunction, rule: AddressRule): LookupFunction {
+export function checkedLookup(resolve: LookupFunction, rule: AddressRule): LookupFunction {
   return (hostname, lookupOptions, callback) => {
     resolve(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
       if (error) {

@@ -49,6 +49,8 @@ export interface StreamDownloadConfig extends MediaDownloadLimits {
   chunkTimeoutMs: number;
   /** Bytes per ranged request; YouTube throttles unranged reads of a stream to playback speed. */
   chunkBytes?: number;
+  /** The certificate authorities TLS connections trust (`caCertificatesFrom`); default Node's bundled roots. */
+  ca?: readonly string[];
 }
 
 const defaultChunkBytes = 10 * 1024 * 1024;
@@ -69,8 +71,11 @@ export class YoutubeiAudioSource implements YoutubeAudioSource {
     if (routes.length === 0) throw new Error("YoutubeiAudioSource needs at least one route");
     // As for other media, a wait for headers or inside a body is bounded; the pace is the floor's to judge.
     const waits = { headersTimeout: config.chunkTimeoutMs, bodyTimeout: config.chunkTimeoutMs };
+    const tls = config.ca ? { ca: [...config.ca] } : undefined;
     this.dispatchers = routes.map((route) =>
-      route.proxyUrl === undefined ? new Agent(waits) : new ProxyAgent({ uri: route.proxyUrl, ...waits }),
+      route.proxyUrl === undefined
+        ? new Agent({ ...waits, ...(tls ? { connect: tls } : {}) })
+        : new ProxyAgent({ uri: route.proxyUrl, ...waits, ...(tls ? { requestTls: tls, proxyTls: tls } : {}) }),
     );
   }
 

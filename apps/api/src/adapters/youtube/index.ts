@@ -24,6 +24,8 @@ export interface YoutubeAdapterConfig extends DownloadLimits {
   mediaOrigin?: string;
   /** `VERBATIM_PROXY_URLS`, split: proxies used in turn. */
   proxyUrls?: readonly string[];
+  /** `VERBATIM_CA_FILE` read by `caCertificatesFrom`: the certificate authorities TLS connections trust. */
+  ca?: readonly string[];
   /** Milliseconds one upstream attempt may take; default 10 s. */
   attemptTimeoutMs?: number;
   /** Milliseconds one upstream call may take with its retries; default 25 s. */
@@ -57,6 +59,7 @@ export function createYoutubeAdapter(config: YoutubeAdapterConfig = {}): Youtube
       budgetMs: config.budgetMs ?? 25_000,
       maxAttempts: config.maxAttempts ?? 3,
       backoffBaseMs: config.backoffBaseMs ?? 200,
+      ...(config.ca ? { ca: config.ca } : {}),
     });
   const upstreamFetch = fetchThrough(proxyUrls);
   const innertube = lazySession(upstreamFetch);
@@ -72,6 +75,7 @@ export function createYoutubeAdapter(config: YoutubeAdapterConfig = {}): Youtube
       ...(mediaOrigin === undefined ? {} : { mediaOrigin }),
       ...withDownloadDefaults(config),
       chunkTimeoutMs: config.attemptTimeoutMs ?? 10_000,
+      ...(config.ca ? { ca: config.ca } : {}),
     }),
   };
 }

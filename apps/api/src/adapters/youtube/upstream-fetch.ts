@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Dispatcher, ProxyAgent, fetch as undiciFetch } from "undici";
+import { Agent, type Dispatcher, ProxyAgent, fetch as undiciFetch } from "undici";
 import { UpstreamError } from "./upstream-errors.ts";
 
 /** How outbound YouTube traffic is sent. */
@@ -18,6 +18,8 @@ export interface UpstreamFetchConfig {
   backoffBaseMs?: number;
   /** Random number in [0, 1); tests may fix it. */
   random?: () => number;
+  /** The certificate authorities TLS connections trust (`caCertificatesFrom`); default Node's bundled roots. */
+  ca?: readonly string[];
 }
 
 /** The hosts whose traffic is redirected to the configured origin. */
@@ -36,7 +38,12 @@ export function createUpstreamFetch(config: UpstreamFetchConfig): typeof fetch {
   const origin = new URL(config.origin);
   const random = config.random ?? Math.random;
   const backoffBaseMs = config.backoffBaseMs ?? 200;
-  const proxies: Dispatcher[] = (config.proxyUrls ?? []).map((url) => new ProxyAgent(url));
+  const tls = config.ca ? { ca: [...config.ca] } : undefined;
+  const proxies: Dispatcher[] = (config.proxyUrls ?? []).map(
+    (url) => new ProxyAgent(tls ? { uri: url, requestTls: tls, proxyTls: tls } : url),
+  );
+  // Without a configured CA, direct requests take undici's global dispatcher, as before.
+  const direct = tls ? new Agent({ connect: tls }) : undefined;
   let nextProxy = 0;
 
   return (async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -48,7 +55,7 @@ export function createUpstreamFetch(config: UpstreamFetchConfig): typeof fetch {
     for (let attempt = 1; attempt <= config.maxAttempts; attempt++) {
       const remaining = deadline - Date.now();
       if (remaining <= 0) break;
-      const dispatcher = proxies.length > 0 ? proxies[nextProxy++ % proxies.length] : undefined;
+      const dispatcher = proxies.length > 0 ? proxies[nextProxy++ % proxies.length] : direct;
       try {
         const response = await undiciFetch(target, {
           method: request.method,
