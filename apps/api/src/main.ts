@@ -80,7 +80,10 @@ const boss = await startJobQueue(
   logger,
   lapsedHeartbeatChecks(config.jobs.heartbeatSeconds),
 );
+// VERBATIM_CA_FILE: every upstream TLS connection trusts its authorities as well.
+const ca = config.platforms.ca ? { ca: config.platforms.ca } : {};
 const webhooks = createWebhooks(store, {
+  ...ca,
   logger,
   now,
   retryDelaysMs: config.webhooks.retryDelaysMs,
@@ -89,11 +92,12 @@ const webhooks = createWebhooks(store, {
 });
 const monitorEvents = new MonitorEvents(store, webhooks, now);
 const audioSources = createAudioSources({
+  ...ca,
   allowPrivateTargets: config.allowPrivateTargets,
   logger,
   ...config.downloads,
 });
-const youtube = createYoutubeAdapter(config.youtube);
+const youtube = createYoutubeAdapter({ ...config.youtube, ...ca });
 const platformSources = await startPlatformSources({
   ...config.platforms,
   ...(config.youtube.proxyUrls ? { proxyUrls: config.youtube.proxyUrls } : {}),
