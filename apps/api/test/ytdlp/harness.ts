@@ -50,7 +50,18 @@ export function makeCertificates(directory: string, hosts: string[]): TestCertif
     "-out",
     path("ca.pem"),
   );
-  openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", `/CN=${hosts[0]}`, "-keyout", path("server.key"), "-out", path("server.csr"));
+  openssl(
+    "req",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-subj",
+    `/CN=${hosts[0]}`,
+    "-keyout",
+    path("server.key"),
+    "-out",
+    path("server.csr"),
+  );
   writeFileSync(
     path("server.ext"),
     `subjectAltName=${hosts.map((host) => `DNS:${host}`).join(",")}\nextendedKeyUsage=serverAuth\n`,
@@ -129,7 +140,9 @@ export class FakeStreamable {
       target.on("error", () => clientSocket.destroy());
       clientSocket.on("error", () => target.destroy());
     });
-    await Promise.all([https, proxy].map((server) => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))));
+    await Promise.all(
+      [https, proxy].map((server) => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))),
+    );
     return fake;
   }
 

@@ -1,5 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -9,8 +10,9 @@ import { SourceError } from "../../src/sources/source-error.ts";
 import {
   createYtdlpSidecar,
   defaultYtdlpExtractors,
+  findYtdlp,
   type YtdlpEngine,
-  YtdlpSidecar,
+  type YtdlpSidecar,
   YtdlpStartError,
 } from "../../src/sources/ytdlp/ytdlp-sidecar.ts";
 import { FakeStreamable, readyProjectYtdlp } from "./harness.ts";
@@ -174,7 +176,9 @@ describe("the yt-dlp sidecar", () => {
 
   it("keeps concurrent calls independent: failures answer their own call only", async () => {
     fake.route("/captions/clip1.vtt", (_req, res) => {
-      res.writeHead(200, { "content-type": "text/vtt; charset=utf-8" }).end("WEBVTT\n\n00:00.000 --> 00:01.000\nHéllo\n");
+      res
+        .writeHead(200, { "content-type": "text/vtt; charset=utf-8" })
+        .end("WEBVTT\n\n00:00.000 --> 00:01.000\nHéllo\n");
     });
     const { sidecar: engineSidecar } = sidecar({ maxConcurrentCalls: 3 });
     const options = (call: string) => ({ proxy: fake.proxyUrl(call), deadlineMs });
@@ -182,7 +186,10 @@ describe("the yt-dlp sidecar", () => {
       engineSidecar.extract("https://streamable.com/clip1", options("call-a")),
       engineSidecar.extract("https://streamable.com/missing", options("call-b")),
       engineSidecar.extract("https://example.com/a-page", options("call-c")),
-      engineSidecar.fetchText("https://cdn.streamable.com/captions/clip1.vtt", { ...options("call-d"), maxBytes: 1000 }),
+      engineSidecar.fetchText("https://cdn.streamable.com/captions/clip1.vtt", {
+        ...options("call-d"),
+        maxBytes: 1000,
+      }),
       engineSidecar.version(),
     ]);
     expect(found).toMatchObject({ status: "fulfilled", value: { id: "clip1" } });
@@ -277,6 +284,31 @@ describe("the yt-dlp sidecar", () => {
       expect(messages).not.toContain("the yt-dlp sidecar wrote a line that is not JSON");
     } finally {
       rmSync(noisy, { recursive: true, force: true });
+    }
+  });
+
+  it("runs a yt-dlp zipapp that VERBATIM_YTDLP names, imported from PYTHONPATH", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "verbatim-ytdlp-zipapp-"));
+    try {
+      const app = join(scratch, "app");
+      mkdirSync(app);
+      const sitePackages = execFileSync(
+        engine.python,
+        ["-c", "import os, yt_dlp; print(os.path.dirname(yt_dlp.__path__[0]))"],
+        {
+          encoding: "utf8",
+        },
+      ).trim();
+      cpSync(join(sitePackages, "yt_dlp"), join(app, "yt_dlp"), { recursive: true });
+      writeFileSync(join(app, "__main__.py"), "import yt_dlp\nyt_dlp.main()\n");
+      const zipapp = join(scratch, "yt-dlp");
+      execFileSync(engine.python, ["-m", "zipapp", app, "--python", "/usr/bin/env python3", "--output", zipapp]);
+      const found = findYtdlp({ VERBATIM_YTDLP: zipapp });
+      expect(found).toEqual({ python: "python3", pythonPath: zipapp, origin: "VERBATIM_YTDLP" });
+      const { sidecar: engineSidecar } = sidecar({ ...found });
+      await expect(engineSidecar.version()).resolves.toMatchObject({ version: "2026.08.19" });
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
     }
   });
 

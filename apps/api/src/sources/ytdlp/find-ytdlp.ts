@@ -37,7 +37,9 @@ export function findYtdlp(env: NodeJS.ProcessEnv = process.env): YtdlpEngine | n
     if (statSync(configured).isDirectory()) {
       const python = join(configured, "bin", "python");
       if (!existsSync(python)) {
-        throw new Error(`VERBATIM_YTDLP names the directory ${configured}, which is no virtual environment (no bin/python)`);
+        throw new Error(
+          `VERBATIM_YTDLP names the directory ${configured}, which is no virtual environment (no bin/python)`,
+        );
       }
       return { python, origin: "VERBATIM_YTDLP" };
     }

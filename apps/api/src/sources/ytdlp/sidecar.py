@@ -105,6 +105,15 @@ class FileTooLarge(Exception):
         super().__init__(f"The media is larger than {limit} bytes")
 
 
+class LiveStream(Exception):
+    """A download of an item that is live now: there is no recording to download yet."""
+
+    def __init__(self, info):
+        super().__init__(
+            f"[{info.get('extractor_key')}] {info.get('id')}: The item is live now; there is no recording yet"
+        )
+
+
 class CallCancelled(Exception):
     """The caller gave up on the call (its deadline passed or it was aborted)."""
 
@@ -215,6 +224,12 @@ def _download_audio(request, logger, cancelled):
         if (status.get("total_bytes") or 0) > limit or (status.get("downloaded_bytes") or 0) > limit:
             raise FileTooLarge(limit)
 
+    def refuse_live(info, *, incomplete=False):
+        # A live stream's download would run until the byte limit, on sound still to come.
+        if info.get("is_live") or info.get("live_status") in ("is_live", "is_upcoming"):
+            raise LiveStream(info)
+        return None
+
     # One file as the platform serves it: no merging, no post-processing, so no ffmpeg.
     extra = {
         "format": "bestaudio/worstaudio*",
@@ -227,6 +242,7 @@ def _download_audio(request, logger, cancelled):
         "fixup": "never",
         "hls_prefer_native": True,
         "progress_hooks": [hold_limits],
+        "match_filter": refuse_live,
         "retries": 2,
         "fragment_retries": 2,
     }
@@ -290,7 +306,8 @@ def _described(error):
         "cause": type(cause).__name__ if cause is not None else None,
         "status": status,
         "message": message,
-        "expected": bool(getattr(error, "expected", False)) or isinstance(error, (FileTooLarge, CallCancelled)),
+        "expected": bool(getattr(error, "expected", False))
+        or isinstance(error, (FileTooLarge, LiveStream, CallCancelled)),
     }
 
 

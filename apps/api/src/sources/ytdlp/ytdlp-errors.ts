@@ -39,10 +39,8 @@ const byType =
   (details: YtdlpErrorDetails) =>
     types.includes(details.type);
 const byMessage = (pattern: RegExp) => (details: YtdlpErrorDetails) => pattern.test(details.message);
-const byStatus =
-  (test: (status: number) => boolean) =>
-  (details: YtdlpErrorDetails) =>
-    details.status !== null && test(details.status);
+const byStatus = (test: (status: number) => boolean) => (details: YtdlpErrorDetails) =>
+  details.status !== null && test(details.status);
 
 /** Exceptions of Python and yt-dlp that mean the request never got an answer. */
 const networkTypes = [
@@ -74,7 +72,9 @@ const rules: Rule[] = [
   { kind: "live_stream", matches: byType("LiveStream") },
   {
     kind: "live_stream",
-    matches: byMessage(/\b(?:has not (?:yet )?started|not started yet|live event will begin|is live now|is currently live)/i),
+    matches: byMessage(
+      /\b(?:has not (?:yet )?started|not started yet|live event will begin|is live now|is currently live)/i,
+    ),
   },
   { kind: "region_blocked", matches: byType("GeoRestrictedError") },
   {
@@ -85,7 +85,10 @@ const rules: Rule[] = [
     kind: "age_restricted",
     matches: byMessage(/\bage[- ]?(?:restricted|gate)|confirm your age|\bNSFW\b|Restricted Video|years old or over/i),
   },
-  { kind: "members_only", matches: byMessage(/subscriber-only|members[- ]only|only available (?:to|for) (?:paid|premium)/i) },
+  {
+    kind: "members_only",
+    matches: byMessage(/subscriber-only|members[- ]only|only available (?:to|for) (?:paid|premium)/i),
+  },
   {
     kind: "private",
     matches: byMessage(

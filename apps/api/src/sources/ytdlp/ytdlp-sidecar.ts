@@ -4,15 +4,17 @@ import { createInterface } from "node:readline";
 import type { Logger } from "../../logger.ts";
 import { packagePath } from "../../package-files.ts";
 import { SourceError } from "../source-error.ts";
-import type { YtdlpEngine } from "./find-ytdlp.ts";
-import { defaultYtdlpExtractors } from "./ytdlp-extractors.ts";
 import { sourceErrorOfYtdlp, type YtdlpErrorDetails } from "./ytdlp-errors.ts";
+import { defaultYtdlpExtractors } from "./ytdlp-extractors.ts";
 
 export { findYtdlp, type YtdlpEngine } from "./find-ytdlp.ts";
 export { defaultYtdlpExtractors } from "./ytdlp-extractors.ts";
 
 /** The Python program the sidecar runs; shipped with the package (package.json `files`). */
 export const sidecarScript = packagePath("src/sources/ytdlp/sidecar.py");
+
+/** The yt-dlp release the project's environment holds (scripts/ytdlp-env.mjs, the Dockerfile). */
+export const ytdlpRequirements = packagePath("src/sources/ytdlp/requirements.txt");
 
 export interface YtdlpSidecarOptions {
   /** The Python interpreter that imports yt_dlp (`findYtdlp`). */
@@ -284,7 +286,7 @@ export class YtdlpSidecar {
       String(socketTimeoutSeconds),
       ...(caFile ? ["--ca-file", caFile] : []),
     ];
-    const env = { ...process.env, PYTHONUNBUFFERED: "1" };
+    const env: NodeJS.ProcessEnv = { ...process.env, PYTHONUNBUFFERED: "1" };
     if (pythonPath) env.PYTHONPATH = [pythonPath, process.env.PYTHONPATH].filter(Boolean).join(":");
     const child = spawn(python, args, { env, stdio: ["pipe", "pipe", "pipe"] });
     const running: Running = {
