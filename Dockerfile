@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The Verbatim service: the compiled API, worker and operator CLI (apps/api/dist) on Node 20, with
-# the shipped speech model and ffmpeg. One image for every role; compose.yaml runs it as API and
+# the shipped speech model, ffmpeg and yt-dlp. One image for every role; compose.yaml runs it as API and
 # worker processes on one PostgreSQL. linux/amd64 only: the lockfile holds the x64 builds of
 # sherpa-onnx and of the static ffmpeg. See the README's "Deployment" section.
 
@@ -25,11 +25,21 @@ ENV NODE_ENV=production \
   PORT=8080 \
   VERBATIM_DATA_DIR=/var/lib/verbatim
 WORKDIR /app
+# yt-dlp, which reads every video platform but YouTube, runs on Debian's Python; it checks TLS
+# against the system's roots (ca-certificates), which the slim image leaves out.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+  && rm -rf /var/lib/apt/lists/*
 # The API package's files (dist, models, migrations) with its production dependencies; the
 # workspace packages it uses (the contract's documents, the dashboard's build) are among them.
 # Owned by root, so the service cannot change its own code.
 COPY --from=build /deploy /app
-RUN mkdir -p /var/lib/verbatim && chown node:node /var/lib/verbatim
+# yt-dlp's environment where the service looks for it (apps/api/.ytdlp in a checkout), from the
+# requirements file the package ships, as scripts/ytdlp-env.mjs makes it outside the image.
+RUN python3 -m venv /app/.ytdlp \
+  && /app/.ytdlp/bin/pip install --no-cache-dir --disable-pip-version-check \
+    --requirement /app/src/sources/ytdlp/requirements.txt \
+  && mkdir -p /var/lib/verbatim && chown node:node /var/lib/verbatim
 VOLUME /var/lib/verbatim
 USER node
 EXPOSE 8080

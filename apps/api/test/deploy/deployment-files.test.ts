@@ -9,6 +9,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import drizzleConfig from "../../drizzle.config.ts";
 import { DEFAULT_MODEL_DIR } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
+import { projectYtdlpVenv } from "../../src/sources/ytdlp/find-ytdlp.ts";
+import { sidecarScript, ytdlpRequirements } from "../../src/sources/ytdlp/ytdlp-sidecar.ts";
 import { defaultPoolSize } from "../../src/store/database.ts";
 import tsupConfig from "../../tsup.config.ts";
 
@@ -159,6 +161,20 @@ describe("Dockerfile", () => {
     expect(shipped(migrations), migrations).toBe(true);
     expect(readdirSync(`${apiPackage}${drizzleConfig.out}`).some((name) => name.endsWith(".sql"))).toBe(true);
     expect(shipped("dist")).toBe(true);
+    for (const file of [sidecarScript, ytdlpRequirements]) {
+      expect(shipped(relative(apiPackage, file)), file).toBe(true);
+      expect(existsSync(file), file).toBe(true);
+    }
+  });
+
+  it("makes yt-dlp's environment where the service looks for it, from the requirements file it ships", () => {
+    const commands = commandsOf(runtime as Stage);
+    const workdir = runtime?.steps.filter((step) => step.keyword === "WORKDIR").at(-1)?.args[0];
+    const venv = `${workdir}/${relative(apiPackage, projectYtdlpVenv)}`;
+    expect(commands).toContain(`python3 -m venv ${venv}`);
+    const install = commands.find((command) => command.startsWith(`${venv}/bin/pip install `));
+    expect(install).toMatch(new RegExp(`--requirement ${workdir}/${relative(apiPackage, ytdlpRequirements)}$`));
+    expect(commands.some((command) => /apt-get install .*\bpython3-venv\b/.test(command))).toBe(true);
   });
 
   it("leaves the checkout's installs, builds and local data out of the build context", () => {

@@ -1,0 +1,356 @@
+"""The warm yt-dlp engine of Verbatim (apps/api/src/sources/ytdlp/ytdlp-sidecar.ts starts it).
+
+One long-lived process imports yt_dlp once and answers requests read as JSON lines on stdin with
+JSON lines on stdout, each request on a thread of its own so a slow platform holds up nothing
+else. A request is `{"id": n, "op": ..., ...}`; its answer `{"id": n, "ok": true, "result": ...}`
+or `{"id": n, "ok": false, "error": {...}}`, both with the `warnings` yt-dlp gave. The first line
+written is `{"event": "ready", ...}`. `{"op": "cancel", "id": n}` asks a download to stop at its
+next block and is not answered.
+
+Started as `python sidecar.py --extractors TikTok,Vimeo,... [--socket-timeout S] [--ca-file PEM]`.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import threading
+
+# stdout is the protocol channel. Everything else that writes to it (yt-dlp's screen output, a
+# print in a library, a child process inheriting fd 1) is sent to stderr instead, which the
+# service logs: fd 1 itself is pointed at stderr, and the protocol keeps a duplicate of the
+# original.
+_protocol = os.fdopen(os.dup(1), "w", encoding="utf-8", newline="\n")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+# Plugins are code from directories outside this project that yt-dlp would import and run.
+os.environ["YTDLP_NO_PLUGINS"] = "1"
+
+
+def _trust_extra_ca(extra_pem_path):
+    """Makes yt-dlp trust `extra_pem_path` besides the system's roots.
+
+    OpenSSL takes one default bundle file (SSL_CERT_FILE), so a bundle of both is written to a
+    temporary file and named there before any TLS context exists; every request handler of
+    yt-dlp loads the default paths when it makes its context (`ssl_load_certs`), unless it
+    prefers certifi's bundle, which the `no-certifi` compat option turns off.
+    """
+    import atexit
+    import ssl
+    import tempfile
+
+    defaults = ssl.get_default_verify_paths()
+    parts = []
+    for system_bundle in (defaults.cafile, defaults.openssl_cafile):
+        if system_bundle and os.path.isfile(system_bundle):
+            with open(system_bundle, "rb") as file:
+                parts.append(file.read())
+            break
+    with open(extra_pem_path, "rb") as file:
+        parts.append(file.read())
+    bundle = tempfile.NamedTemporaryFile(prefix="verbatim-ca-", suffix=".pem", delete=False)
+    with bundle:
+        bundle.write(b"\n".join(parts))
+    atexit.register(os.unlink, bundle.name)
+    os.environ["SSL_CERT_FILE"] = bundle.name
+
+
+_options = argparse.ArgumentParser()
+_options.add_argument("--extractors", default="")
+_options.add_argument("--socket-timeout", type=float, default=20.0)
+_options.add_argument("--ca-file")
+_arguments = _options.parse_args()
+if _arguments.ca_file:
+    _trust_extra_ca(_arguments.ca_file)
+
+import yt_dlp  # noqa: E402  (after the stdout, plugin and certificate settings above)
+import yt_dlp.globals  # noqa: E402
+from yt_dlp.extractor import gen_extractor_classes  # noqa: E402
+from yt_dlp.networking import Request  # noqa: E402
+from yt_dlp.networking.exceptions import HTTPError  # noqa: E402
+from yt_dlp.utils import DownloadError, ExtractorError, UnsupportedError, bug_reports_message  # noqa: E402
+from yt_dlp.version import __version__ as _ytdlp_version  # noqa: E402
+
+yt_dlp.globals.plugin_dirs.value = []
+
+
+def _is_generic(extractor):
+    # The generic extractor reads any page of any host, which is what the allow-list is there to stop.
+    return extractor.ie_key() == "Generic" or extractor.IE_NAME.lower().split(":")[0] == "generic"
+
+
+_extractor_classes = {extractor.ie_key(): extractor for extractor in gen_extractor_classes()}
+_requested = [key.strip() for key in _arguments.extractors.split(",") if key.strip()]
+_allowed = {
+    key: _extractor_classes[key]
+    for key in _requested
+    if key in _extractor_classes and not _is_generic(_extractor_classes[key])
+}
+_refused = [key for key in _requested if key in _extractor_classes and key not in _allowed]
+_unknown = [key for key in _requested if key not in _extractor_classes]
+
+
+class ExtractorNotAllowed(ExtractorError):
+    """An extractor outside the allow-list was asked for, by a URL or by another extractor."""
+
+    def __init__(self, key):
+        super().__init__(f"The {key} extractor is not allowed on this server", expected=True)
+
+
+class FileTooLarge(Exception):
+    """The download passed the byte limit of its request."""
+
+    def __init__(self, limit):
+        super().__init__(f"The media is larger than {limit} bytes")
+
+
+class LiveStream(Exception):
+    """A download of an item that is live now: there is no recording to download yet."""
+
+    def __init__(self, info):
+        super().__init__(
+            f"[{info.get('extractor_key')}] {info.get('id')}: The item is live now; there is no recording yet"
+        )
+
+
+class CallCancelled(Exception):
+    """The caller gave up on the call (its deadline passed or it was aborted)."""
+
+    def __init__(self):
+        super().__init__("The call was cancelled")
+
+
+class _AllowListYoutubeDL(yt_dlp.YoutubeDL):
+    # Extractors may fetch another extractor by key (`_extract_generic_embeds` asks for Generic);
+    # only allowed ones are handed out.
+    def get_info_extractor(self, ie_key):
+        if ie_key not in _allowed:
+            raise ExtractorNotAllowed(ie_key)
+        return super().get_info_extractor(ie_key)
+
+
+class _CallLogger:
+    """Keeps one call's warnings for its answer instead of printing them."""
+
+    def __init__(self):
+        self.warnings = []
+
+    def debug(self, message):
+        pass
+
+    def info(self, message):
+        pass
+
+    def warning(self, message):
+        self.warnings.append(message)
+
+    def error(self, message):
+        pass
+
+
+def _youtube_dl(request, logger, extra=None):
+    params = {
+        "ignoreconfig": True,
+        "cookiefile": None,
+        "noplaylist": True,
+        "allowed_extractors": [re.escape(extractor.IE_NAME.lower()) for extractor in _allowed.values()],
+        "socket_timeout": _arguments.socket_timeout,
+        "quiet": True,
+        "no_warnings": True,
+        "noprogress": True,
+        "logger": logger,
+        "color": {"stdout": "no_color", "stderr": "no_color"},
+        # The cache writes under the home directory, which a service's user may not have.
+        "cachedir": False,
+        "compat_opts": {"no-certifi"} if _arguments.ca_file else set(),
+    }
+    # A string, the empty one included (a direct connection), is the caller's decision; without
+    # one yt-dlp takes the process's environment proxies.
+    if isinstance(request.get("proxy"), str):
+        params["proxy"] = request["proxy"]
+    params.update(extra or {})
+    return _AllowListYoutubeDL(params)
+
+
+def _check_supported(url):
+    if not isinstance(url, str) or not any(extractor.suitable(url) for extractor in _allowed.values()):
+        raise UnsupportedError(url if isinstance(url, str) else repr(url))
+
+
+def _version(request, logger, cancelled):
+    return {"version": _ytdlp_version, "extractors": list(_allowed)}
+
+
+def _extract(request, logger, cancelled):
+    _check_supported(request.get("url"))
+    with _youtube_dl(request, logger) as ydl:
+        return ydl.sanitize_info(ydl.extract_info(request["url"], download=False))
+
+
+def _fetch_text(request, logger, cancelled):
+    limit = int(request["max_bytes"])
+    with _youtube_dl(request, logger) as ydl, ydl.urlopen(Request(request["url"])) as response:
+        chunks = []
+        size = 0
+        while True:
+            if cancelled.is_set():
+                raise CallCancelled()
+            chunk = response.read(64 * 1024)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise FileTooLarge(limit)
+            chunks.append(chunk)
+        charset = response.headers.get_content_charset() if hasattr(response.headers, "get_content_charset") else None
+    body = b"".join(chunks)
+    return {"text": body.decode(charset or "utf-8-sig", errors="replace")}
+
+
+def _download_audio(request, logger, cancelled):
+    _check_supported(request.get("url"))
+    limit = int(request["max_bytes"])
+    touched = set()
+
+    def hold_limits(status):
+        for key in ("tmpfilename", "filename"):
+            if status.get(key):
+                touched.add(status[key])
+        if cancelled.is_set():
+            raise CallCancelled()
+        # `total_bytes` is the Content-Length when the server sent one; the bytes read so far
+        # hold the limit when it did not.
+        if (status.get("total_bytes") or 0) > limit or (status.get("downloaded_bytes") or 0) > limit:
+            raise FileTooLarge(limit)
+
+    def refuse_live(info, *, incomplete=False):
+        # A live stream's download would run until the byte limit, on sound still to come.
+        if info.get("is_live") or info.get("live_status") in ("is_live", "is_upcoming"):
+            raise LiveStream(info)
+        return None
+
+    # One file as the platform serves it: no merging, no post-processing, so no ffmpeg.
+    extra = {
+        "format": "bestaudio/worstaudio*",
+        "paths": {"home": request["directory"], "temp": request["directory"]},
+        "outtmpl": {"default": "%(extractor_key)s-%(id)s-%(format_id)s.%(ext)s"},
+        "restrictfilenames": True,
+        "overwrites": True,
+        "continuedl": False,
+        "postprocessors": [],
+        "fixup": "never",
+        "hls_prefer_native": True,
+        "progress_hooks": [hold_limits],
+        "match_filter": refuse_live,
+        "retries": 2,
+        "fragment_retries": 2,
+    }
+    try:
+        with _youtube_dl(request, logger, extra) as ydl:
+            info = ydl.sanitize_info(ydl.extract_info(request["url"], download=True))
+    except BaseException:
+        for path in touched:
+            for leftover in (path, f"{path}.part", f"{path}.ytdl"):
+                if os.path.isfile(leftover):
+                    os.unlink(leftover)
+        raise
+    path = (info.get("requested_downloads") or [{}])[0].get("filepath")
+    if not path or not os.path.isfile(path):
+        raise DownloadError("yt-dlp finished without writing the media file")
+    return {"path": path, "bytes": os.path.getsize(path), "info": info}
+
+
+_operations = {
+    "version": _version,
+    "extract": _extract,
+    "fetch_text": _fetch_text,
+    "download_audio": _download_audio,
+}
+_write_lock = threading.Lock()
+_cancellations = {}
+_cancellations_lock = threading.Lock()
+
+
+def _write(message):
+    try:
+        line = json.dumps(message, ensure_ascii=True, allow_nan=False, default=str)
+    except ValueError as error:
+        line = json.dumps({"id": message.get("id"), "ok": False, "error": _described(error)}, default=str)
+    with _write_lock:
+        _protocol.write(line + "\n")
+        _protocol.flush()
+
+
+def _described(error):
+    wrapper = error
+    # yt-dlp raises DownloadError while handling the extractor's own error (its context); its
+    # `exc_info` is the innermost one, an ExtractorError's cause.
+    if isinstance(error, DownloadError):
+        if isinstance(error.__context__, Exception):
+            error = error.__context__
+        elif error.exc_info and error.exc_info[1] is not None:
+            error = error.exc_info[1]
+    cause = getattr(error, "cause", None) or error.__cause__
+    status = None
+    link = error
+    while link is not None and status is None:
+        if isinstance(link, HTTPError):
+            status = link.status
+        link = getattr(link, "cause", None) or link.__cause__
+    message = str(error).replace(bug_reports_message(), "")
+    if error is wrapper and isinstance(error, DownloadError):
+        message = message.removeprefix("ERROR: ")
+    return {
+        "type": type(error).__name__,
+        "cause": type(cause).__name__ if cause is not None else None,
+        "status": status,
+        "message": message,
+        "expected": bool(getattr(error, "expected", False))
+        or isinstance(error, (FileTooLarge, LiveStream, CallCancelled)),
+    }
+
+
+def _answer(request, cancelled):
+    call_id = request.get("id")
+    logger = _CallLogger()
+    try:
+        operation = _operations.get(request.get("op"))
+        if operation is None:
+            raise ValueError(f"Unknown operation {request.get('op')!r}")
+        result = operation(request, logger, cancelled)
+        _write({"id": call_id, "ok": True, "result": result, "warnings": logger.warnings})
+    except BaseException as error:  # noqa: BLE001  (every failure is the caller's answer)
+        _write({"id": call_id, "ok": False, "error": _described(error), "warnings": logger.warnings})
+    finally:
+        with _cancellations_lock:
+            _cancellations.pop(call_id, None)
+
+
+def _main():
+    _write(
+        {
+            "event": "ready",
+            "version": _ytdlp_version,
+            "extractors": list(_allowed),
+            "refused": _refused,
+            "unknown": _unknown,
+        }
+    )
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        with _cancellations_lock:
+            if request.get("op") == "cancel":
+                if request.get("id") in _cancellations:
+                    _cancellations[request["id"]].set()
+                continue
+            cancelled = _cancellations[request.get("id")] = threading.Event()
+        threading.Thread(target=_answer, args=(request, cancelled), daemon=True).start()
+    # Threads still waiting on a platform would otherwise keep the process alive.
+    _protocol.flush()
+    os._exit(0)
+
+
+_main()
