@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { caCertificatesFrom } from "./adapters/net/ca-certificates.ts";
 import type { DownloadLimits } from "./adapters/net/media-download.ts";
 import type { YoutubeAdapterConfig } from "./adapters/youtube/index.ts";
-import { caCertificatesFrom } from "./adapters/net/ca-certificates.ts";
+import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
 import { findYtdlp, type YtdlpEngine } from "./sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "./sources/ytdlp/ytdlp-extractors.ts";
-import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
 
 /** The service's configuration, read from the environment once, at start-up. */
 export interface Config {
@@ -279,7 +279,10 @@ export function platformsConfigFrom(env: NodeJS.ProcessEnv): PlatformsConfig {
   const listed = (env.VERBATIM_YTDLP_EXTRACTORS ?? "").split(/[\s,]+/).filter((entry) => entry.length > 0);
   // The generic extractor reads any page on the web: with it, every address would be a platform.
   const generic = listed.find((entry) => entry.toLowerCase() === "generic");
-  if (generic) throw new Error(`VERBATIM_YTDLP_EXTRACTORS may not name ${JSON.stringify(generic)}: it would read any page on the web`);
+  if (generic)
+    throw new Error(
+      `VERBATIM_YTDLP_EXTRACTORS may not name ${JSON.stringify(generic)}: it would read any page on the web`,
+    );
   const ca = caCertificatesFrom(env);
   return {
     ytdlp: findYtdlp(env),

@@ -17,13 +17,13 @@ import { ServiceMetrics } from "./metrics.ts";
 import { createPlatform } from "./platform.ts";
 import { startJobQueue } from "./queue/job-queue.ts";
 import { createAudioTranscripts } from "./services/audio-transcripts.ts";
-import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
 import { MonitorEvents } from "./services/monitor-events.ts";
 import { createMonitors } from "./services/monitors.ts";
 import { MonthlyRefills } from "./services/monthly-refills.ts";
 import { createTranscripts } from "./services/transcripts.ts";
 import { createWebhooks } from "./services/webhooks.ts";
 import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
+import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
 import type { Store } from "./store/database.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
 import { Scheduler } from "./workers/scheduler.ts";
@@ -106,9 +106,14 @@ const platformSources = await startPlatformSources({
   logger,
 });
 if (config.platforms.ytdlp) {
-  logger.info({ python: config.platforms.ytdlp.python, origin: config.platforms.ytdlp.origin }, "yt-dlp reads the video platforms");
+  logger.info(
+    { python: config.platforms.ytdlp.python, origin: config.platforms.ytdlp.origin },
+    "yt-dlp reads the video platforms",
+  );
 } else {
-  logger.warn(`yt-dlp is not installed: links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`);
+  logger.warn(
+    `yt-dlp is not installed: links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`,
+  );
 }
 const audio = {
   sources: audioSources,

@@ -687,8 +687,9 @@ export interface components {
         /** @description Fetch one transcript. */
         VideoRequest: {
             /**
-             * @description The source: a YouTube id or URL (watch, youtu.be, shorts, live, embed), a podcast
-             *     episode page or enclosure URL, an RSS or Atom feed URL (its newest episode), or a direct
+             * @description The source: a YouTube id or URL (watch, youtu.be, shorts, live, embed); a TikTok,
+             *     Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom link (or a bare TikTok id); a
+             *     podcast episode page or enclosure URL, an RSS or Atom feed URL (its newest episode), or a direct
              *     media file URL.
              */
             video: string;

@@ -513,7 +513,7 @@ export interface components {
              */
             docs: string;
         };
-        /** @description One requested video: an id or a URL. */
+        /** @description One requested video: a YouTube id, a bare TikTok id, or a URL of any source `POST /transcripts/video` reads. */
         BatchItem: string;
         /** @description Fetch many transcripts in one request: send `video_ids`, or its legacy name `videoIds`, not both. */
         BatchRequest: {
@@ -914,8 +914,9 @@ export interface components {
             /** @description The service's version. */
             version: string;
             /**
-             * @description One entry per dependency: the database, the queue, the speech engine, and the workers, which
-             *     fail when jobs are queued and no worker process has reported within 15 seconds.
+             * @description One entry per dependency: the database, the queue, the speech engine, yt-dlp (which reads
+             *     the video platforms other than YouTube, and fails when it is not installed), and the workers,
+             *     which fail when jobs are queued and no worker process has reported within 15 seconds.
              */
             checks: components["schemas"]["DependencyCheck"][];
             /** @description The depth of each job queue, across every process of the deployment. */
@@ -969,7 +970,7 @@ export interface components {
              * @description The dependency.
              * @enum {string}
              */
-            name: "database" | "queue" | "speech_engine" | "workers";
+            name: "database" | "queue" | "speech_engine" | "video_platforms" | "workers";
             /**
              * @description Whether it answered.
              * @enum {string}
@@ -2716,8 +2717,9 @@ export interface components {
         /** @description Fetch one transcript. */
         TranscriptRequest: {
             /**
-             * @description The source: a YouTube id or URL (watch, youtu.be, shorts, live, embed), a podcast
-             *     episode page or enclosure URL, an RSS or Atom feed URL (see `episode`), or a direct
+             * @description The source: a YouTube id or URL (watch, youtu.be, shorts, live, embed); a TikTok,
+             *     Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom link (or a bare TikTok id); a
+             *     podcast episode page or enclosure URL, an RSS or Atom feed URL (see `episode`), or a direct
              *     media file URL (mp3, m4a, aac, wav, ogg, opus, flac, mp4, webm, mov).
              */
             video: string;

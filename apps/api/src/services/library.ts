@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import type { Schema } from "@verbatim/contract";
 import { type SQL, sql } from "drizzle-orm";
+import { momentLinkOf, ytdlpPlatforms } from "../sources/ytdlp/ytdlp-platforms.ts";
 import type { Store } from "../store/database.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { ChargeStep } from "./credits.ts";
 import type { LibraryCursors, LibraryPosition } from "./library-cursors.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
-import { momentLinkOf, ytdlpPlatforms } from "../sources/ytdlp/ytdlp-platforms.ts";
 import type { DatabaseOrTransaction } from "./webhook-events.ts";
 
 export type LibraryEntry = Schema<"LibraryEntry">;

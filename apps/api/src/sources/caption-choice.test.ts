@@ -20,7 +20,9 @@ describe("chooseCaptionTrack", () => {
 
   it("falls back to generated captions in the item's own language, then to the creator's tracks", () => {
     expect(chooseCaptionTrack([track("en", "auto"), track("de", "manual")], "ja", "en")).toEqual(track("en", "auto"));
-    expect(chooseCaptionTrack([track("de", "manual"), track("es", "manual")], "ja", "es")).toEqual(track("es", "manual"));
+    expect(chooseCaptionTrack([track("de", "manual"), track("es", "manual")], "ja", "es")).toEqual(
+      track("es", "manual"),
+    );
     expect(chooseCaptionTrack([track("de", "manual")], "ja", null)).toEqual(track("de", "manual"));
   });
 
@@ -30,7 +32,9 @@ describe("chooseCaptionTrack", () => {
   });
 
   it("asks for the item's own language when no language is requested", () => {
-    expect(chooseCaptionTrack([track("fr", "auto"), track("en", "auto")], undefined, "en")).toEqual(track("en", "auto"));
+    expect(chooseCaptionTrack([track("fr", "auto"), track("en", "auto")], undefined, "en")).toEqual(
+      track("en", "auto"),
+    );
   });
 
   it("takes a lone generated track of an item whose language is unknown", () => {

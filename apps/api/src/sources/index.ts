@@ -76,7 +76,10 @@ export async function startPlatformSources(config: PlatformSourcesConfig): Promi
   return {
     registry: new SourceRegistry([ytdlp]),
     check: async () => {
-      if (!sidecar) throw new Error(`yt-dlp is not installed, so links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`);
+      if (!sidecar)
+        throw new Error(
+          `yt-dlp is not installed, so links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`,
+        );
       const { version } = await sidecar.version({ deadlineMs: healthDeadlineMs });
       if (!version) throw new Error("yt-dlp answered without a version.");
     },

@@ -33,7 +33,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
   {
     platform: "tiktok",
     label: "TikTok",
-    extractors: ["TikTok", "VMTikTok"],
+    extractors: ["TikTok", "TikTokVM"],
     hosts: ["tiktok.com", "tiktokv.com"],
     channelFields: ["uploader", "channel"],
     momentLink: "none",

@@ -3,6 +3,7 @@ import type { IsolatedParser } from "../../adapters/parsing/isolated-parser.ts";
 import { parseCaptionBody } from "../../adapters/youtube/caption-formats.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import { chooseCaptionTrack } from "../caption-choice.ts";
+import type { EgressGuard } from "../egress/egress-guard.ts";
 import type {
   DownloadedAudio,
   PlatformSource,
@@ -11,10 +12,10 @@ import type {
   SourceDetails,
   SourceRef,
 } from "../platform-source.ts";
-import type { EgressGuard } from "../egress/egress-guard.ts";
 import { SourceError } from "../source-error.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
 import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
+import { YtdlpStartError } from "./ytdlp-sidecar.ts";
 
 /** What the source asks of yt-dlp; `proxy` is the egress guard's address for that one call. */
 export interface YtdlpCalls {
@@ -167,12 +168,27 @@ export class YtdlpSource implements PlatformSource {
         );
       }
       if (call.tooLarge) {
-        throw new SourceError("too_large", `The media of ${ref.url} is larger than the ${limits.maxBytes} bytes allowed.`, {
-          cause: error,
-        });
+        throw new SourceError(
+          "too_large",
+          `The media of ${ref.url} is larger than the ${limits.maxBytes} bytes allowed.`,
+          {
+            cause: error,
+          },
+        );
+      }
+      if (error instanceof YtdlpStartError) {
+        throw new SourceError(
+          "unsupported",
+          `yt-dlp does not start on this server (${error.message}). ${this.options.absentAdvice}`,
+          {
+            cause: error,
+          },
+        );
       }
       if (call.timedOut) {
-        throw new SourceError("timeout", `${ref.url} took longer than ${limits.deadlineMs / 1000} s.`, { cause: error });
+        throw new SourceError("timeout", `${ref.url} took longer than ${limits.deadlineMs / 1000} s.`, {
+          cause: error,
+        });
       }
       throw error;
     } finally {

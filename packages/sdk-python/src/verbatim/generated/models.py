@@ -13,7 +13,7 @@ AccountId = str
 """An account's id: `acct_` and a ULID."""
 
 BatchItem = str
-"""One requested video: an id or a URL."""
+"""One requested video: a YouTube id, a bare TikTok id, or a URL of any source `POST /transcripts/video` reads."""
 
 ChannelSort = Literal["newest", "popular", "oldest"]
 """The order of a channel list."""
@@ -495,8 +495,9 @@ class DeepHealth(ApiModel):
     """The service's version."""
 
     checks: List[DependencyCheck]
-    """One entry per dependency: the database, the queue, the speech engine, and the workers, which
-    fail when jobs are queued and no worker process has reported within 15 seconds.
+    """One entry per dependency: the database, the queue, the speech engine, yt-dlp (which reads
+    the video platforms other than YouTube, and fails when it is not installed), and the workers,
+    which fail when jobs are queued and no worker process has reported within 15 seconds.
     """
 
     queues: List[QueueDepth]
@@ -547,7 +548,7 @@ class Delivery(ApiModel):
 class DependencyCheck(ApiModel):
     """One dependency checked by the deep health check."""
 
-    name: Literal["database", "queue", "speech_engine", "workers"]
+    name: Literal["database", "queue", "speech_engine", "video_platforms", "workers"]
     """The dependency."""
 
     status: Literal["ok", "failing"]
@@ -2145,8 +2146,9 @@ class TranscriptRequest(ApiModel):
     """Fetch one transcript."""
 
     video: str
-    """The source: a YouTube id or URL (watch, youtu.be, shorts, live, embed), a podcast
-    episode page or enclosure URL, an RSS or Atom feed URL (see `episode`), or a direct
+    """The source: a YouTube id or URL (watch, youtu.be, shorts, live, embed); a TikTok,
+    Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom link (or a bare TikTok id); a
+    podcast episode page or enclosure URL, an RSS or Atom feed URL (see `episode`), or a direct
     media file URL (mp3, m4a, aac, wav, ogg, opus, flac, mp4, webm, mov).
     """
 
