@@ -9,7 +9,7 @@ import { openApiV1Path } from "../src/index.ts";
  * the generated document as committed. Change it only with a deliberate change of `spec/v1`,
  * and say in the commit why v1's clients are not broken by it.
  */
-const frozenV1Sha256 = "7a74b757e6d18b303992f7e3c150f714d6e0df96f7d5a29f8187c1e2a1685c7e";
+const frozenV1Sha256 = "637636fb40ba6156c34bc2af6e500323dbf41bf186ba60a16a5fc9b0b08d7a30";
 
 describe("the v1 document", () => {
   it("is byte for byte the frozen one", () => {
