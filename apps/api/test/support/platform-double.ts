@@ -28,6 +28,8 @@ export interface PlatformRoute {
   url: string;
   match?: "path" | "full" | "prefix";
   bodyIncludes?: string;
+  /** The request's query, percent-decoded (`+` as a space), must contain this: GraphQL GETs share one path. */
+  queryIncludes?: string;
   status?: number;
   headers?: Record<string, string | string[]>;
   file?: string;
@@ -161,9 +163,11 @@ function findRoute(routes: LoadedRoute[], method: string, url: string, body: str
   const requested = new URL(url);
   const withoutQuery = `${requested.protocol}//${requested.host}${requested.pathname}`;
   const routeMethod = method === "HEAD" ? "GET" : method;
+  const decodedQuery = decodeURIComponent(requested.search.replace(/\+/g, " "));
   return routes.find((route) => {
     if ((route.method ?? "GET").toUpperCase() !== routeMethod) return false;
     if (route.bodyIncludes !== undefined && !body.includes(route.bodyIncludes)) return false;
+    if (route.queryIncludes !== undefined && !decodedQuery.includes(route.queryIncludes)) return false;
     const match = route.match ?? "path";
     if (match === "full") return new URL(route.url).href === requested.href;
     if (match === "prefix") return withoutQuery.startsWith(route.url);
