@@ -19,7 +19,7 @@ const PLATFORMS_DIR = fileURLToPath(new URL("../fixtures/platforms/", import.met
 const CA_FILE = join(PLATFORMS_DIR, "tls", "ca.pem");
 const CA_KEY_FILE = join(PLATFORMS_DIR, "tls", "ca-key.pem");
 const SPEECH_SOURCE = fileURLToPath(new URL("../fixtures/audio/openai-whisper/jfk.flac", import.meta.url));
-/** jfk.flac lasts 11 s: the silent media lasts as long so a duration check cannot tell them apart. */
+/** jfk.flac lasts 11 s: the pictures and the silent media last as long, so durations agree. */
 const SPEECH_SECONDS = "11";
 
 /** One answer of a route table (`<platform>/routes.json`); the format is notes/platform-double.md's. */
@@ -28,6 +28,8 @@ export interface PlatformRoute {
   url: string;
   match?: "path" | "full" | "prefix";
   bodyIncludes?: string;
+  /** The request's query, percent-decoded (`+` as a space), must contain this: GraphQL GETs share one path. */
+  queryIncludes?: string;
   status?: number;
   headers?: Record<string, string | string[]>;
   file?: string;
@@ -161,9 +163,11 @@ function findRoute(routes: LoadedRoute[], method: string, url: string, body: str
   const requested = new URL(url);
   const withoutQuery = `${requested.protocol}//${requested.host}${requested.pathname}`;
   const routeMethod = method === "HEAD" ? "GET" : method;
+  const decodedQuery = decodeURIComponent(requested.search.replace(/\+/g, " "));
   return routes.find((route) => {
     if ((route.method ?? "GET").toUpperCase() !== routeMethod) return false;
     if (route.bodyIncludes !== undefined && !body.includes(route.bodyIncludes)) return false;
+    if (route.queryIncludes !== undefined && !decodedQuery.includes(route.queryIncludes)) return false;
     const match = route.match ?? "path";
     if (match === "full") return new URL(route.url).href === requested.href;
     if (match === "prefix") return withoutQuery.startsWith(route.url);
@@ -214,15 +218,16 @@ async function sendRoute(route: LoadedRoute, req: IncomingMessage, res: ServerRe
 const MEDIA_RECIPES: Record<string, string[]> = {
   "speech.m4a": ["-i", SPEECH_SOURCE, "-vn", "-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart"],
   "speech.mp3": ["-i", SPEECH_SOURCE, "-vn", "-c:a", "libmp3lame", "-b:a", "64k"],
+  // The picture lasts as long as the speech: with `-shortest` alone the video track ran past the audio (16 s).
   "speech.mp4": [
-    ...["-f", "lavfi", "-i", "color=c=black:s=160x120:r=10", "-i", SPEECH_SOURCE, "-shortest"],
+    ...["-f", "lavfi", "-i", `color=c=black:s=160x120:r=10:d=${SPEECH_SECONDS}`, "-i", SPEECH_SOURCE, "-shortest"],
     ...["-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "64k", "-movflags", "+faststart"],
   ],
   // An HLS segment of an audio-only rendition, as Twitch's audio_only playlist serves.
   "speech.ts": ["-i", SPEECH_SOURCE, "-vn", "-c:a", "aac", "-b:a", "64k", "-f", "mpegts"],
   // A video with no audio stream at all: the no_audio case.
   "silence.mp4": [
-    ...["-f", "lavfi", "-i", "color=c=black:s=160x120:r=10", "-t", SPEECH_SECONDS],
+    ...["-f", "lavfi", "-i", `color=c=black:s=160x120:r=10:d=${SPEECH_SECONDS}`],
     ...["-c:v", "libx264", "-pix_fmt", "yuv420p", "-movflags", "+faststart"],
   ],
 };
