@@ -3,6 +3,7 @@ import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/index.ts";
 import { type ClosableAudioSources, createAudioSources } from "../../src/adapters/audio-sources/index.ts";
 import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
+import { withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { AppDeps, AudioDeps } from "../../src/deps.ts";
@@ -14,14 +15,18 @@ import { createAudioTranscripts } from "../../src/services/audio-transcripts.ts"
 import type { PlanName } from "../../src/services/plans.ts";
 import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
+import { startPlatformSources } from "../../src/sources/index.ts";
+import { defaultYtdlpExtractors } from "../../src/sources/ytdlp/ytdlp-extractors.ts";
 import type { Store } from "../../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
 import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
 import type { FakeYoutube } from "../support/fake-youtube.ts";
 import { type Answer, send } from "../support/http.ts";
+import type { PlatformDouble } from "../support/platform-double.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
 import { openTestStore } from "../support/store.ts";
+import { readyProjectYtdlp } from "../ytdlp/harness.ts";
 
 /** The shipped model, loaded once per test file. */
 export const sharedEngine: SpeechEngine = new SherpaOnnxSpeechEngine();
@@ -54,6 +59,13 @@ export interface AudioServerOptions {
   parseDeadlineMs?: number;
   /** The slowest a media download may run; default the adapter's. */
   downloadFloor?: ThroughputFloorSettings;
+  /**
+   * Reads the video platforms with the project's yt-dlp, through the egress guard and this
+   * double (as `VERBATIM_PROXY_URLS` and `VERBATIM_CA_FILE` name it); without it, none.
+   */
+  platformDouble?: PlatformDouble;
+  /** The yt-dlp extractors allowed, with `platformDouble`; default yt-dlp's default list. */
+  platformExtractors?: readonly string[];
 }
 
 /** A server with audio transcripts over a fresh store, a fake podcast host serving the media, and (by default) its workers. */
@@ -100,9 +112,21 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
         ...(options.downloadFloor === undefined ? {} : { downloadFloor: options.downloadFloor }),
       })
     : undefined;
+  const platformSources = options.platformDouble
+    ? await startPlatformSources({
+        ytdlp: readyProjectYtdlp(),
+        extractors: options.platformExtractors ?? defaultYtdlpExtractors,
+        proxyUrls: [options.platformDouble.proxyUrl],
+        caFile: options.platformDouble.caFile,
+        allowPrivateTargets: false,
+        downloads: withDownloadDefaults({}),
+        logger,
+      })
+    : undefined;
   const audio: AudioDeps = {
     sources,
     ...(youtube ? { youtube: youtube.audio } : {}),
+    ...(platformSources ? { platforms: platformSources } : {}),
     engine,
     queue: new PgBossTranscriptionQueue(boss),
     inlineAudioSeconds: options.inlineAudioSeconds ?? 30,
@@ -160,6 +184,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
       await served.close();
       await host.close();
       await sources.close();
+      await platformSources?.close();
       platform.slots.close();
       await store.close();
     },

@@ -22,7 +22,7 @@ const SPEECH_SOURCE = fileURLToPath(new URL("../fixtures/audio/openai-whisper/jf
 /** jfk.flac lasts 11 s: the pictures and the silent media last as long, so durations agree. */
 const SPEECH_SECONDS = "11";
 
-/** One answer of a route table (`<platform>/routes.json`); the format is notes/platform-double.md's. */
+/** One answer of a route table (`<platform>/routes.json`); `test/fixtures/platforms/README.md` says what each field does. */
 export interface PlatformRoute {
   method?: string;
   url: string;

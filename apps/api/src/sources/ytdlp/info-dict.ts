@@ -41,7 +41,10 @@ export function detailsFromInfoDict(ref: SourceRef, info: InfoDict): SourceDetai
     publishedAt: publishedAtOf(item),
     language: languageTag(item.language),
     thumbnailUrl: httpAddress(item.thumbnail),
-    captions: [...tracksOf(item.subtitles, "manual"), ...tracksOf(item.automatic_captions, "auto")],
+    captions: [
+      ...tracksOf(item.subtitles, platform?.subtitlesKind ?? "manual"),
+      ...tracksOf(item.automatic_captions, "auto"),
+    ],
     declaredAudioBytes: positiveNumber(item.filesize) ?? positiveNumber(item.filesize_approx),
   };
 }
@@ -58,8 +61,9 @@ function tracksOf(value: unknown, kind: CaptionTrack["kind"]): CaptionTrack[] {
   if (!isRecord(value)) return [];
   const tracks: CaptionTrack[] = [];
   for (const [language, files] of Object.entries(value)) {
-    // Vimeo labels its generated captions `en-x-autogen`: the language is the part before `-x-`.
-    const tag = languageTag(language.replace(/-x-.*$/, ""));
+    // Vimeo labels its generated captions `en-x-autogen` (the language is the part before `-x-`),
+    // Facebook its tracks `en_US`.
+    const tag = languageTag(language.replace(/-x-.*$/, "").replaceAll("_", "-"));
     if (notCaptions.has(language) || !tag || !Array.isArray(files)) continue;
     const offered = files.filter(isRecord);
     for (const format of captionFormats) {
@@ -92,10 +96,42 @@ function positiveNumber(value: unknown): number | null {
   return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : null;
 }
 
-/** A BCP-47-shaped tag (`en`, `pt-BR`); anything else is no language. */
+/**
+ * Three-letter (ISO 639-2) codes of common languages and their two-letter BCP-47 form: TikTok
+ * labels its captions `eng-US`, where a client asks for `en`.
+ */
+const twoLetterCodes: Record<string, string> = {
+  ara: "ar",
+  chi: "zh",
+  deu: "de",
+  dut: "nl",
+  eng: "en",
+  fra: "fr",
+  fre: "fr",
+  ger: "de",
+  hin: "hi",
+  ind: "id",
+  ita: "it",
+  jpn: "ja",
+  kor: "ko",
+  nld: "nl",
+  pol: "pl",
+  por: "pt",
+  rus: "ru",
+  spa: "es",
+  tha: "th",
+  tur: "tr",
+  ukr: "uk",
+  vie: "vi",
+  zho: "zh",
+};
+
+/** A BCP-47-shaped tag (`en`, `pt-BR`), its language in two letters where it has them; anything else is no language. */
 function languageTag(value: unknown): string | null {
   const tag = text(value);
-  return tag && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(tag) && tag.length <= 35 ? tag : null;
+  if (!tag || tag.length > 35 || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(tag)) return null;
+  const [language = "", ...rest] = tag.split("-");
+  return [twoLetterCodes[language.toLowerCase()] ?? language, ...rest].join("-");
 }
 
 function httpAddress(value: unknown): string | null {

@@ -182,9 +182,14 @@ def _version(request, logger, cancelled):
     return {"version": _ytdlp_version, "extractors": list(_allowed)}
 
 
+# Several extractors (TikTok, Loom, Facebook) list an item's subtitles only when they are to be
+# written; nothing is written without a download, so asking costs no file.
+_listing_subtitles = {"writesubtitles": True, "writeautomaticsub": True, "subtitleslangs": ["all"]}
+
+
 def _extract(request, logger, cancelled):
     _check_supported(request.get("url"))
-    with _youtube_dl(request, logger) as ydl:
+    with _youtube_dl(request, logger, _listing_subtitles) as ydl:
         return ydl.sanitize_info(ydl.extract_info(request["url"], download=False))
 
 

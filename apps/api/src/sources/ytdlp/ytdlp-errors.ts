@@ -79,7 +79,9 @@ const rules: Rule[] = [
   { kind: "region_blocked", matches: byType("GeoRestrictedError") },
   {
     kind: "region_blocked",
-    matches: byMessage(/\bgeo[- ]?restrict|not available (?:from|in) your (?:location|country|region)/i),
+    matches: byMessage(
+      /\bgeo[- ]?restrict|\bgeo-?blocked|restricted in (?:your )?region|not available (?:from|in) your (?:location|country|region)/i,
+    ),
   },
   {
     kind: "age_restricted",

@@ -22,6 +22,11 @@ export interface YtdlpPlatform {
   /** The info dict fields naming the creator as the platform does, best first. */
   channelFields: readonly string[];
   momentLink: MomentLink;
+  /**
+   * What the item's `subtitles` are: the creator's (`manual`), or the platform's own speech
+   * recognition and translation, which yt-dlp lists as subtitles all the same (`auto`).
+   */
+  subtitlesKind: "manual" | "auto";
 }
 
 /**
@@ -37,6 +42,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     hosts: ["tiktok.com", "tiktokv.com"],
     channelFields: ["uploader", "channel"],
     momentLink: "none",
+    subtitlesKind: "auto",
   },
   {
     platform: "instagram",
@@ -45,6 +51,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     hosts: ["instagram.com", "instagr.am"],
     channelFields: ["channel", "uploader"],
     momentLink: "none",
+    subtitlesKind: "manual",
   },
   {
     platform: "x",
@@ -53,6 +60,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     hosts: ["x.com", "twitter.com"],
     channelFields: ["uploader_id", "uploader"],
     momentLink: "none",
+    subtitlesKind: "manual",
   },
   {
     platform: "vimeo",
@@ -61,6 +69,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     hosts: ["vimeo.com"],
     channelFields: ["uploader", "channel"],
     momentLink: "fragment-t",
+    subtitlesKind: "manual",
   },
   {
     platform: "facebook",
@@ -69,6 +78,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     hosts: ["facebook.com", "fb.watch"],
     channelFields: ["uploader", "channel"],
     momentLink: "none",
+    subtitlesKind: "manual",
   },
   {
     platform: "dailymotion",
@@ -77,6 +87,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     hosts: ["dailymotion.com", "dai.ly"],
     channelFields: ["uploader", "channel"],
     momentLink: "start",
+    subtitlesKind: "manual",
   },
   {
     platform: "twitch",
@@ -85,6 +96,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     hosts: ["twitch.tv"],
     channelFields: ["uploader", "channel"],
     momentLink: "t-seconds",
+    subtitlesKind: "manual",
   },
   {
     platform: "loom",
@@ -93,6 +105,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     hosts: ["loom.com"],
     channelFields: ["uploader", "channel"],
     momentLink: "t-seconds",
+    subtitlesKind: "manual",
   },
 ];
 

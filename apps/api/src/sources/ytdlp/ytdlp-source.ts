@@ -52,6 +52,9 @@ export interface YtdlpSourceOptions {
   downloadTimeoutMs: number;
 }
 
+/** Pieces of a caption playlist read at most: a four-hour video in 10 s pieces, with room to spare. */
+const maxCaptionPieces = 2_000;
+
 /** Digits of a bare TikTok id; YouTube's 11-character ids never match. */
 const bareTiktokId = /^\d{18,20}$/;
 
@@ -101,10 +104,17 @@ export class YtdlpSource implements PlatformSource {
     if (!track) return null;
     const engine = this.engineFor(details.ref);
     const limits = { maxBytes: this.captionMaxBytes, deadlineMs: this.resolveDeadlineMs };
-    const body = await this.throughGuard(details.ref, limits, (proxy) =>
-      engine.fetchText(track.url, { proxy, ...limits, ...signalOf(options) }),
-    );
-    const segments = await this.parseCaptions(details, track.format, body);
+    const files = await this.throughGuard(details.ref, limits, async (proxy) => {
+      const fetchText = (url: string) => engine.fetchText(url, { proxy, ...limits, ...signalOf(options) });
+      const first = await fetchText(track.url);
+      if (!first.startsWith("#EXTM3U")) return [first];
+      // X lists its captions as an HLS playlist of WebVTT pieces: the track is their cues in turn.
+      const pieces: string[] = [];
+      for (const url of playlistEntries(first, track.url).slice(0, maxCaptionPieces)) pieces.push(await fetchText(url));
+      return pieces;
+    });
+    const segments: TimedSegment[] = [];
+    for (const file of files) segments.push(...(await this.parseCaptions(details, track.format, file)));
     if (segments.length === 0) return null;
     return { language: track.language, kind: track.kind, segments };
   }
@@ -212,6 +222,21 @@ export class YtdlpSource implements PlatformSource {
       throw new SourceError("unparseable", `The captions of ${details.url} do not parse: ${parsed.failure}.`);
     return parsed.segments;
   }
+}
+
+/** The addresses an HLS playlist lists, resolved against its own. */
+function playlistEntries(playlist: string, playlistUrl: string): string[] {
+  return playlist
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line.length > 0 && !line.startsWith("#"))
+    .flatMap((line) => {
+      try {
+        return [new URL(line, playlistUrl).toString()];
+      } catch {
+        return [];
+      }
+    });
 }
 
 function platformOfUrl(url: string): YtdlpPlatform | null {
