@@ -27,9 +27,9 @@ export function detailsFromInfoDict(ref: SourceRef, info: InfoDict): SourceDetai
       `${ref.url} is live or not started yet; there is nothing recorded to transcribe.`,
     );
   }
-  const itemId = text(item.id);
-  if (!itemId) throw new SourceError("unparseable", `yt-dlp read ${ref.url} but found no id for it.`);
   const platform = platformOfExtractor(text(item.extractor_key) ?? "");
+  const itemId = (platform?.itemIdFields ?? ["id"]).map((field) => text(item[field])).find(Boolean);
+  if (!itemId) throw new SourceError("unparseable", `yt-dlp read ${ref.url} but found no id for it.`);
   const channel = (platform?.channelFields ?? ["uploader", "channel"]).map((field) => text(item[field])).find(Boolean);
   return {
     ref,

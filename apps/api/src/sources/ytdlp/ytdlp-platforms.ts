@@ -19,6 +19,11 @@ export interface YtdlpPlatform {
   extractors: readonly string[];
   /** The hosts of its links, subdomains included. */
   hosts: readonly string[];
+  /**
+   * The info dict fields holding the id people know the item by, best first: X's is the post's
+   * (yt-dlp's `id` is its video's), a Twitch clip's its slug.
+   */
+  itemIdFields: readonly string[];
   /** The info dict fields naming the creator as the platform does, best first. */
   channelFields: readonly string[];
   momentLink: MomentLink;
@@ -40,6 +45,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     label: "TikTok",
     extractors: ["TikTok", "TikTokVM"],
     hosts: ["tiktok.com", "tiktokv.com"],
+    itemIdFields: ["id"],
     channelFields: ["uploader", "channel"],
     momentLink: "none",
     subtitlesKind: "auto",
@@ -49,6 +55,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     label: "Instagram",
     extractors: ["Instagram"],
     hosts: ["instagram.com", "instagr.am"],
+    itemIdFields: ["id"],
     channelFields: ["channel", "uploader"],
     momentLink: "none",
     subtitlesKind: "manual",
@@ -58,6 +65,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     label: "X",
     extractors: ["Twitter"],
     hosts: ["x.com", "twitter.com"],
+    itemIdFields: ["display_id", "id"],
     channelFields: ["uploader_id", "uploader"],
     momentLink: "none",
     subtitlesKind: "manual",
@@ -67,6 +75,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     label: "Vimeo",
     extractors: ["Vimeo"],
     hosts: ["vimeo.com"],
+    itemIdFields: ["id"],
     channelFields: ["uploader", "channel"],
     momentLink: "fragment-t",
     subtitlesKind: "manual",
@@ -76,6 +85,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     label: "Facebook",
     extractors: ["Facebook", "FacebookReel"],
     hosts: ["facebook.com", "fb.watch"],
+    itemIdFields: ["id"],
     channelFields: ["uploader", "channel"],
     momentLink: "none",
     subtitlesKind: "manual",
@@ -85,6 +95,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     label: "Dailymotion",
     extractors: ["Dailymotion"],
     hosts: ["dailymotion.com", "dai.ly"],
+    itemIdFields: ["id"],
     channelFields: ["uploader", "channel"],
     momentLink: "start",
     subtitlesKind: "manual",
@@ -94,6 +105,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     label: "Twitch",
     extractors: ["TwitchVod", "TwitchClips"],
     hosts: ["twitch.tv"],
+    itemIdFields: ["display_id", "id"],
     channelFields: ["uploader", "channel"],
     momentLink: "t-seconds",
     subtitlesKind: "manual",
@@ -103,6 +115,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     label: "Loom",
     extractors: ["Loom"],
     hosts: ["loom.com"],
+    itemIdFields: ["id"],
     channelFields: ["uploader", "channel"],
     momentLink: "t-seconds",
     subtitlesKind: "manual",
