@@ -28,6 +28,30 @@ export class AudioTranscriptStore {
     return `speech:${engine.engine}:${engine.model}:${mediaUrl}`;
   }
 
+  /** A platform's caption track of one item: one stored transcript per platform, item, language and kind. */
+  static captionsKeyOf(platform: string, itemId: string, track: { language: string; kind: string }): string {
+    return `captions:${platform}:${itemId}:${track.language}:${track.kind}`;
+  }
+
+  /** Keeps a caption track (`captionsKeyOf`); the first one stored stays. */
+  async saveCaptions(key: string, transcript: FullTranscript): Promise<void> {
+    await this.store.db
+      .insert(audioTranscripts)
+      .values({
+        sourceKey: key,
+        platform: transcript.platform,
+        durationSeconds: transcript.duration,
+        transcript: transcript as unknown as Record<string, unknown>,
+      })
+      .onConflictDoNothing();
+  }
+
+  /** A stored caption track (`captionsKeyOf`). */
+  async findCaptions(key: string): Promise<FullTranscript | null> {
+    const [row] = await this.store.db.select().from(audioTranscripts).where(eq(audioTranscripts.sourceKey, key));
+    return row ? (row.transcript as FullTranscript) : null;
+  }
+
   async find(key: string): Promise<StoredSpeechTranscript | null> {
     const [row] = await this.store.db.select().from(audioTranscripts).where(eq(audioTranscripts.sourceKey, key));
     if (!row || row.durationSeconds === null) return null;

@@ -219,9 +219,32 @@ export class AudioTranscripts {
     const call = request.signal ? { signal: request.signal } : {};
     const details = await source.resolve(match.ref, call).catch(rethrowAsApiError);
     const fields = this.platformFieldsOf(details);
+    const track = request.mode === "audio" ? null : source.captionTrack(details, language);
+    if (track) {
+      // Stored per platform, item, language and kind; served only after the item resolved again, so it is still public.
+      const captionsKey = AudioTranscriptStore.captionsKeyOf(details.ref.platform, details.itemId, track);
+      const stored = await this.options.transcripts.findCaptions(captionsKey);
+      if (stored) {
+        // What the platform says now (title, creator) over the stored words.
+        const { language: storedLanguage, caption_kind, segments, text } = stored;
+        const transcript: FullTranscript = {
+          ...fields,
+          source: "captions",
+          language: storedLanguage,
+          caption_kind,
+          segments,
+          text,
+        };
+        return this.deliverCaptions(request, transcript);
+      }
+      const captions = await source.captions(details, track, call).catch(rethrowAsApiError);
+      if (captions) {
+        const transcript = platformCaptionsTranscript(fields, captions);
+        await this.options.transcripts.saveCaptions(captionsKey, transcript);
+        return this.deliverCaptions(request, transcript);
+      }
+    }
     if (request.mode !== "audio") {
-      const captions = await source.captions(details, language, call).catch(rethrowAsApiError);
-      if (captions) return this.deliverPlatformCaptions(request, fields, captions);
       if (request.mode === "captions") {
         throw new ApiError(
           "no_captions",
@@ -398,20 +421,8 @@ export class AudioTranscripts {
     return { kind: "transcript", transcript, creditsSpent, balance };
   }
 
-  private async deliverPlatformCaptions(
-    request: AudioRequest,
-    fields: TranscriptFields,
-    captions: SourceCaptions,
-  ): Promise<AudioOutcome> {
-    const segments = captions.segments.map(roundedSegment);
-    const transcript: FullTranscript = {
-      ...fields,
-      language: captions.language,
-      source: "captions",
-      caption_kind: captions.kind,
-      segments,
-      text: segments.map((segment) => segment.text).join(" "),
-    };
+  /** A caption transcript, at the captions' price. */
+  private async deliverCaptions(request: AudioRequest, transcript: FullTranscript): Promise<AudioOutcome> {
     const creditsSpent = pricing.captions();
     const balance = await this.charge(request, creditsSpent);
     return { kind: "transcript", transcript, creditsSpent, balance };
@@ -765,6 +776,19 @@ function jobFailureOf(error: unknown, finalAttempt: boolean): JobFailure | null 
   return {
     code: "internal_error",
     message: "The transcription failed unexpectedly on every attempt. Nothing was charged; send the request again.",
+  };
+}
+
+/** A platform's captions as the wire's transcript, over the item's fields. */
+function platformCaptionsTranscript(fields: TranscriptFields, captions: SourceCaptions): FullTranscript {
+  const segments = captions.segments.map(roundedSegment);
+  return {
+    ...fields,
+    language: captions.language,
+    source: "captions",
+    caption_kind: captions.kind,
+    segments,
+    text: segments.map((segment) => segment.text).join(" "),
   };
 }
 

@@ -71,14 +71,12 @@ export interface PlatformSource {
   /** The item's details and caption tracks. */
   resolve(ref: SourceRef, options?: SourceCallOptions): Promise<SourceDetails>;
   /**
-   * The captions to serve for `language` (or the item's own language when absent), by the
-   * captions-first rule; null when the platform has none that fit.
+   * The track to serve for `language` (or the item's own language when absent), by the
+   * captions-first rule, without touching the network; null when the platform has none that fits.
    */
-  captions(
-    details: SourceDetails,
-    language: string | undefined,
-    options?: SourceCallOptions,
-  ): Promise<SourceCaptions | null>;
+  captionTrack(details: SourceDetails, language: string | undefined): CaptionTrack | null;
+  /** Reads a track of the item; null when it holds no text. */
+  captions(details: SourceDetails, track: CaptionTrack, options?: SourceCallOptions): Promise<SourceCaptions | null>;
   /** Downloads the item's best audio into `directory`, within `maxBytes`. */
   download(
     ref: SourceRef,

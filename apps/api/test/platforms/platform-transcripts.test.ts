@@ -82,6 +82,19 @@ describe("200: the platform's own captions, 1 credit", () => {
     }
   });
 
+  it("stores a track per platform, item, language and kind, and serves it again once the item resolves again", async () => {
+    const video = "https://www.dailymotion.com/video/x8jfk01";
+    const captionFile = (request: { url: string }) => request.url.includes("subtitle_en.srt");
+    const itemLookups = (request: { url: string }) => request.url.includes("/player/metadata/video/x8jfk01");
+    const before = { captions: double.requests.filter(captionFile).length, lookups: double.requests.filter(itemLookups).length };
+    const answers = [await fetchTranscript(server, { video }), await fetchTranscript(server, { video, language: "en" })];
+    for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+    expect((answers[1]?.body as Loose).data).toEqual((answers[0]?.body as Loose).data);
+    expect(double.requests.filter(captionFile).length - before.captions).toBeLessThanOrEqual(1);
+    expect(double.requests.filter(itemLookups).length - before.lookups).toBe(2);
+    for (const answer of answers) expect((answer.body as Loose).usage.credits_spent).toBe(1);
+  });
+
   it("takes a bare TikTok id as the TikTok video it names", async () => {
     const answer = await fetchTranscript(server, { video: "7400000000000000001" });
     expect(answer.status, answer.text).toBe(200);

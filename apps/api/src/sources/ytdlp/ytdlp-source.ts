@@ -5,6 +5,7 @@ import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import { chooseCaptionTrack } from "../caption-choice.ts";
 import type { EgressGuard } from "../egress/egress-guard.ts";
 import type {
+  CaptionTrack,
   DownloadedAudio,
   PlatformSource,
   SourceCallOptions,
@@ -95,13 +96,15 @@ export class YtdlpSource implements PlatformSource {
     return detailsFromInfoDict(ref, info);
   }
 
+  captionTrack(details: SourceDetails, language: string | undefined): CaptionTrack | null {
+    return chooseCaptionTrack(details.captions, language, details.language);
+  }
+
   async captions(
     details: SourceDetails,
-    language: string | undefined,
+    track: CaptionTrack,
     options: SourceCallOptions = {},
   ): Promise<SourceCaptions | null> {
-    const track = chooseCaptionTrack(details.captions, language, details.language);
-    if (!track) return null;
     const engine = this.engineFor(details.ref);
     const limits = { maxBytes: this.captionMaxBytes, deadlineMs: this.resolveDeadlineMs };
     const files = await this.throughGuard(details.ref, limits, async (proxy) => {
