@@ -37,7 +37,10 @@ describe("chooseCaptionTrack", () => {
     );
   });
 
-  it("takes a lone generated track of an item whose language is unknown", () => {
+  it("takes the creator's track of an item whose language is unknown, else a lone generated one", () => {
+    expect(chooseCaptionTrack([track("ko", "auto"), track("en", "manual")], undefined, null)).toEqual(
+      track("en", "manual"),
+    );
     expect(chooseCaptionTrack([track("ko", "auto")], undefined, null)).toEqual(track("ko", "auto"));
   });
 

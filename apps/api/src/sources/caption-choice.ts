@@ -4,8 +4,9 @@ import type { CaptionTrack } from "./platform-source.ts";
  * The captions-first rule, for every platform: the creator's own track in the requested
  * language; else the platform's generated captions in the requested language (where it offers
  * them) or in the item's own language; else the creator's track in the item's own language,
- * then any of the creator's tracks. Without a requested language, the item's own language is
- * asked for. Languages match exactly first, then by their base subtag (`pt-BR` takes `pt`).
+ * then any of the creator's tracks; and when no language is known at all, a lone generated
+ * track. Without a requested language, the item's own language is asked for. Languages match
+ * exactly first, then by their base subtag (`pt-BR` takes `pt`).
  */
 export function chooseCaptionTrack(
   tracks: readonly CaptionTrack[],
@@ -19,9 +20,9 @@ export function chooseCaptionTrack(
     inLanguage(manual, wanted) ??
     inLanguage(generated, wanted) ??
     inLanguage(generated, itemLanguage ?? undefined) ??
-    (generated.length === 1 && itemLanguage === null ? generated[0] : undefined) ??
     inLanguage(manual, itemLanguage ?? undefined) ??
     manual[0] ??
+    (wanted === undefined && generated.length === 1 ? generated[0] : undefined) ??
     null
   );
 }

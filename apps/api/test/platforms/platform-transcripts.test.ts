@@ -47,13 +47,8 @@ afterAll(async () => {
 describe("200: the platform's own captions, 1 credit", () => {
   it.each([
     ["tiktok", "https://www.tiktok.com/@verbatim.tests/video/7400000000000000001", "7400000000000000001", "auto"],
-    ["x", "https://x.com/verbatimtests/status/1900000000000000001", null, "manual"],
-    [
-      "loom",
-      "https://www.loom.com/share/c0ffee00000000000000000000000001",
-      "c0ffee00000000000000000000000001",
-      "manual",
-    ],
+    ["x", "https://x.com/verbatimtests/status/1900000000000000001", "1900000000000000001", "manual"],
+    ["loom", "https://www.loom.com/share/c0ffee00000000000000000000000001", "c0ffee00000000000000000000000001", "auto"],
     ["vimeo", "https://player.vimeo.com/video/76979871", "76979871", "manual"],
     ["dailymotion", "https://www.dailymotion.com/video/x8jfk01", "x8jfk01", "manual"],
     ["facebook", "https://www.facebook.com/radiokicksfm/videos/3676516585958356/", "3676516585958356", "manual"],
@@ -62,7 +57,7 @@ describe("200: the platform's own captions, 1 credit", () => {
     expect(answer.status, answer.text).toBe(200);
     const body = answer.body as Loose;
     expect(body.data).toMatchObject({ platform, source: "captions", caption_kind: captionKind, speech_engine: null });
-    if (videoId) expect(body.data.video_id).toBe(videoId);
+    expect(body.data.video_id).toBe(videoId);
     expect(body.data.language).toMatch(/^en\b/);
     expect(wordsOf(body.data)).toMatch(jfkWords);
     expect(body.usage.credits_spent).toBe(1);
@@ -86,8 +81,14 @@ describe("200: the platform's own captions, 1 credit", () => {
     const video = "https://www.dailymotion.com/video/x8jfk01";
     const captionFile = (request: { url: string }) => request.url.includes("subtitle_en.srt");
     const itemLookups = (request: { url: string }) => request.url.includes("/player/metadata/video/x8jfk01");
-    const before = { captions: double.requests.filter(captionFile).length, lookups: double.requests.filter(itemLookups).length };
-    const answers = [await fetchTranscript(server, { video }), await fetchTranscript(server, { video, language: "en" })];
+    const before = {
+      captions: double.requests.filter(captionFile).length,
+      lookups: double.requests.filter(itemLookups).length,
+    };
+    const answers = [
+      await fetchTranscript(server, { video }),
+      await fetchTranscript(server, { video, language: "en" }),
+    ];
     for (const answer of answers) expect(answer.status, answer.text).toBe(200);
     expect((answers[1]?.body as Loose).data).toEqual((answers[0]?.body as Loose).data);
     expect(double.requests.filter(captionFile).length - before.captions).toBeLessThanOrEqual(1);

@@ -78,7 +78,11 @@ describe("detailsFromInfoDict, from recorded info dicts", () => {
       expect.objectContaining({ language: "en-US", kind: "manual", format: "srt" }),
     ]);
     const vimeo = details("vimeo", "captions").captions;
-    expect(vimeo).toContainEqual(expect.objectContaining({ language: "en", kind: "manual", format: "vtt" }));
+    expect(vimeo).toEqual([
+      expect.objectContaining({ language: "en", kind: "manual", format: "vtt" }),
+      expect.objectContaining({ language: "en", kind: "auto", format: "vtt" }),
+    ]);
+    expect(details("loom", "captions").captions).toEqual([expect.objectContaining({ language: "en", kind: "auto" })]);
     expect(details("tiktok", "speech").captions).toEqual([]);
   });
 

@@ -61,15 +61,16 @@ function tracksOf(value: unknown, kind: CaptionTrack["kind"]): CaptionTrack[] {
   if (!isRecord(value)) return [];
   const tracks: CaptionTrack[] = [];
   for (const [language, files] of Object.entries(value)) {
-    // Vimeo labels its generated captions `en-x-autogen` (the language is the part before `-x-`),
-    // Facebook its tracks `en_US`.
+    // Vimeo lists its generated captions among the subtitles as `en-x-autogen` (the language is
+    // the part before `-x-`); Facebook labels its tracks `en_US`.
     const tag = languageTag(language.replace(/-x-.*$/, "").replaceAll("_", "-"));
+    const trackKind = language.endsWith("-x-autogen") ? "auto" : kind;
     if (notCaptions.has(language) || !tag || !Array.isArray(files)) continue;
     const offered = files.filter(isRecord);
     for (const format of captionFormats) {
       const file = offered.find((candidate) => text(candidate.ext) === format && httpAddress(candidate.url));
       if (file) {
-        tracks.push({ language: tag, kind, format, url: httpAddress(file.url) as string });
+        tracks.push({ language: tag, kind: trackKind, format, url: httpAddress(file.url) as string });
         break;
       }
     }

@@ -118,7 +118,7 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     itemIdFields: ["id"],
     channelFields: ["uploader", "channel"],
     momentLink: "t-seconds",
-    subtitlesKind: "manual",
+    subtitlesKind: "auto",
   },
 ];
 
