@@ -63,7 +63,9 @@ interface LoadedRoute extends PlatformRoute {
  * then answers every request, inside a tunnel or in absolute form, from the platforms' route tables.
  * A request no route matches gets an empty 404. Nothing leaves the machine.
  */
-export async function startPlatformDouble(options: { platforms?: string[] } = {}): Promise<PlatformDouble> {
+export async function startPlatformDouble(
+  options: { platforms?: string[]; port?: number } = {},
+): Promise<PlatformDouble> {
   const routes = await loadRoutes(options.platforms);
   const certificates = await certificateAuthority();
   const requests: RecordedPlatformRequest[] = [];
@@ -121,7 +123,10 @@ export async function startPlatformDouble(options: { platforms?: string[] } = {}
     tunnels.emit("connection", tlsSocket);
   });
 
-  await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    proxy.once("error", reject);
+    proxy.listen(options.port ?? 0, "127.0.0.1", resolve);
+  });
   return {
     proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     caFile: CA_FILE,
