@@ -90,3 +90,12 @@ def test_every_error_example_raises_the_family_of_its_code(name: str, schema: Di
         example["error"]["number"],
         example["error"]["message"],
     )
+
+
+@pytest.mark.parametrize("platform", ["tiktok", "loom", "bluesky"])
+def test_a_platform_the_models_do_not_list_still_parses(platform: str) -> None:
+    """The server learns platforms (an operator may allow more yt-dlp extractors): a shipped client must not break."""
+    transcript = models.TranscriptJobRef.model_validate(
+        {"kind": "transcript_job", "video_id": "1", "platform": platform}
+    )
+    assert transcript.platform == platform
