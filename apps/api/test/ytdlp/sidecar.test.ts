@@ -152,9 +152,11 @@ describe("the yt-dlp sidecar", () => {
   it("fails a hung call at its deadline while a concurrent call completes, then replaces the process", async () => {
     fake.route("/videos/hangs", () => undefined);
     const { sidecar: engineSidecar } = sidecar();
+    // Started first, so the hung call's deadline is spent waiting on the platform, not on Python starting.
+    await engineSidecar.version({ deadlineMs });
     const hung = engineSidecar.extract("https://streamable.com/hangs", {
       proxy: fake.proxyUrl("call-hangs"),
-      deadlineMs: 2_000,
+      deadlineMs: 3_000,
     });
     await until(() => fake.requestsFor("/videos/hangs") >= 1, "the hanging request");
     const firstPid = engineSidecar.pid;
