@@ -471,6 +471,8 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /** @description A platform this contract does not list yet: a yt-dlp extractor's name, lowercased (`bluesky`, `streamable`). */
+        OtherPlatform: string;
         /**
          * Format: int32
          * @description How many videos a page holds: 1 to 50, default 5.
@@ -480,7 +482,7 @@ export interface components {
          * @description The platform a transcript came from. The list grows as the server learns platforms (any
          *     extractor its operator allows adds one), so clients must accept values they do not know.
          */
-        Platform: ("youtube" | "tiktok" | "instagram" | "x" | "vimeo" | "facebook" | "dailymotion" | "twitch" | "loom" | "podcast" | "file") | string;
+        Platform: ("youtube" | "tiktok" | "instagram" | "x" | "vimeo" | "facebook" | "dailymotion" | "twitch" | "loom" | "podcast" | "file") | components["schemas"]["OtherPlatform"];
         /** @description List a playlist's videos. */
         PlaylistRequest: {
             /** @description The playlist: a URL or a `PL...` id. */

@@ -2192,6 +2192,8 @@ export interface components {
              */
             docs: string;
         };
+        /** @description A platform this contract does not list yet: a yt-dlp extractor's name, lowercased (`bluesky`, `streamable`). */
+        OtherPlatform: string;
         /**
          * Service overloaded
          * @description Admission is closed: the store is unreachable or the work queue is full. Nothing ran; retry after `Retry-After` seconds.
@@ -2251,7 +2253,7 @@ export interface components {
          * @description The platform a transcript came from. The list grows as the server learns platforms (any
          *     extractor its operator allows adds one), so clients must accept values they do not know.
          */
-        Platform: ("youtube" | "tiktok" | "instagram" | "x" | "vimeo" | "facebook" | "dailymotion" | "twitch" | "loom" | "podcast" | "file") | string;
+        Platform: ("youtube" | "tiktok" | "instagram" | "x" | "vimeo" | "facebook" | "dailymotion" | "twitch" | "loom" | "podcast" | "file") | components["schemas"]["OtherPlatform"];
         /** @description List a playlist's videos. */
         PlaylistRequest: {
             /** @description The playlist: a URL or an id (`PL...`, `UU...`, `LL...`, `OL...`). */

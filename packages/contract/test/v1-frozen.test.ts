@@ -9,7 +9,7 @@ import { openApiV1Path } from "../src/index.ts";
  * the generated document as committed. Change it only with a deliberate change of `spec/v1`,
  * and say in the commit why v1's clients are not broken by it.
  */
-const frozenV1Sha256 = "637636fb40ba6156c34bc2af6e500323dbf41bf186ba60a16a5fc9b0b08d7a30";
+const frozenV1Sha256 = "5cda16a2d1965081a054a4df78f93bd14afeac6ee8b4120f2bf07d62bec62f0a";
 
 describe("the v1 document", () => {
   it("is byte for byte the frozen one", () => {
