@@ -142,7 +142,7 @@ export class YtdlpSource implements PlatformSource {
   /** yt-dlp for a platform this server reads, or the reason it does not. */
   private engineFor(ref: SourceRef): YtdlpCalls {
     const platform = ytdlpPlatforms.find((entry) => entry.platform === ref.platform);
-    const label = platform?.label ?? ref.platform;
+    const label = labelOf(ref);
     if (!this.options.engine) {
       throw new SourceError(
         "unsupported",
@@ -186,13 +186,12 @@ export class YtdlpSource implements PlatformSource {
           },
         );
       }
+      // The traceback names the server's paths: it goes to the log (the sidecar's), not to the client.
       if (error instanceof YtdlpStartError) {
         throw new SourceError(
           "unsupported",
-          `yt-dlp does not start on this server (${error.message}). ${this.options.absentAdvice}`,
-          {
-            cause: error,
-          },
+          `${labelOf(ref)} links need yt-dlp, which does not start on this server. ${this.options.absentAdvice}`,
+          { cause: error },
         );
       }
       if (call.timedOut) {
@@ -237,6 +236,11 @@ function playlistEntries(playlist: string, playlistUrl: string): string[] {
         return [];
       }
     });
+}
+
+/** The platform's name as people write it (`TikTok`), for messages. */
+function labelOf(ref: SourceRef): string {
+  return ytdlpPlatforms.find((entry) => entry.platform === ref.platform)?.label ?? ref.platform;
 }
 
 function platformOfUrl(url: string): YtdlpPlatform | null {
