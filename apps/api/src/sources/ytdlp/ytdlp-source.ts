@@ -199,6 +199,15 @@ export class YtdlpSource implements PlatformSource {
           cause: error,
         });
       }
+      // yt-dlp words it as its proxy's 502 ("Tunnel connection failed"); the guard knows which host failed.
+      const [unreachable] = call.unreachableTargets;
+      if (unreachable && error instanceof SourceError && error.kind === "connection") {
+        throw new SourceError(
+          "connection",
+          `The connection to ${labelOf(ref)} failed: ${unreachable.host} could not be reached.`,
+          { cause: error },
+        );
+      }
       throw error;
     } finally {
       call.close();
