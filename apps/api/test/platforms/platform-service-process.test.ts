@@ -73,7 +73,7 @@ describe(`the service process reads the platforms through VERBATIM_PROXY_URLS an
 
   beforeAll(async () => {
     // On PostgreSQL the API process runs no worker: a job it accepts is done by a worker process.
-    const role = testEngine === "postgres" ? { VERBATIM_ROLE: "api" } : {};
+    const role: Record<string, string> = testEngine === "postgres" ? { VERBATIM_ROLE: "api" } : {};
     api = await startApiService({ ...platformEnvironment(), ...role });
     services.push(api.service);
   }, 90_000);

@@ -131,7 +131,11 @@ describe.concurrent(`video platforms on every surface (${testEngine})`, () => {
       ["vimeo", vimeoId],
       ["tiktok", tiktokId],
     ]);
-    expect(entries[1]).toMatchObject({ platform: "tiktok", source: "captions", url: expect.stringContaining(tiktokId) });
+    expect(entries[1]).toMatchObject({
+      platform: "tiktok",
+      source: "captions",
+      url: expect.stringContaining(tiktokId),
+    });
 
     const searched = await call(key, "POST", "/api/v2/library/search", { query: "country" });
     expect(searched.status, searched.text).toBe(200);
