@@ -26,6 +26,7 @@ const reachesTheStoreDirectly = /["']@verbatim\/api(?:\/[^"']*)?["']|\bsrc\/main
 export const engineIndependent = new Map([
   ["apps/api/src/config.test.ts", "reads configurations of environments it builds, never the process's DATABASE_URL"],
   ["apps/api/test/audio-sources/config.test.ts", "reads configurations of environments it builds"],
+  ["apps/api/src/platforms-config.test.ts", "reads configurations of environments it builds"],
   [
     "apps/api/test/asr/speech-engine-config.test.ts",
     "speech settings; the one service it starts has DATABASE_URL emptied and stops before its store opens",

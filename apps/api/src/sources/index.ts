@@ -4,7 +4,7 @@ import type { Logger } from "../logger.ts";
 import { startEgressGuard } from "./egress/egress-guard.ts";
 import { SourceRegistry } from "./registry.ts";
 import type { YtdlpEngine } from "./ytdlp/find-ytdlp.ts";
-import { createYtdlpSidecar } from "./ytdlp/ytdlp-sidecar.ts";
+import { createYtdlpSidecar, YtdlpStartError } from "./ytdlp/ytdlp-sidecar.ts";
 import { YtdlpSource } from "./ytdlp/ytdlp-source.ts";
 
 export { SourceRegistry } from "./registry.ts";
@@ -80,7 +80,13 @@ export async function startPlatformSources(config: PlatformSourcesConfig): Promi
         throw new Error(
           `yt-dlp is not installed, so links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`,
         );
-      const { version } = await sidecar.version({ deadlineMs: healthDeadlineMs });
+      const { version } = await sidecar.version({ deadlineMs: healthDeadlineMs }).catch((error: unknown) => {
+        if (!(error instanceof YtdlpStartError)) throw error;
+        throw new Error(
+          `yt-dlp does not start (${error.reason}), so links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`,
+          { cause: error },
+        );
+      });
       if (!version) throw new Error("yt-dlp answered without a version.");
     },
     close: async () => {

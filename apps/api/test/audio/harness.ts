@@ -16,6 +16,7 @@ import type { PlanName } from "../../src/services/plans.ts";
 import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
 import { startPlatformSources } from "../../src/sources/index.ts";
+import type { YtdlpEngine } from "../../src/sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "../../src/sources/ytdlp/ytdlp-extractors.ts";
 import type { Store } from "../../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
@@ -66,6 +67,8 @@ export interface AudioServerOptions {
   platformDouble?: PlatformDouble;
   /** The yt-dlp extractors allowed, with `platformDouble`; default yt-dlp's default list. */
   platformExtractors?: readonly string[];
+  /** The yt-dlp run, with `platformDouble`; default the project's; null for none, as on a server without it. */
+  platformYtdlp?: YtdlpEngine | null;
 }
 
 /** A server with audio transcripts over a fresh store, a fake podcast host serving the media, and (by default) its workers. */
@@ -114,7 +117,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     : undefined;
   const platformSources = options.platformDouble
     ? await startPlatformSources({
-        ytdlp: readyProjectYtdlp(),
+        ytdlp: options.platformYtdlp === undefined ? readyProjectYtdlp() : options.platformYtdlp,
         extractors: options.platformExtractors ?? defaultYtdlpExtractors,
         proxyUrls: [options.platformDouble.proxyUrl],
         caFile: options.platformDouble.caFile,

@@ -1,6 +1,6 @@
 import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, type Server } from "node:http";
-import type { AddressInfo, LookupFunction, Socket } from "node:net";
+import { type AddressInfo, createServer as createNetServer, type LookupFunction, type Socket } from "node:net";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { ProxyAgent, fetch as undiciFetch } from "undici";
@@ -133,6 +133,7 @@ describe("egress guard: CONNECT tunnels under the public-address rule", () => {
     expect(await fetchVia(call.proxyUrl, `http://media.example:${targetPort}/hello`)).toBe("hello");
     expect(call.bytes()).toBeGreaterThan("hello".length);
     expect(call.refusedTargets).toEqual([]);
+    expect(call.unreachableTargets).toEqual([]);
   });
 
   it("answers 403 with the reason to private, loopback and localhost literals, and records and logs each", async () => {
@@ -309,6 +310,32 @@ describe("egress guard: upstream proxies", () => {
     } finally {
       await Promise.all(upstreams.map((upstream) => upstream.close()));
     }
+  });
+});
+
+describe("egress guard: unreachable targets", () => {
+  it("answers 502 when the upstream proxy cannot be reached, and records the target it was for", async () => {
+    const closed = createNetServer();
+    await new Promise<void>((listening) => closed.listen(0, "127.0.0.1", listening));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((done) => closed.close(done));
+    const guard = await startEgressGuard({
+      allowPrivateTargets: false,
+      logger,
+      lookup: noLookup,
+      upstreamProxyUrls: [`http://127.0.0.1:${port}`],
+    });
+    guards.push(guard);
+    const call = guard.openCall(generous);
+    const tunnel = await connectThrough(guard, "www.tiktok.com:443", authorizationOf(call.proxyUrl));
+    expect([tunnel.status, tunnel.refusal]).toEqual([502, "www.tiktok.com:443 could not be reached: ECONNREFUSED"]);
+    const plain = await getThrough(guard, "http://media.example/hello", authorizationOf(call.proxyUrl));
+    expect(plain.status).toBe(502);
+    expect(call.unreachableTargets).toEqual([
+      { host: "www.tiktok.com", port: 443, reason: "ECONNREFUSED" },
+      { host: "media.example", port: 80, reason: "ECONNREFUSED" },
+    ]);
+    expect(call.refusedTargets).toEqual([]);
   });
 });
 

@@ -55,6 +55,11 @@ export interface EgressCall {
   readonly timedOut: boolean;
   /** The targets refused, so the caller can tell why "connection refused" happened. */
   readonly refusedTargets: readonly EgressRefusal[];
+  /**
+   * The targets that could not be reached (refused, reset, no upstream proxy), so the caller can
+   * say which, where yt-dlp only saw its proxy answer 502.
+   */
+  readonly unreachableTargets: readonly EgressRefusal[];
   /** Destroys the call's remaining connections; its credential is refused from then on. */
   close(): void;
 }
@@ -71,6 +76,7 @@ class GuardedCall implements EgressCall {
   tooLarge = false;
   timedOut = false;
   readonly refusedTargets: EgressRefusal[] = [];
+  readonly unreachableTargets: EgressRefusal[] = [];
   private received = 0;
   private ended = false;
   private readonly connections = new Set<Duplex>();
@@ -162,6 +168,13 @@ export async function startEgressGuard(options: EgressGuardOptions): Promise<Egr
     return reason;
   };
 
+  const unreachable = (call: GuardedCall, host: string, port: number, error: unknown): string => {
+    const reason = failureText(error);
+    call.unreachableTargets.push({ host, port, reason });
+    options.logger.info({ call: call.id, host, port, reason }, "egress guard could not reach a target");
+    return `${host}:${port} could not be reached: ${reason}`;
+  };
+
   const connectDirect = (host: string, port: number) =>
     new Promise<Duplex>((connected, reject) => {
       const socket = net.connect({ host: bare(host), port, lookup });
@@ -213,7 +226,7 @@ export async function startEgressGuard(options: EgressGuardOptions): Promise<Egr
     } catch (error) {
       if (error instanceof AddressRefusedError)
         return answerRaw(client, 403, refuse(call, host, port, reasonOf(error)));
-      return answerRaw(client, 502, `${host}:${port} could not be reached: ${failureText(error)}`);
+      return answerRaw(client, 502, unreachable(call, host, port, error));
     }
     if (!call.hold(target)) return;
     // The client may have gone while the target was being connected.
@@ -269,7 +282,7 @@ export async function startEgressGuard(options: EgressGuardOptions): Promise<Egr
       if (response.headersSent) response.destroy();
       else if (error instanceof AddressRefusedError) {
         answerHttp(response, 403, refuse(call, url.hostname, port, reasonOf(error)));
-      } else answerHttp(response, 502, `${url.host} could not be reached: ${failureText(error)}`);
+      } else answerHttp(response, 502, unreachable(call, url.hostname, port, error));
     });
     request.pipe(outgoing);
   };

@@ -111,9 +111,17 @@ interface Running {
 
 /** The sidecar ended before it said it was ready: no yt-dlp to import, a bad interpreter. */
 export class YtdlpStartError extends Error {
-  constructor(message: string) {
+  /**
+   * Why, in a line fit for an operator's health check: the last line Python wrote
+   * (`ModuleNotFoundError: No module named 'yt_dlp'`), or how it ended. The message adds the
+   * interpreter's path and the traceback, for the log only.
+   */
+  readonly reason: string;
+
+  constructor(message: string, reason: string) {
     super(message);
     this.name = "YtdlpStartError";
+    this.reason = reason;
   }
 }
 
@@ -352,9 +360,10 @@ export class YtdlpSidecar {
     const held = [...this.#sent.values()];
     if (!running.ready) {
       this.#logger.error({ code, signal, stderr: stderrTail }, "the yt-dlp sidecar ended before it was ready");
+      const ending = signal ?? `exit ${code}`;
       const error = new YtdlpStartError(
-        `The yt-dlp sidecar (${this.#options.python}) ended before it was ready (${signal ?? `exit ${code}`}): ` +
-          stderrTail.join("\n"),
+        `The yt-dlp sidecar (${this.#options.python}) ended before it was ready (${ending}): ${stderrTail.join("\n")}`,
+        stderrTail.findLast((line) => line.trim().length > 0)?.trim() ?? `it ended with ${ending}`,
       );
       for (const call of held) this.#settle(call, error);
       return;

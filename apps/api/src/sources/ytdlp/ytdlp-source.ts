@@ -145,7 +145,7 @@ export class YtdlpSource implements PlatformSource {
   /** yt-dlp for a platform this server reads, or the reason it does not. */
   private engineFor(ref: SourceRef): YtdlpCalls {
     const platform = ytdlpPlatforms.find((entry) => entry.platform === ref.platform);
-    const label = platform?.label ?? ref.platform;
+    const label = labelOf(ref);
     if (!this.options.engine) {
       throw new SourceError(
         "unsupported",
@@ -189,19 +189,27 @@ export class YtdlpSource implements PlatformSource {
           },
         );
       }
+      // The traceback names the server's paths: it goes to the log (the sidecar's), not to the client.
       if (error instanceof YtdlpStartError) {
         throw new SourceError(
           "unsupported",
-          `yt-dlp does not start on this server (${error.message}). ${this.options.absentAdvice}`,
-          {
-            cause: error,
-          },
+          `${labelOf(ref)} links need yt-dlp, which does not start on this server. ${this.options.absentAdvice}`,
+          { cause: error },
         );
       }
       if (call.timedOut) {
         throw new SourceError("timeout", `${ref.url} took longer than ${limits.deadlineMs / 1000} s.`, {
           cause: error,
         });
+      }
+      // yt-dlp words it as its proxy's 502 ("Tunnel connection failed"); the guard knows which host failed.
+      const [unreachable] = call.unreachableTargets;
+      if (unreachable && error instanceof SourceError && error.kind === "connection") {
+        throw new SourceError(
+          "connection",
+          `The connection to ${labelOf(ref)} failed: ${unreachable.host} could not be reached.`,
+          { cause: error },
+        );
       }
       throw error;
     } finally {
@@ -240,6 +248,11 @@ function playlistEntries(playlist: string, playlistUrl: string): string[] {
         return [];
       }
     });
+}
+
+/** The platform's name as people write it (`TikTok`), for messages. */
+function labelOf(ref: SourceRef): string {
+  return ytdlpPlatforms.find((entry) => entry.platform === ref.platform)?.label ?? ref.platform;
 }
 
 function platformOfUrl(url: string): YtdlpPlatform | null {

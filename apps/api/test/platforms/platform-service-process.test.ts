@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Loose } from "../audio/harness.ts";
+import {
+  jobServiceEnvironment,
+  request,
+  type ServiceClient,
+  type ServiceProcess,
+  startServiceProcess,
+} from "../audio/service-process.ts";
+import { type PlatformDouble, startPlatformDouble } from "../support/platform-double.ts";
+import { testEngine } from "../support/store.ts";
+import {
+  type ApiService,
+  pollJob,
+  type ServiceStorage,
+  serviceStorage,
+  startApiService,
+  videoPlatformsHealth,
+} from "./platform-service.ts";
+
+// The service as an operator runs it: `src/main.ts` in its own process, reading the platforms
+// through the project's yt-dlp and its egress guard, out through VERBATIM_PROXY_URLS (the
+// double) and trusting VERBATIM_CA_FILE. Every transcript is a job (no inline audio), so a
+// worker, never the request, runs yt-dlp's download and the speech engine.
+const jfkWords = /what your country can do for you/i;
+const tiktokAudio = "https://www.tiktok.com/@verbatim.tests/video/7400000000000000002";
+const instagramAudio = "https://www.instagram.com/reel/Chunk8-jurw/";
+
+let double: PlatformDouble;
+let storage: ServiceStorage;
+const services: ServiceProcess[] = [];
+
+/** What every process of this file runs with: the double as the network, private targets refused as in production. */
+function platformEnvironment(): Record<string, string> {
+  return {
+    ...jobServiceEnvironment,
+    ...storage.env,
+    VERBATIM_ALLOW_PRIVATE_TARGETS: "0",
+    VERBATIM_PROXY_URLS: double.proxyUrl,
+    VERBATIM_CA_FILE: double.caFile,
+    VERBATIM_INLINE_AUDIO_SECONDS: "0",
+  };
+}
+
+async function transcribeAsJob(client: ServiceClient, video: string, platform: string): Promise<Loose> {
+  const accepted = await request(client, "POST", "/api/v2/transcripts/video", { video });
+  expect(accepted.http_status, JSON.stringify(accepted)).toBe(202);
+  expect(accepted.data).toMatchObject({ kind: "transcript_job", platform });
+  const finished = await pollJob(client, accepted.poll_url);
+  expect(finished, JSON.stringify(finished).slice(0, 1000)).toMatchObject({
+    ok: true,
+    status: "completed",
+    data: { platform, source: "audio", caption_kind: null },
+    usage: { credits_spent: 1 },
+  });
+  expect(finished.data.segments.map((segment: Loose) => segment.text).join(" ")).toMatch(jfkWords);
+  return accepted;
+}
+
+beforeAll(async () => {
+  double = await startPlatformDouble({ platforms: ["tiktok", "instagram"] });
+  storage = await serviceStorage();
+});
+
+afterAll(async () => {
+  await Promise.all(services.map((service) => service.kill("SIGKILL")));
+  await storage?.remove();
+  await double?.close();
+});
+
+describe(`the service process reads the platforms through VERBATIM_PROXY_URLS and VERBATIM_CA_FILE (${testEngine})`, () => {
+  let api: ApiService;
+
+  beforeAll(async () => {
+    // On PostgreSQL the API process runs no worker: a job it accepts is done by a worker process.
+    const role: Record<string, string> = testEngine === "postgres" ? { VERBATIM_ROLE: "api" } : {};
+    api = await startApiService({ ...platformEnvironment(), ...role });
+    services.push(api.service);
+  }, 90_000);
+
+  it("reports video_platforms ok in the deep health check: yt-dlp answers", async () => {
+    const { check } = await videoPlatformsHealth(api.client);
+    expect(check).toMatchObject({ status: "ok", detail: null });
+  });
+
+  it.skipIf(testEngine === "postgres")(
+    "answers a TikTok and an Instagram link with 202, and its worker completes both jobs with the words",
+    async () => {
+      await Promise.all([
+        transcribeAsJob(api.client, tiktokAudio, "tiktok"),
+        transcribeAsJob(api.client, instagramAudio, "instagram"),
+      ]);
+    },
+    120_000,
+  );
+
+  it.runIf(testEngine === "postgres")(
+    "hands TikTok and Instagram jobs to a worker process, which reads the platforms and completes them",
+    async () => {
+      const worker = startServiceProcess({ ...platformEnvironment(), VERBATIM_ROLE: "worker" });
+      services.push(worker);
+      await worker.waitForLine(/Verbatim worker running/, 60_000);
+
+      const [tiktok, instagram] = await Promise.all([
+        transcribeAsJob(api.client, tiktokAudio, "tiktok"),
+        transcribeAsJob(api.client, instagramAudio, "instagram"),
+      ]);
+
+      for (const accepted of [tiktok, instagram]) {
+        const finishedBy = (service: ServiceProcess) =>
+          service.lines.some((line) => line.includes(accepted.job_id) && line.includes("transcription job finished"));
+        expect(finishedBy(worker), worker.lines.join("\n")).toBe(true);
+        expect(finishedBy(api.service)).toBe(false);
+      }
+    },
+    150_000,
+  );
+});
