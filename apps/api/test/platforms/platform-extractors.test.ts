@@ -70,5 +70,5 @@ describe("VERBATIM_YTDLP_EXTRACTORS=Generic", () => {
     );
     expect(service.lines.join("\n")).not.toMatch(/listening|API key/);
     expect(await readdir(dataDir)).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });

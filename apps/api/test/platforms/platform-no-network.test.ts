@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Loose } from "../audio/harness.ts";
 import { jobServiceEnvironment, request, type ServiceClient } from "../audio/service-process.ts";
 import { testEngine } from "../support/store.ts";
-import { type ApiService, type ServiceStorage, serviceStorage, startApiService } from "./platform-service.ts";
+import {
+  type ApiService,
+  type ServiceStorage,
+  serviceStartTimeoutMs,
+  serviceStorage,
+  startApiService,
+} from "./platform-service.ts";
 
 // No network: VERBATIM_PROXY_URLS names a loopback port nothing listens on, so every upstream
 // connection, YouTube's and the other platforms' alike, is refused. A client is told the same
@@ -33,7 +39,7 @@ beforeAll(async () => {
     VERBATIM_UPSTREAM_BUDGET_MS: "5000",
   });
   client = api.client;
-}, 90_000);
+}, serviceStartTimeoutMs);
 
 afterAll(async () => {
   await api?.service.kill("SIGKILL");

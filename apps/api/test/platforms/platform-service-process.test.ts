@@ -13,6 +13,7 @@ import {
   type ApiService,
   pollJob,
   type ServiceStorage,
+  serviceStartTimeoutMs,
   serviceStorage,
   startApiService,
   videoPlatformsHealth,
@@ -76,7 +77,7 @@ describe(`the service process reads the platforms through VERBATIM_PROXY_URLS an
     const role: Record<string, string> = testEngine === "postgres" ? { VERBATIM_ROLE: "api" } : {};
     api = await startApiService({ ...platformEnvironment(), ...role });
     services.push(api.service);
-  }, 90_000);
+  }, serviceStartTimeoutMs);
 
   it("reports video_platforms ok in the deep health check: yt-dlp answers", async () => {
     const { check } = await videoPlatformsHealth(api.client);
@@ -99,7 +100,7 @@ describe(`the service process reads the platforms through VERBATIM_PROXY_URLS an
     async () => {
       const worker = startServiceProcess({ ...platformEnvironment(), VERBATIM_ROLE: "worker" });
       services.push(worker);
-      await worker.waitForLine(/Verbatim worker running/, 60_000);
+      await worker.waitForLine(/Verbatim worker running/, serviceStartTimeoutMs);
 
       const [tiktok, instagram] = await Promise.all([
         transcribeAsJob(api.client, tiktokAudio, "tiktok"),
@@ -113,6 +114,6 @@ describe(`the service process reads the platforms through VERBATIM_PROXY_URLS an
         expect(finishedBy(api.service)).toBe(false);
       }
     },
-    150_000,
+    serviceStartTimeoutMs + 120_000,
   );
 });

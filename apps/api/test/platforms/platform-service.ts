@@ -12,6 +12,12 @@ import {
 } from "../audio/service-process.ts";
 import { createPostgresDatabase } from "../support/store.ts";
 
+/**
+ * How long a service process may take to start: seconds on an idle machine, but tsx compiles
+ * main.ts's imports first, which takes far longer when other test files load every core.
+ */
+export const serviceStartTimeoutMs = 180_000;
+
 /** Where service processes keep their data on the engine the tests run on, and its removal. */
 export interface ServiceStorage {
   env: Record<string, string>;
@@ -45,8 +51,8 @@ export interface ApiService {
 export async function startApiService(env: Record<string, string>): Promise<ApiService> {
   const service = startServiceProcess(env);
   try {
-    const apiKey = (await service.waitForLine(/^\s+vb_live_/, 60_000)).trim();
-    return { service, client: { baseUrl: await listeningUrl(service, 60_000), apiKey } };
+    const apiKey = (await service.waitForLine(/^\s+vb_live_/, serviceStartTimeoutMs)).trim();
+    return { service, client: { baseUrl: await listeningUrl(service, serviceStartTimeoutMs), apiKey } };
   } catch (error) {
     await service.kill("SIGKILL");
     throw error;

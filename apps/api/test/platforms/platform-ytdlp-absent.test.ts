@@ -10,7 +10,13 @@ import { jobServiceEnvironment, request, type ServiceClient } from "../audio/ser
 import { send } from "../support/http.ts";
 import { type PlatformDouble, startPlatformDouble } from "../support/platform-double.ts";
 import { testEngine } from "../support/store.ts";
-import { type ApiService, type ServiceStorage, serviceStorage, startApiService } from "./platform-service.ts";
+import {
+  type ApiService,
+  type ServiceStorage,
+  serviceStartTimeoutMs,
+  serviceStorage,
+  startApiService,
+} from "./platform-service.ts";
 
 // A server without a working yt-dlp still knows the platforms' links: it refuses them with
 // unsupported_platform and tells the client how its operator enables them, and its deep health
@@ -73,7 +79,7 @@ describe(`VERBATIM_YTDLP names a virtual environment without yt_dlp (${testEngin
     [storage] = await Promise.all([serviceStorage(), run("python3", ["-m", "venv", "--without-pip", venv])]);
     api = await startApiService({ ...jobServiceEnvironment, ...storage.env, VERBATIM_YTDLP: venv });
     client = api.client;
-  }, 90_000);
+  }, serviceStartTimeoutMs);
 
   afterAll(async () => {
     await api?.service.kill("SIGKILL");
