@@ -296,7 +296,8 @@ describe(`library search over HTTP (${testEngine})`, () => {
       [{ query: "x".repeat(501) }, "/body/query"],
       [{ query: "moon", limit: 0 }, "/body/limit"],
       [{ query: "moon", limit: 51 }, "/body/limit"],
-      [{ query: "moon", platform: "vimeo" }, "/body/platform"],
+      [{ query: "moon", platform: "Vimeo.com" }, "/body/platform"],
+      [{ query: "moon", platform: "p".repeat(65) }, "/body/platform"],
       [{ query: "moon", cursor: "c".repeat(257) }, "/body/cursor"],
     ])("refuses %j as invalid_request at %s", async (body, path) => {
       const answer = await send(yt.server, { method: "POST", path: "/api/v2/library/search", json: body });
