@@ -7,5 +7,7 @@ export default defineProject({
     include: ["test/**/*.test.ts"],
     exclude: [...configDefaults.exclude, ...engineFreeTestsOnSecondPass(import.meta.url)],
     testTimeout: 60_000,
+    // Its hook starts the API, whose validators compile first: seconds more on a loaded machine, as in apps/api.
+    hookTimeout: 60_000,
   },
 });
