@@ -592,7 +592,7 @@ export interface components {
             docs: string;
         };
         /** @description Every error a Verbatim endpoint can answer, told apart by `code`. */
-        "Verbatim.V2.ApiError": components["schemas"]["Verbatim.V2.InvalidRequestError"] | components["schemas"]["Verbatim.V2.InvalidCursorError"] | components["schemas"]["Verbatim.V2.UnauthorizedError"] | components["schemas"]["Verbatim.V2.IdempotencyConflictError"] | components["schemas"]["Verbatim.V2.NotFoundError"] | components["schemas"]["Verbatim.V2.InsufficientCreditsError"] | components["schemas"]["Verbatim.V2.BatchTooLargeError"] | components["schemas"]["Verbatim.V2.RateLimitedError"] | components["schemas"]["Verbatim.V2.UnsupportedPlatformError"] | components["schemas"]["Verbatim.V2.EndpointPlatformMismatchError"] | components["schemas"]["Verbatim.V2.PodcastFeedNotFoundError"] | components["schemas"]["Verbatim.V2.AudioIneligibleError"] | components["schemas"]["Verbatim.V2.InvalidInputError"] | components["schemas"]["Verbatim.V2.AudioTooLongError"] | components["schemas"]["Verbatim.V2.DrmProtectedError"] | components["schemas"]["Verbatim.V2.PrivateError"] | components["schemas"]["Verbatim.V2.UnavailableError"] | components["schemas"]["Verbatim.V2.MembersOnlyError"] | components["schemas"]["Verbatim.V2.AgeRestrictedError"] | components["schemas"]["Verbatim.V2.RegionBlockedError"] | components["schemas"]["Verbatim.V2.LiveStreamError"] | components["schemas"]["Verbatim.V2.WasLiveError"] | components["schemas"]["Verbatim.V2.NoCaptionsError"] | components["schemas"]["Verbatim.V2.CaptionsDisabledError"] | components["schemas"]["Verbatim.V2.NoSpeechError"] | components["schemas"]["Verbatim.V2.NoAudioStreamError"] | components["schemas"]["Verbatim.V2.UpstreamError"] | components["schemas"]["Verbatim.V2.TimeoutError"] | components["schemas"]["Verbatim.V2.ConnectionError"] | components["schemas"]["Verbatim.V2.ProxyUnavailableError"] | components["schemas"]["Verbatim.V2.ParseError"] | components["schemas"]["Verbatim.V2.UpstreamUnavailableError"] | components["schemas"]["Verbatim.V2.OverloadedError"] | components["schemas"]["Verbatim.V2.InternalError"] | components["schemas"]["Verbatim.V2.UnknownError"];
+        "Verbatim.V2.ApiError": components["schemas"]["Verbatim.V2.InvalidRequestError"] | components["schemas"]["Verbatim.V2.InvalidCursorError"] | components["schemas"]["Verbatim.V2.UnauthorizedError"] | components["schemas"]["Verbatim.V2.IdempotencyConflictError"] | components["schemas"]["Verbatim.V2.NotFoundError"] | components["schemas"]["Verbatim.V2.InsufficientCreditsError"] | components["schemas"]["Verbatim.V2.BatchTooLargeError"] | components["schemas"]["Verbatim.V2.RateLimitedError"] | components["schemas"]["Verbatim.V2.UnsupportedPlatformError"] | components["schemas"]["Verbatim.V2.EndpointPlatformMismatchError"] | components["schemas"]["Verbatim.V2.PodcastFeedNotFoundError"] | components["schemas"]["Verbatim.V2.AudioIneligibleError"] | components["schemas"]["Verbatim.V2.InvalidInputError"] | components["schemas"]["Verbatim.V2.AudioTooLongError"] | components["schemas"]["Verbatim.V2.DrmProtectedError"] | components["schemas"]["Verbatim.V2.PrivateError"] | components["schemas"]["Verbatim.V2.UnavailableError"] | components["schemas"]["Verbatim.V2.MembersOnlyError"] | components["schemas"]["Verbatim.V2.AgeRestrictedError"] | components["schemas"]["Verbatim.V2.RegionBlockedError"] | components["schemas"]["Verbatim.V2.LiveStreamError"] | components["schemas"]["Verbatim.V2.WasLiveError"] | components["schemas"]["Verbatim.V2.NoCaptionsError"] | components["schemas"]["Verbatim.V2.CaptionsDisabledError"] | components["schemas"]["Verbatim.V2.NoSpeechError"] | components["schemas"]["Verbatim.V2.NoAudioStreamError"] | components["schemas"]["Verbatim.V2.TranslationUnavailableError"] | components["schemas"]["Verbatim.V2.UpstreamError"] | components["schemas"]["Verbatim.V2.TimeoutError"] | components["schemas"]["Verbatim.V2.ConnectionError"] | components["schemas"]["Verbatim.V2.ProxyUnavailableError"] | components["schemas"]["Verbatim.V2.ParseError"] | components["schemas"]["Verbatim.V2.UpstreamUnavailableError"] | components["schemas"]["Verbatim.V2.OverloadedError"] | components["schemas"]["Verbatim.V2.InternalError"] | components["schemas"]["Verbatim.V2.UnknownError"];
         /**
          * Audio transcription cannot run on this input
          * @description Speech recognition cannot run on this input.
@@ -1330,6 +1330,11 @@ export interface components {
              */
             mode: "audio";
         };
+        /** @description The translations that exist: `translate_to` may name one of them. */
+        "Verbatim.V2.RetryWithTranslation": {
+            /** @description The languages the source's captions can be translated into; empty when none can. */
+            translate_to: string[];
+        };
         /**
          * Upstream fetch timed out
          * @description The upstream fetch timed out. Transient: retry with backoff.
@@ -1354,6 +1359,33 @@ export interface components {
              * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
              */
             docs: string;
+        };
+        /**
+         * No translation into that language
+         * @description The captions cannot be translated into the language asked for; `retry_with.translate_to` lists the languages they can.
+         */
+        "Verbatim.V2.TranslationUnavailableError": {
+            /**
+             * @description Stable identifier of the error. Branch on it (or on `number`), never on `message`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            code: "translation_unavailable";
+            /**
+             * Format: int32
+             * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
+             *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
+             * @enum {integer}
+             */
+            number: 4107;
+            /** @description Human-readable explanation. Never branch on it. */
+            message: string;
+            /**
+             * Format: uri
+             * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
+             */
+            docs: string;
+            /** @description The languages `translate_to` may name for this source. */
+            retry_with: components["schemas"]["Verbatim.V2.RetryWithTranslation"];
         };
         /**
          * Missing or invalid API key

@@ -184,6 +184,13 @@ export const errorTable = {
     title: "Media has no audio stream",
     description: "The media has no audio stream. Permanent: retrying decodes the same bytes again.",
   },
+  translation_unavailable: {
+    number: 4107,
+    status: 422,
+    carries: "retry_with",
+    title: "No translation into that language",
+    description: "The captions cannot be translated into the language asked for; `retry_with.translate_to` lists the languages they can.",
+  },
   upstream_error: {
     number: 5001,
     status: 503,

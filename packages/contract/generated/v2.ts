@@ -89,6 +89,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/library/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a library transcript
+         * @description Read a transcript the account fetched before, in any of the formats
+         *     `POST /transcripts/video` writes, with chunks if asked. Free: nothing is fetched again.
+         *     Segment durations are the time to the next segment, as the library keeps starts and words.
+         */
+        get: operations["getLibraryTranscript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -260,6 +282,28 @@ export interface paths {
         get: operations["getTranscriptJob"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/transcripts/languages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * List a source's caption languages
+         * @description List the caption tracks of a source: each track's language, name and kind, and the
+         *     languages `translate_to` can ask of it. Free (0 credits); counts against the request
+         *     allowance. A source without captions answers an empty list.
+         */
+        post: operations["listTranscriptLanguages"];
         delete?: never;
         options?: never;
         head?: never;
@@ -462,7 +506,7 @@ export interface components {
             docs: string;
         };
         /** @description Every error a Verbatim endpoint can answer, told apart by `code`. */
-        ApiError: components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidCursorError"] | components["schemas"]["UnauthorizedError"] | components["schemas"]["IdempotencyConflictError"] | components["schemas"]["NotFoundError"] | components["schemas"]["InsufficientCreditsError"] | components["schemas"]["BatchTooLargeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["UnsupportedPlatformError"] | components["schemas"]["EndpointPlatformMismatchError"] | components["schemas"]["PodcastFeedNotFoundError"] | components["schemas"]["AudioIneligibleError"] | components["schemas"]["InvalidInputError"] | components["schemas"]["AudioTooLongError"] | components["schemas"]["DrmProtectedError"] | components["schemas"]["PrivateError"] | components["schemas"]["UnavailableError"] | components["schemas"]["MembersOnlyError"] | components["schemas"]["AgeRestrictedError"] | components["schemas"]["RegionBlockedError"] | components["schemas"]["LiveStreamError"] | components["schemas"]["WasLiveError"] | components["schemas"]["NoCaptionsError"] | components["schemas"]["CaptionsDisabledError"] | components["schemas"]["NoSpeechError"] | components["schemas"]["NoAudioStreamError"] | components["schemas"]["UpstreamError"] | components["schemas"]["TimeoutError"] | components["schemas"]["ConnectionError"] | components["schemas"]["ProxyUnavailableError"] | components["schemas"]["ParseError"] | components["schemas"]["UpstreamUnavailableError"] | components["schemas"]["OverloadedError"] | components["schemas"]["InternalError"] | components["schemas"]["UnknownError"];
+        ApiError: components["schemas"]["InvalidRequestError"] | components["schemas"]["InvalidCursorError"] | components["schemas"]["UnauthorizedError"] | components["schemas"]["IdempotencyConflictError"] | components["schemas"]["NotFoundError"] | components["schemas"]["InsufficientCreditsError"] | components["schemas"]["BatchTooLargeError"] | components["schemas"]["RateLimitedError"] | components["schemas"]["UnsupportedPlatformError"] | components["schemas"]["EndpointPlatformMismatchError"] | components["schemas"]["PodcastFeedNotFoundError"] | components["schemas"]["AudioIneligibleError"] | components["schemas"]["InvalidInputError"] | components["schemas"]["AudioTooLongError"] | components["schemas"]["DrmProtectedError"] | components["schemas"]["PrivateError"] | components["schemas"]["UnavailableError"] | components["schemas"]["MembersOnlyError"] | components["schemas"]["AgeRestrictedError"] | components["schemas"]["RegionBlockedError"] | components["schemas"]["LiveStreamError"] | components["schemas"]["WasLiveError"] | components["schemas"]["NoCaptionsError"] | components["schemas"]["CaptionsDisabledError"] | components["schemas"]["NoSpeechError"] | components["schemas"]["NoAudioStreamError"] | components["schemas"]["TranslationUnavailableError"] | components["schemas"]["UpstreamError"] | components["schemas"]["TimeoutError"] | components["schemas"]["ConnectionError"] | components["schemas"]["ProxyUnavailableError"] | components["schemas"]["ParseError"] | components["schemas"]["UpstreamUnavailableError"] | components["schemas"]["OverloadedError"] | components["schemas"]["InternalError"] | components["schemas"]["UnknownError"];
         /**
          * Audio transcription cannot run on this input
          * @description Speech recognition cannot run on this input.
@@ -533,6 +577,8 @@ export interface components {
              * @enum {string}
              */
             mode?: "auto" | "captions";
+            /** @description Translate each row's captions into this language, as `POST /transcripts/video` does; a row that cannot be translated fails with `translation_unavailable`. */
+            translate_to?: components["schemas"]["LanguageTag"];
         };
         /** @description The rows of a batch, one per requested item, in order. */
         BatchResult: {
@@ -630,6 +676,8 @@ export interface components {
             speech_engine: components["schemas"]["SpeechEngineInfo"] | null;
             /** @description Present for podcast input: the show and episode it resolved to. */
             podcast?: components["schemas"]["PodcastInfo"];
+            /** @description For a translation (`translate_to`): the language of the track it was translated from. */
+            source_language?: string;
             /** @description The whole transcript as one string. */
             text: string;
             /** @description The transcript in timed segments. */
@@ -692,6 +740,50 @@ export interface components {
             docs: string;
             /** @description The plan's cap and the size sent. */
             details: components["schemas"]["BatchSizeDetails"];
+        };
+        /** @description One caption track of a source. */
+        CaptionLanguage: {
+            /** @description BCP-47 language of the track. */
+            language: string;
+            /** @description The track's name as the platform shows it; `null` where it gives none. */
+            name: string | null;
+            /**
+             * @description Uploaded by the creator (`manual`), generated by the platform (`auto`), or published in a podcast feed (`publisher`).
+             * @enum {string}
+             */
+            kind: "manual" | "auto" | "publisher";
+            /** @description Whether `translate_to` can translate this track. */
+            translatable: boolean;
+            /** @description The languages `translate_to` can ask of this track; empty when it is not translatable. */
+            translation_targets: components["schemas"]["TranslationTarget"][];
+        };
+        /** @description The caption tracks of a source. */
+        CaptionLanguages: {
+            /**
+             * @description Always `caption_languages`.
+             * @enum {string}
+             */
+            kind: "caption_languages";
+            /** @description The source's id, as a transcript of it would carry. */
+            video_id: string;
+            /** @description The platform of the source. */
+            platform: components["schemas"]["Platform"];
+            /** @description Its tracks, the creator's first; empty when the source has none (speech recognition would transcribe it). */
+            languages: components["schemas"]["CaptionLanguage"][];
+        };
+        /** @description The body of every successful response. */
+        CaptionLanguagesEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
+            request_id: components["schemas"]["RequestId"];
+            /** @description The result of the operation. */
+            data: components["schemas"]["CaptionLanguages"];
+            /** @description Credit usage of the call. */
+            usage: components["schemas"]["Usage"];
         };
         /**
          * Captions disabled by the uploader
@@ -790,6 +882,11 @@ export interface components {
          * @enum {integer}
          */
         CheckInterval: 15 | 60 | 360 | 1440;
+        /**
+         * Format: int32
+         * @description Characters of text in one chunk for a language model, 100 to 10,000.
+         */
+        ChunkSize: number;
         /**
          * Could not connect upstream
          * @description Verbatim could not connect to the upstream service. Transient: retry with backoff.
@@ -1096,6 +1193,8 @@ export interface components {
             speech_engine: components["schemas"]["SpeechEngineInfo"] | null;
             /** @description Present for podcast input: the show and episode it resolved to. */
             podcast?: components["schemas"]["PodcastInfo"];
+            /** @description For a translation (`translate_to`): the language of the track it was translated from. */
+            source_language?: string;
             /** @description The whole transcript as one string. */
             text: string;
             /** @description The transcript in timed segments. */
@@ -1403,8 +1502,17 @@ export interface components {
         };
         /** @description The state of a speech recognition job: `processing`, then `completed` or `failed`. */
         JobStatus: components["schemas"]["JobProcessing"] | components["schemas"]["JobCompleted"] | components["schemas"]["JobFailed"];
+        /** @description A BCP-47 language tag (`en`, `pt-BR`). */
+        LanguageTag: string;
+        /** @description List the caption tracks of a source. */
+        LanguagesRequest: {
+            /** @description The source, as `POST /transcripts/video` takes it: a YouTube id or link, a platform link, a podcast or feed. */
+            video: string;
+        };
         /** @description A transcript the account has fetched, as its library lists it. */
         LibraryEntry: {
+            /** @description The entry's id, `<platform>:<video_id>`: one entry per source, whatever language or engine last delivered it. */
+            id: string;
             /** @description The source's id, as the transcript gave it: the YouTube video id, or the id derived from the media URL. */
             video_id: string;
             /** @description The canonical URL of the source. */
@@ -1432,6 +1540,8 @@ export interface components {
         };
         /** @description A transcript of the library that matches the search, with the moments it matched. */
         LibraryHit: {
+            /** @description The entry's id, `<platform>:<video_id>`: one entry per source, whatever language or engine last delivered it. */
+            id: string;
             /** @description The source's id, as the transcript gave it: the YouTube video id, or the id derived from the media URL. */
             video_id: string;
             /** @description The canonical URL of the source. */
@@ -1543,6 +1653,67 @@ export interface components {
             url: string | null;
             /** @description The words around the match, as HTML: the transcript's text escaped, each matched word wrapped in `<mark>` and `</mark>`. */
             highlight: string;
+        };
+        /** @description A transcript from the library, written out as the read asked. */
+        LibraryTranscript: {
+            /**
+             * @description Always `library_transcript`.
+             * @enum {string}
+             */
+            kind: "library_transcript";
+            /** @description The entry's id, `<platform>:<video_id>`: one entry per source, whatever language or engine last delivered it. */
+            id: string;
+            /** @description The source's id, as the transcript gave it: the YouTube video id, or the id derived from the media URL. */
+            video_id: string;
+            /** @description The canonical URL of the source. */
+            url: string | null;
+            /** @description The platform the transcript came from. */
+            platform: components["schemas"]["Platform"];
+            /** @description The title of the video or episode. */
+            title: string | null;
+            /** @description The channel or show. */
+            channel: string | null;
+            /** @description BCP-47 language of the transcript; it chooses the stemming of searches (`simple`, no stemming, when PostgreSQL has none for it). */
+            language: string | null;
+            /**
+             * @description Where the words came from: a caption track or speech recognition of the audio.
+             * @enum {string}
+             */
+            source: "captions" | "audio";
+            /** @description Length of the media in seconds. */
+            duration: number | null;
+            /**
+             * Format: date-time
+             * @description When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor.
+             */
+            fetched_at: string;
+            /** @description The whole transcript as one string (`format: "text"`, or `timestamps: false`). */
+            text?: string;
+            /** @description The transcript in timed segments (`format: "segments"`, the default). */
+            segments?: components["schemas"]["Segment"][];
+            /**
+             * @description The subtitle file's format, with `subtitles`.
+             * @enum {string}
+             */
+            format?: "srt" | "vtt";
+            /** @description The whole subtitle document (`format: "srt"` or `"vtt"`). */
+            subtitles?: string;
+            /** @description The transcript cut for a language model (`chunk_size`); joined by spaces, they are `text`. */
+            chunks?: components["schemas"]["TranscriptChunk"][];
+        };
+        /** @description The body of every successful response. */
+        LibraryTranscriptEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
+            request_id: components["schemas"]["RequestId"];
+            /** @description The result of the operation. */
+            data: components["schemas"]["LibraryTranscript"];
+            /** @description Credit usage of the call. */
+            usage: components["schemas"]["Usage"];
         };
         /** @description One row of a list: a video, or for searches of other types a channel or a playlist. */
         ListRow: components["schemas"]["VideoRow"] | components["schemas"]["ChannelRow"] | components["schemas"]["PlaylistRow"];
@@ -2503,6 +2674,11 @@ export interface components {
              */
             mode: "audio";
         };
+        /** @description The translations that exist: `translate_to` may name one of them. */
+        RetryWithTranslation: {
+            /** @description The languages the source's captions can be translated into; empty when none can. */
+            translate_to: string[];
+        };
         /** @description Search YouTube. */
         SearchRequest: {
             /** @description The search text. */
@@ -2600,7 +2776,10 @@ export interface components {
          * @enum {string}
          */
         TimestampStyle: "segment" | "none";
-        /** @description A transcript. Exactly one of `text` and `segments` is present, as `timestamps` asked. */
+        /**
+         * @description A transcript, written out as `format` asked: `segments` (the default), `text`, or a subtitle
+         *     document in `subtitles`; with `chunk_size`, `chunks` as well.
+         */
         Transcript: {
             /**
              * @description Always `transcript`.
@@ -2646,10 +2825,36 @@ export interface components {
             speech_engine: components["schemas"]["SpeechEngineInfo"] | null;
             /** @description Present for podcast input: the show and episode it resolved to. */
             podcast?: components["schemas"]["PodcastInfo"];
-            /** @description The whole transcript as one string (when `timestamps` is false). */
+            /** @description For a translation (`translate_to`): the language of the track it was translated from. */
+            source_language?: string;
+            /** @description The whole transcript as one string (`format: "text"`, or `timestamps: false`). */
             text?: string;
-            /** @description The transcript in timed segments (when `timestamps` is true, the default). */
+            /** @description The transcript in timed segments (`format: "segments"`, the default). */
             segments?: components["schemas"]["Segment"][];
+            /**
+             * @description The subtitle file's format, with `subtitles`.
+             * @enum {string}
+             */
+            format?: "srt" | "vtt";
+            /** @description The whole subtitle document (`format: "srt"` or `"vtt"`). */
+            subtitles?: string;
+            /** @description The transcript cut for a language model (`chunk_size`); joined by spaces, they are `text`. */
+            chunks?: components["schemas"]["TranscriptChunk"][];
+        };
+        /** @description A piece of a transcript sized for a language model, cut at segment boundaries. */
+        TranscriptChunk: {
+            /** @description The segments' words, joined by spaces. */
+            text: string;
+            /**
+             * Format: double
+             * @description Start of its first segment, in seconds.
+             */
+            start: number;
+            /**
+             * Format: double
+             * @description End of its last segment, in seconds.
+             */
+            end: number;
         };
         /** @description The body of every successful response. */
         TranscriptEnvelope: {
@@ -2665,6 +2870,11 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /**
+         * @description How a transcript is written out.
+         * @enum {string}
+         */
+        TranscriptFormat: "segments" | "text" | "srt" | "vtt";
         /** @description A transcript job finished: the transcript, charged on delivery. Sent to the job's `callback_url`. */
         TranscriptJobCompletedWebhook: {
             /**
@@ -2742,6 +2952,23 @@ export interface components {
              *     English only.
              */
             language?: string;
+            /**
+             * @description Translate the captions into this language (BCP-47), with the platform's own translation:
+             *     YouTube's on a translatable track, TikTok's machine-translated tracks. Same price as the
+             *     captions. `language` then names the translation and `source_language` the track it came
+             *     from; where no translation is possible the answer is 422 `translation_unavailable`.
+             */
+            translate_to?: components["schemas"]["LanguageTag"];
+            /**
+             * @description How the transcript is written out: `segments` (the default), `text`, or a subtitle file
+             *     (`srt`, `vtt`) in `subtitles`. A `timestamps` that says otherwise is refused (400).
+             */
+            format?: components["schemas"]["TranscriptFormat"];
+            /**
+             * @description Also cut the transcript into `chunks` of about this many characters for a language model:
+             *     cut at segment boundaries, a segment split only when it alone is longer.
+             */
+            chunk_size?: components["schemas"]["ChunkSize"];
             /** @description For a feed URL: the episode's guid or enclosure URL. Default: the newest episode. */
             episode?: string;
             /**
@@ -2755,6 +2982,40 @@ export interface components {
              * @description Legacy alias of `mode`: `true` means `mode: "audio"`. Sending both is refused.
              */
             ai_fallback?: boolean;
+        };
+        /** @description A language a track can be translated into. */
+        TranslationTarget: {
+            /** @description BCP-47. */
+            language: string;
+            /** @description Its name, as the platform gives it. */
+            name: string | null;
+        };
+        /**
+         * No translation into that language
+         * @description The captions cannot be translated into the language asked for; `retry_with.translate_to` lists the languages they can.
+         */
+        TranslationUnavailableError: {
+            /**
+             * @description Stable identifier of the error. Branch on it (or on `number`), never on `message`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            code: "translation_unavailable";
+            /**
+             * Format: int32
+             * @description Stable number of the error. Its thousands digit is the family: 1 request, 2 account,
+             *     3 input, 4 content, 5 transient (retry with backoff), 9 ours.
+             * @enum {integer}
+             */
+            number: 4107;
+            /** @description Human-readable explanation. Never branch on it. */
+            message: string;
+            /**
+             * Format: uri
+             * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
+             */
+            docs: string;
+            /** @description The languages `translate_to` may name for this source. */
+            retry_with: components["schemas"]["RetryWithTranslation"];
         };
         /**
          * Missing or invalid API key
@@ -3503,6 +3764,150 @@ export interface operations {
             };
             /** @description The body is larger than 1 MiB: `invalid_request`, answered with HTTP 413. */
             413: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLibraryTranscript: {
+        parameters: {
+            query?: {
+                /** @description How to write the transcript out; default `segments`. */
+                format?: components["schemas"]["TranscriptFormat"];
+                /** @description Also cut it into `chunks` of about this many characters. */
+                chunk_size?: components["schemas"]["ChunkSize"];
+            };
+            header?: never;
+            path: {
+                /** @description The entry's `id` (`<platform>:<video_id>`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful answer of an endpoint that counts against an allowance. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibraryTranscriptEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            404: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
                     "X-Request-Id": components["schemas"]["RequestId"];
@@ -5274,6 +5679,163 @@ export interface operations {
              *     allowance it carries the `X-RateLimit-*` headers too.
              */
             404: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listTranscriptLanguages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LanguagesRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful answer of an endpoint that counts against an allowance. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptionLanguagesEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than 1 MiB: `invalid_request`, answered with HTTP 413. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            422: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
                     "X-Request-Id": components["schemas"]["RequestId"];

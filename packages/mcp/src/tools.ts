@@ -48,8 +48,13 @@ const errorSchema: JsonSchema = {
     message: contractProperty("UnknownError", "message"),
     docs: contractProperty("UnknownError", "docs"),
     retry_with: {
-      anyOf: [contractSchema("RetryWithMode"), contractSchema("RetryWithEndpoint")],
-      description: "What to change for the call to succeed: another `mode`, or another endpoint.",
+      anyOf: [
+        contractSchema("RetryWithMode"),
+        contractSchema("RetryWithEndpoint"),
+        contractSchema("RetryWithTranslation"),
+      ],
+      description:
+        "What to change for the call to succeed: another `mode`, another endpoint, or a `translate_to` among those listed.",
     },
     // Retry-After is a header in the API; a tool result has no headers.
     retry_after: { type: "integer", minimum: 0, description: "Seconds to wait before calling again." },
@@ -88,6 +93,7 @@ const transcriptFields = contractProperties("FullTranscript", [
   "duration",
   "language",
   "source",
+  "source_language",
 ]);
 
 const usage = contractProperty("TranscriptEnvelope", "usage");
@@ -112,12 +118,13 @@ const getTranscript: Tool = {
     `The result is plain text without timestamps (\`timestamps: true\` gives one \`[mm:ss] \` line per segment), at most \`max_chars\` characters (default ${defaultMaxChars}).`,
     "A longer transcript comes back `truncated` with `next_offset` and `total_chars`: call get_transcript again with the same arguments and `offset: next_offset` to read on.",
     "When speech recognition runs as a job, the result has `status: processing` and a `job_id`: call get_job with it until the transcript is there.",
+    "`translate_to` asks the platform's own translation of the captions (list_languages says which languages each track offers); `language` is then the translation's and `source_language` the original's.",
     `${chargedLikeTheEndpoint} Repeating a call for the next page reads the stored transcript but is charged again like the endpoint.`,
   ].join(" "),
   annotations: { title: "Get a transcript", ...readOnlyOpenWorld, idempotentHint: true },
   inputSchema: inputSchemaOf(
     {
-      ...contractProperties("TranscriptRequest", ["video", "mode", "language"]),
+      ...contractProperties("TranscriptRequest", ["video", "mode", "language", "translate_to"]),
       // The API's `timestamps` chooses segments or joined text; here it chooses the text's form.
       timestamps: {
         type: "boolean",
@@ -145,18 +152,50 @@ const getTranscript: Tool = {
     ["status", "usage"],
   ),
   async run(client, args) {
-    const { video, mode, language } = args as {
+    const { video, mode, language, translate_to } = args as {
       video: string;
       mode?: "auto" | "captions" | "audio";
       language?: string;
+      translate_to?: string;
     };
     const answer = await client.transcripts.video({
       video,
       ...(mode === undefined ? {} : { mode }),
       ...(language === undefined ? {} : { language }),
+      ...(translate_to === undefined ? {} : { translate_to }),
     });
     if ("job_id" in answer) return jobStarted(answer.job_id, answer.usage);
     return transcriptResult({ status: "completed" }, answer.data, answer.usage, args);
+  },
+};
+
+const listLanguages: Tool = {
+  name: "list_languages",
+  operationId: "listTranscriptLanguages",
+  title: "List a source's caption languages",
+  description: [
+    "List the caption tracks of a YouTube video, a TikTok, Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom link, or a podcast: each track's language, name, kind (`manual`, `auto` or `publisher`) and the languages get_transcript's `translate_to` can ask of it.",
+    "A source without captions answers an empty list (get_transcript would transcribe its speech).",
+    "Free: 0 credits, but each call is a request on the account's allowance.",
+  ].join(" "),
+  annotations: { title: "List a source's caption languages", ...readOnlyOpenWorld, idempotentHint: true },
+  inputSchema: inputSchemaOf(contractProperties("LanguagesRequest", ["video"]), ["video"]),
+  outputSchema: outputSchemaOf(
+    { ...contractProperties("CaptionLanguages", ["video_id", "platform", "languages"]), usage },
+    ["video_id", "platform", "languages", "usage"],
+  ),
+  async run(client, args) {
+    const { data, usage: spent } = await client.transcripts.languages({ video: args.video as string });
+    const lines = data.languages.map((track) => {
+      const name = track.name === null ? "" : ` "${track.name}"`;
+      const targets = track.translation_targets.map((target) => target.language).join(", ");
+      return `- ${track.language}${name} (${track.kind})${targets ? `, translates into ${targets}` : ""}`;
+    });
+    const heading = `${data.languages.length} caption tracks of ${data.video_id} (${data.platform})`;
+    return {
+      content: [{ type: "text", text: lines.length > 0 ? `${heading}:\n${lines.join("\n")}` : `${heading}.` }],
+      structuredContent: { video_id: data.video_id, platform: data.platform, languages: data.languages, usage: spent },
+    };
   },
 };
 
@@ -313,6 +352,7 @@ const getCredits: Tool = {
 /** Every tool, in the order `tools/list` answers them. */
 export const tools: readonly Tool[] = [
   getTranscript,
+  listLanguages,
   searchVideos,
   listChannelVideos,
   listPlaylistVideos,
@@ -341,6 +381,7 @@ interface TranscriptFields {
   duration: number | null;
   language: string | null;
   source: string;
+  source_language?: string;
   text?: string;
   segments?: Segment[];
 }
@@ -359,7 +400,7 @@ function transcriptResult(
     (args.offset as number | undefined) ?? 0,
     (args.max_chars as number | undefined) ?? defaultMaxChars,
   );
-  const { video_id, url, platform, title, channel, duration, language, source } = transcript;
+  const { video_id, url, platform, title, channel, duration, language, source, source_language } = transcript;
   const heading = `${title ?? video_id}${channel ? ` (${channel})` : ""}, ${url ?? video_id}`;
   const range = `characters ${page.offset} to ${page.offset + Array.from(page.text).length} of ${page.total_chars}`;
   const more = page.truncated ? `\n\n[Truncated: call again with offset ${page.next_offset} to read on.]` : "";
@@ -375,6 +416,7 @@ function transcriptResult(
       duration,
       language,
       source,
+      ...(source_language === undefined ? {} : { source_language }),
       ...page,
       usage,
     },

@@ -12,13 +12,18 @@ from verbatim import Verbatim, verify_webhook
 
 
 def fetch_video_transcript(verbatim: Verbatim) -> object:
-    transcript = verbatim.transcripts.video("jNQXAC9IVRw", wait=True)
-    return transcript.data.text or [segment.text for segment in transcript.data.segments or []]
+    transcript = verbatim.transcripts.video("jNQXAC9IVRw", language="en", wait=True)
+    return transcript.data.text, [segment.start for segment in transcript.data.segments or []]
 
 
 def fetch_transcripts_batch(verbatim: Verbatim) -> object:
-    batch = verbatim.transcripts.batch({"video_ids": ["jNQXAC9IVRw", "https://youtu.be/aBcDeFgHiJk"]})
+    batch = verbatim.transcripts.batch(["jNQXAC9IVRw", "https://youtu.be/aBcDeFgHiJk"], translate_to="de")
     return [row for row in batch.data.results if row.outcome == "error"]
+
+
+def list_transcript_languages(verbatim: Verbatim) -> object:
+    tracks = verbatim.transcripts.languages("https://youtu.be/jNQXAC9IVRw")
+    return [(track.language, track.kind, len(track.translation_targets)) for track in tracks.data.languages]
 
 
 def get_transcript_job(verbatim: Verbatim, job_id: str) -> object:
@@ -27,17 +32,17 @@ def get_transcript_job(verbatim: Verbatim, job_id: str) -> object:
 
 
 def fetch_channel_videos(verbatim: Verbatim) -> object:
-    videos = list(verbatim.transcripts.iter_channel({"channel": "@jawed", "limit": 50}))
+    videos = list(verbatim.transcripts.iter_channel("@jawed", limit=50))
     return len(videos)
 
 
 def fetch_playlist_videos(verbatim: Verbatim) -> object:
-    page = verbatim.transcripts.playlist({"playlist": "PLFgquLnL59alCl_2TQvOiD5Vgm1hCaGSI"})
+    page = verbatim.transcripts.playlist("PLFgquLnL59alCl_2TQvOiD5Vgm1hCaGSI", limit=25)
     return page.data.next_cursor
 
 
 def search_videos(verbatim: Verbatim) -> object:
-    rows = verbatim.transcripts.iter_search({"query": "me at the zoo"})
+    rows = verbatim.transcripts.iter_search("me at the zoo", limit=10)
     return [row for _, row in zip(range(10), rows)]
 
 
@@ -45,8 +50,13 @@ def list_library(verbatim: Verbatim) -> object:
     return [entry.title for _, entry in zip(range(20), verbatim.library.list())]
 
 
+def get_library_transcript(verbatim: Verbatim) -> object:
+    transcript = verbatim.library.get("youtube:jNQXAC9IVRw", format="text", chunk_size=1000)
+    return [(chunk.start, chunk.end, chunk.text) for chunk in transcript.data.chunks or []]
+
+
 def search_library(verbatim: Verbatim) -> object:
-    hits = verbatim.library.search({"query": '"ask not" -remix', "platform": "youtube"})
+    hits = verbatim.library.search('"ask not" -remix', platform="youtube")
     return [(hit.title, snippet.start, snippet.url) for _, hit in zip(range(10), hits) for snippet in hit.snippets]
 
 
@@ -71,7 +81,7 @@ def deep_health_check(verbatim: Verbatim) -> object:
 
 
 def create_monitor(verbatim: Verbatim) -> object:
-    created = verbatim.monitors.create({"target": "@NASA", "webhook_url": "https://hooks.example.com/verbatim"})
+    created = verbatim.monitors.create("@NASA", webhook_url="https://hooks.example.com/verbatim")
     return created.data.id, created.data.webhook_secret
 
 
@@ -86,7 +96,7 @@ def get_monitor(verbatim: Verbatim, monitor_id: str) -> object:
 
 
 def update_monitor(verbatim: Verbatim, monitor_id: str) -> object:
-    monitor = verbatim.monitors.update(monitor_id, {"status": "paused", "webhook_url": None})
+    monitor = verbatim.monitors.update(monitor_id, status="paused", webhook_url=None)
     return monitor.data.status
 
 
@@ -113,11 +123,13 @@ def receive_webhook(raw_body: bytes, headers: Mapping[str, str], secret: str) ->
 OPERATION_SAMPLES: Dict[str, Callable[..., object]] = {
     "fetchVideoTranscript": fetch_video_transcript,
     "fetchTranscriptsBatch": fetch_transcripts_batch,
+    "listTranscriptLanguages": list_transcript_languages,
     "getTranscriptJob": get_transcript_job,
     "fetchChannelVideos": fetch_channel_videos,
     "fetchPlaylistVideos": fetch_playlist_videos,
     "searchVideos": search_videos,
     "listLibrary": list_library,
+    "getLibraryTranscript": get_library_transcript,
     "searchLibrary": search_library,
     "me": me,
     "getUsage": get_usage,

@@ -1,7 +1,9 @@
 // Writes the Python SDK's wire types from the contract (packages/contract/generated/openapi.v2.yaml):
 // src/verbatim/generated/models.py, one pydantic v2 model per object schema and one alias per
 // scalar or union schema, and src/verbatim/generated/errors.py, one exception class per error
-// family with the table of every code. A change in spec/ reaches the Python SDK through `pnpm generate`.
+// family with the table of every code, and src/verbatim/generated/requests.py, the keyword
+// arguments of the client methods: a TypedDict per request body and per operation's query.
+// A change in spec/ reaches the Python SDK through `pnpm generate`.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,7 +12,8 @@ import { parse } from "yaml";
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const contractPath = join(packageRoot, "..", "contract", "generated", "openapi.v2.yaml");
 const outputDir = join(packageRoot, "src", "verbatim", "generated");
-const schemas = parse(readFileSync(contractPath, "utf8")).components.schemas;
+const document = parse(readFileSync(contractPath, "utf8"));
+const schemas = document.components.schemas;
 
 const header = (about) =>
   [
@@ -224,7 +227,106 @@ const errors = [
   "",
 ].join("\n");
 
+/** The request bodies the operations take, by schema name, in the contract's order. */
+const requestBodies = [];
+/** The query parameters of each operation that has some, by operationId. */
+const operationQueries = [];
+for (const item of Object.values(document.paths)) {
+  for (const operation of Object.values(item)) {
+    const body = operation.requestBody?.content?.["application/json"]?.schema?.$ref;
+    if (body && !requestBodies.includes(refName(body))) requestBodies.push(refName(body));
+    const query = (operation.parameters ?? []).filter((parameter) => parameter.in === "query");
+    if (query.length > 0) operationQueries.push({ operationId: operation.operationId, query });
+  }
+}
+
+// BatchRequest requires `video_ids` or its legacy name `videoIds`, so the contract lists neither
+// as required; the list a caller passes first is `video_ids`.
+const leadOverrides = { BatchRequest: "video_ids" };
+
+/** The field a method takes positionally: the body's first required field. */
+const leadOf = (name) => leadOverrides[name] ?? schemas[name].required?.[0] ?? null;
+
+const pascalCase = (operationId) => operationId[0].toUpperCase() + operationId.slice(1);
+const pythonNameOf = (wireName) =>
+  reservedNames.has(wireName) || !/^[A-Za-z_]\w*$/.test(wireName) ? `${wireName.replace(/\W/g, "_")}_` : wireName;
+
+/** A TypedDict of keyword arguments: each field typed as the contract types it, absent unless given. */
+function keywordClass(name, about, fields) {
+  const lines = fields.map(({ pythonName, type, required, description }) => {
+    const field = [`    ${pythonName}: ${required ? `Required[${type}]` : type}`];
+    if (description) field.push(docstring(description, "    "));
+    return field.join("\n");
+  });
+  return [`class ${name}(TypedDict, total=False):`, docstring(about, "    "), "", lines.join("\n\n")].join("\n");
+}
+
+const bodyOptions = requestBodies.map((name) => {
+  const schema = schemas[name];
+  const lead = leadOf(name);
+  const required = new Set(schema.required ?? []);
+  // Deprecated fields stay sendable in a dict or a model; the keyword form documents the current ones.
+  const fields = Object.entries(schema.properties)
+    .filter(([wireName, property]) => wireName !== lead && !property.deprecated)
+    .map(([wireName, property]) => ({
+      pythonName: pythonNameOf(wireName),
+      wireName,
+      type: typeOf(property),
+      required: required.has(wireName),
+      description: property.description,
+    }));
+  const about = lead
+    ? `The keyword arguments of a \`${name}\` beside its \`${lead}\`, which the method takes first.`
+    : `The keyword arguments of a \`${name}\`.`;
+  return { name: `${name}Options`, about, model: name, lead, fields };
+});
+
+const queryOptions = operationQueries.map(({ operationId, query }) => ({
+  name: `${pascalCase(operationId)}Query`,
+  about: `The query parameters of \`${operationId}\`.`,
+  fields: query.map((parameter) => ({
+    pythonName: pythonNameOf(parameter.name),
+    wireName: parameter.name,
+    type: typeOf(parameter.schema),
+    required: parameter.required === true,
+    description: parameter.description,
+  })),
+}));
+
+const keywordTypes = [...bodyOptions, ...queryOptions];
+const typeNames = keywordTypes.flatMap(({ fields }) => fields.map(({ type }) => type)).join(" ");
+const namedSchemas = names.filter((name) => new RegExp(`\\b${name}\\b`).test(typeNames));
+const renamed = keywordTypes.flatMap(({ fields }) => fields.filter((field) => field.pythonName !== field.wireName));
+
+const requests = [
+  header("the keyword arguments of the client methods, typed as the request bodies and query parameters"),
+  "",
+  "from __future__ import annotations",
+  "",
+  "from typing import Dict, List, Literal, Optional, Union",
+  "",
+  "from typing_extensions import Required, TypedDict",
+  "",
+  `from .models import ${namedSchemas.join(", ")}`,
+  "",
+  ...keywordTypes.map(({ name, about, fields }) => `\n${keywordClass(name, about, fields)}\n`),
+  "",
+  "REQUEST_LEADS: Dict[str, Optional[str]] = {",
+  ...bodyOptions.map(({ model, lead }) => `    ${pyString(model)}: ${lead === null ? "None" : pyString(lead)},`),
+  "}",
+  `"""The field each request body's method takes first, by the body's schema name."""`,
+  "",
+  "WIRE_NAMES: Dict[str, str] = {",
+  ...renamed.map(({ pythonName, wireName }) => `    ${pyString(pythonName)}: ${pyString(wireName)},`),
+  "}",
+  `"""The names keyword arguments are sent by where Python cannot spell them (\`\`from_\`\` is \`\`from\`\`)."""`,
+  "",
+  `__all__ = [${[...keywordTypes.map(({ name }) => name), "REQUEST_LEADS", "WIRE_NAMES"].map(pyString).join(", ")}]`,
+  "",
+].join("\n");
+
 mkdirSync(outputDir, { recursive: true });
+writeFileSync(join(outputDir, "requests.py"), requests);
 writeFileSync(join(outputDir, "models.py"), models);
 writeFileSync(join(outputDir, "errors.py"), errors);
 writeFileSync(join(outputDir, "__init__.py"), `${header("the package of the generated modules")}\n`);

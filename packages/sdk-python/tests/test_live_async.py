@@ -64,9 +64,9 @@ async def test_async_for_walks_the_whole_recorded_channel_playlist_and_search(
 ) -> None:
     lists = live.info["lists"]
     walks = {
-        "channel": async_client.transcripts.iter_channel({"channel": lists["channel"]["channel"], "limit": 20}),
-        "playlist": async_client.transcripts.iter_playlist({"playlist": lists["playlist"]["playlist"], "limit": 50}),
-        "search": async_client.transcripts.iter_search({"query": lists["search"]["query"], "limit": 50}),
+        "channel": async_client.transcripts.iter_channel(lists["channel"]["channel"], limit=20),
+        "playlist": async_client.transcripts.iter_playlist(lists["playlist"]["playlist"], limit=50),
+        "search": async_client.transcripts.iter_search(lists["search"]["query"], limit=50),
     }
     for name, walk in walks.items():
         assert [row.videoId async for row in walk if isinstance(row, VideoRow)] == lists[name]["videoIds"]

@@ -134,13 +134,13 @@ def test_channel_playlist_and_search_answer_one_page_with_a_cursor(client: Verba
 
 def test_the_iterators_walk_the_whole_recorded_channel_playlist_and_search(client: Verbatim, live: LiveServer) -> None:
     lists = live.info["lists"]
-    channel = client.transcripts.iter_channel({"channel": lists["channel"]["channel"], "limit": 20})
+    channel = client.transcripts.iter_channel(lists["channel"]["channel"], limit=20)
     assert [row.videoId for row in channel if isinstance(row, VideoRow)] == lists["channel"]["videoIds"]
-    playlist = client.transcripts.iter_playlist({"playlist": lists["playlist"]["playlist"], "limit": 50})
+    playlist = client.transcripts.iter_playlist(lists["playlist"]["playlist"], limit=50)
     assert [row.videoId for row in playlist if isinstance(row, VideoRow)] == lists["playlist"]["videoIds"]
-    search = client.transcripts.iter_search({"query": lists["search"]["query"], "limit": 50})
+    search = client.transcripts.iter_search(lists["search"]["query"], limit=50)
     assert [row.videoId for row in search if isinstance(row, VideoRow)] == lists["search"]["videoIds"]
-    pages = list(client.transcripts.iter_channel({"channel": lists["channel"]["channel"], "limit": 20}).pages())
+    pages = list(client.transcripts.iter_channel(lists["channel"]["channel"], limit=20).pages())
     assert len(pages) == -(-len(lists["channel"]["videoIds"]) // 20)
     assert all(page.usage.credits_spent == 1 for page in pages)
 
@@ -149,7 +149,7 @@ def test_a_job_goes_from_202_through_wait_for_job_and_delivers_a_signed_callback
     client: Verbatim, account: Account, live: LiveServer, receiver: Receiver
 ) -> None:
     callback_path = f"/job-{uuid.uuid4().hex}"
-    accepted = client.transcripts.video({"video": jfk(live), "callback_url": receiver.url + callback_path})
+    accepted = client.transcripts.video(jfk(live), callback_url=receiver.url + callback_path)
     assert isinstance(accepted, JobAccepted)
     assert (accepted.response.http_status, accepted.status) == (202, "processing")
     assert accepted.poll_url == f"/api/v2/transcripts/jobs/{accepted.job_id}"
@@ -223,7 +223,7 @@ def test_the_library_lists_and_searches_what_the_account_fetched(live: LiveServe
         entries = list(verbatim.library.list(limit=1))
         assert [entry.video_id for entry in entries] == [live.info["videos"]["captioned"]]
         words = " ".join((transcript.data.segments or [])[0].text.split()[:3])
-        hits = list(verbatim.library.search({"query": f'"{words}"'}))
+        hits = list(verbatim.library.search(f'"{words}"'))
         assert [hit.video_id for hit in hits] == [live.info["videos"]["captioned"]]
         snippet = hits[0].snippets[0]
         assert snippet.start == 0

@@ -32,7 +32,14 @@ def test_the_wheel_is_verbatim_sdk_for_python_3_9_with_py_typed_and_the_generate
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
         metadata = next(archive.read(name).decode() for name in names if name.endswith(".dist-info/METADATA"))
-    assert {"verbatim/py.typed", "verbatim/generated/models.py", "verbatim/generated/errors.py"} <= names
+    assert {
+        "verbatim/py.typed",
+        "verbatim/generated/models.py",
+        "verbatim/generated/errors.py",
+        "verbatim/generated/requests.py",
+        "verbatim/__main__.py",
+    } <= names
     assert not any(name.startswith(("tests/", "samples/")) for name in names)
     assert "Requires-Python: >=3.9" in metadata
     assert "Requires-Dist: httpx" in metadata and "Requires-Dist: pydantic" in metadata
+    assert "Requires-Dist: typing-extensions" in metadata

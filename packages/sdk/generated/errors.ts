@@ -27,7 +27,7 @@ export class InputError extends ApiError<InputErrorCode> {
 }
 
 /** A code of the ContentError family. */
-export type ContentErrorCode = "private" | "unavailable" | "members_only" | "age_restricted" | "region_blocked" | "live_stream" | "was_live" | "no_captions" | "captions_disabled" | "no_speech" | "no_audio_stream";
+export type ContentErrorCode = "private" | "unavailable" | "members_only" | "age_restricted" | "region_blocked" | "live_stream" | "was_live" | "no_captions" | "captions_disabled" | "no_speech" | "no_audio_stream" | "translation_unavailable";
 
 /** The content is unavailable, private, restricted or has no transcript; `retryWith` says when another mode would work. */
 export class ContentError extends ApiError<ContentErrorCode> {
@@ -51,7 +51,7 @@ export class ServerError extends ApiError<ServerErrorCode> {
 }
 
 /** Every error code of the v2 API. */
-export type ErrorCode = "invalid_request" | "invalid_cursor" | "unauthorized" | "idempotency_conflict" | "not_found" | "insufficient_credits" | "batch_too_large" | "rate_limited" | "unsupported_platform" | "endpoint_platform_mismatch" | "podcast_feed_not_found" | "audio_ineligible" | "invalid_input" | "audio_too_long" | "drm_protected" | "private" | "unavailable" | "members_only" | "age_restricted" | "region_blocked" | "live_stream" | "was_live" | "no_captions" | "captions_disabled" | "no_speech" | "no_audio_stream" | "upstream_error" | "timeout" | "connection" | "proxy_unavailable" | "parse_error" | "upstream_unavailable" | "overloaded" | "internal_error" | "unknown";
+export type ErrorCode = "invalid_request" | "invalid_cursor" | "unauthorized" | "idempotency_conflict" | "not_found" | "insufficient_credits" | "batch_too_large" | "rate_limited" | "unsupported_platform" | "endpoint_platform_mismatch" | "podcast_feed_not_found" | "audio_ineligible" | "invalid_input" | "audio_too_long" | "drm_protected" | "private" | "unavailable" | "members_only" | "age_restricted" | "region_blocked" | "live_stream" | "was_live" | "no_captions" | "captions_disabled" | "no_speech" | "no_audio_stream" | "translation_unavailable" | "upstream_error" | "timeout" | "connection" | "proxy_unavailable" | "parse_error" | "upstream_unavailable" | "overloaded" | "internal_error" | "unknown";
 
 /** Every error code with its number, HTTP status and the class the SDK throws for it. */
 export const errorCodes = {
@@ -81,6 +81,7 @@ export const errorCodes = {
   captions_disabled: { number: 4104, status: 422, family: ContentError },
   no_speech: { number: 4105, status: 422, family: ContentError },
   no_audio_stream: { number: 4106, status: 422, family: ContentError },
+  translation_unavailable: { number: 4107, status: 422, family: ContentError },
   upstream_error: { number: 5001, status: 503, family: TransientError },
   timeout: { number: 5002, status: 503, family: TransientError },
   connection: { number: 5003, status: 503, family: TransientError },

@@ -18,11 +18,24 @@ type ClientOperationId = Exclude<OperationId, `on${string}Webhook`>;
 
 export const operationSamples = {
   fetchVideoTranscript: async (verbatim) => {
-    const { data, usage } = await verbatim.transcripts.video({ video: "jNQXAC9IVRw" }, { wait: true });
-    return { text: data.text ?? data.segments?.map((segment) => segment.text).join(" "), spent: usage.credits_spent };
+    const { data, usage } = await verbatim.transcripts.video({
+      video: "jNQXAC9IVRw",
+      translate_to: "de",
+      format: "srt",
+      chunk_size: 1000,
+    });
+    if (data.kind === "transcript_job") return `speech recognition continues as a job: ${data.video_id}`;
+    return { srt: data.subtitles, chunks: data.chunks?.length, from: data.source_language, spent: usage.credits_spent };
+  },
+  listTranscriptLanguages: async (verbatim) => {
+    const { data } = await verbatim.transcripts.languages("jNQXAC9IVRw");
+    return data.languages.map((track) => `${track.language} (${track.kind}) → ${track.translation_targets.length}`);
   },
   fetchTranscriptsBatch: async (verbatim) => {
-    const { data } = await verbatim.transcripts.batch({ video_ids: ["jNQXAC9IVRw", "https://youtu.be/aBcDeFgHiJk"] });
+    const { data } = await verbatim.transcripts.batch({
+      video_ids: ["jNQXAC9IVRw", "https://youtu.be/aBcDeFgHiJk"],
+      translate_to: "es",
+    });
     return data.results.filter((row) => row.outcome === "error");
   },
   getTranscriptJob: async (verbatim, { jobId }) => {
@@ -31,7 +44,7 @@ export const operationSamples = {
   },
   fetchChannelVideos: async (verbatim) => {
     const videos = [];
-    for await (const video of verbatim.transcripts.channelVideos({ channel: "@jawed", limit: 50 })) videos.push(video);
+    for await (const video of verbatim.transcripts.channelVideos("@jawed")) videos.push(video);
     return videos;
   },
   fetchPlaylistVideos: async (verbatim) => {
@@ -91,6 +104,10 @@ export const operationSamples = {
     const titles = [];
     for await (const entry of verbatim.library.list({ limit: 100 })) titles.push(entry.title);
     return titles;
+  },
+  getLibraryTranscript: async (verbatim) => {
+    const { data } = await verbatim.library.get("youtube:jNQXAC9IVRw", { format: "text", chunk_size: 2000 });
+    return data.chunks?.map((chunk) => `${chunk.start}-${chunk.end}: ${chunk.text}`);
   },
   searchLibrary: async (verbatim) => {
     const [hit] = await verbatim.library.search({ query: '"ask not" country' }).toArray(1);

@@ -6,8 +6,8 @@ export type ErrorBody = components["schemas"]["ApiError"];
 /** A validation issue of a 400 `invalid_request`. */
 export type ValidationIssue = components["schemas"]["ValidationIssue"];
 
-/** What a retry should change: another `mode`, or another endpoint. */
-export type RetryWith = components["schemas"]["RetryWithMode"] | components["schemas"]["RetryWithEndpoint"];
+/** What a retry should change: another `mode`, another endpoint, or a `translate_to` that exists. */
+export type RetryWith = Extract<ErrorBody, { retry_with: unknown }>["retry_with"];
 
 /** The base of every error the SDK throws. */
 export class VerbatimError extends Error {

@@ -27,6 +27,7 @@ export {
   VerbatimError,
   WebhookVerificationError,
 } from "./api-error.ts";
+export type { BareOr, BareStringOperation, JsonBody, SoleStringKey } from "./bare.ts";
 export { type BareClientOptions, createClient, type VerbatimClient } from "./bare-client.ts";
 export { type SuccessBody, sdkVersion, Verbatim, type VerbatimOptions } from "./client.ts";
 export { type Segment, toSrt, toText, toVtt } from "./formats.ts";
@@ -39,6 +40,8 @@ export type {
   LibraryQuery,
   LibrarySearchPageResult,
   LibrarySearchRequest,
+  LibraryTranscriptQuery,
+  LibraryTranscriptResult,
 } from "./resources/library.ts";
 export type {
   MonitorCreate,
@@ -56,6 +59,8 @@ export type {
   JobAcceptedResult,
   JobProgress,
   JobStatusResult,
+  LanguagesRequest,
+  LanguagesResult,
   ListRow,
   PlaylistRequest,
   SearchRequest,

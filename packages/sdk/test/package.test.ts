@@ -58,6 +58,18 @@ describe("the packed SDK", () => {
     expect(JSON.parse(stdout)).toEqual({ client: "function", refused: true });
   });
 
+  it("runs its command line as `npx @verbatim/sdk`", { timeout: 60_000 }, async () => {
+    const { stdout } = await run("npx", ["--no", "@verbatim/sdk", "--", "--help"], { cwd: project });
+    expect(stdout).toContain("Usage: verbatim [options] [command]");
+    expect(stdout).toMatch(/^ {2}4 {2}the content gives no transcript/m);
+    const { VERBATIM_API_KEY: _key, ...withoutKey } = process.env;
+    const refused = await run("npx", ["--no", "@verbatim/sdk", "--", "search", "zoo"], {
+      cwd: project,
+      env: withoutKey,
+    }).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringContaining("VERBATIM_API_KEY") });
+  });
+
   it("type-checks a consumer against its declarations, and rejects a wrong use", { timeout: 60_000 }, async () => {
     const consumer = [
       'import { Verbatim, type ErrorCode, type FinishedTranscriptResult, ContentError } from "@verbatim/sdk";',

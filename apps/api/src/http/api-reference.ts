@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { apiReference as scalarReference } from "@scalar/express-api-reference";
-import { openApiV2Path } from "@verbatim/contract";
+import { openApiV1Path, openApiV2Path } from "@verbatim/contract";
 import nodeSamples from "@verbatim/sdk/code-samples.json" with { type: "json" };
 import pythonSamples from "@verbatim/sdk-python/code-samples.json" with { type: "json" };
 import { Router } from "express";
@@ -37,19 +37,25 @@ const httpMethods = new Set(["get", "put", "post", "delete", "options", "head", 
 const yamlOptions = { lineWidth: 0, aliasDuplicateObjects: false } as const;
 
 /**
- * Serves the API reference outside `/api/v2`, without a key: `/docs` (Scalar), `/openapi.json`
- * and `/openapi.yaml`. The page loads Scalar's script from this server, so it works offline.
+ * Serves the API reference outside `/api/v2`, without a key: `/docs` (Scalar, with a switch
+ * between v2 and v1), v2's document at `/openapi.json` and `/openapi.yaml`, v1's at
+ * `/openapi.v1.json` and `/openapi.v1.yaml`. The page loads Scalar's script from this server,
+ * so it works offline.
  */
 export function apiReference(deps: AppDeps): Router {
-  const document = servedDocument();
+  const documents = servedDocuments();
   const bundle = scalarBundle();
   const router = Router();
-  router.get("/openapi.json", (req, res) => {
-    res.type("json").send(document.json(publicBaseUrl(req, deps.config.publicUrl)));
-  });
-  router.get("/openapi.yaml", (req, res) => {
-    res.type("application/yaml").send(document.yaml(publicBaseUrl(req, deps.config.publicUrl)));
-  });
+  const serve = (route: string, document: ServedDocument) => {
+    router.get(`${route}.json`, (req, res) => {
+      res.type("json").send(document.json(publicBaseUrl(req, deps.config.publicUrl)));
+    });
+    router.get(`${route}.yaml`, (req, res) => {
+      res.type("application/yaml").send(document.yaml(publicBaseUrl(req, deps.config.publicUrl)));
+    });
+  };
+  serve("/openapi", documents.v2);
+  serve("/openapi.v1", documents.v1);
   router.get(bundle.route, (_req, res) => {
     // pnpm keeps packages under node_modules/.pnpm, a dot directory that sendFile refuses by default.
     res.sendFile(bundle.file, { maxAge: "1y", immutable: true, dotfiles: "allow" });
@@ -58,7 +64,11 @@ export function apiReference(deps: AppDeps): Router {
     "/docs",
     scalarReference({
       pageTitle: "Verbatim API reference",
-      url: "/openapi.json",
+      // Scalar shows a switch between its sources; the first marked default opens.
+      sources: [
+        { title: "Verbatim API v2", slug: "v2", url: "/openapi.json", default: true },
+        { title: "Verbatim API v1 (deprecated)", slug: "v1", url: "/openapi.v1.json" },
+      ],
       cdn: bundle.route,
       // Everything that would reach past this server is off: fonts, telemetry, the hosted client, the agent.
       withDefaultFonts: false,
@@ -86,28 +96,40 @@ function scalarBundle(): { route: string; file: string } {
   };
 }
 
-let built: ServedDocument | undefined;
+let built: { v2: ServedDocument; v1: ServedDocument } | undefined;
 
-/** Parsing and printing the contract takes a few hundred milliseconds, so it happens once per process. */
-function servedDocument(): ServedDocument {
-  built ??= buildServedDocument();
+/** Parsing and printing the contracts takes a few hundred milliseconds, so it happens once per process. */
+function servedDocuments(): { v2: ServedDocument; v1: ServedDocument } {
+  built ??= {
+    v2: buildServedDocument(openApiV2Path, "/api/v2", { withSamples: true, withErrorCatalog: true }),
+    // v1 keeps its own error codes, which the catalog of v2's does not describe, and the SDKs speak only v2.
+    v1: buildServedDocument(openApiV1Path, "/api/v1", { withSamples: false, withErrorCatalog: false }),
+  };
   return built;
 }
 
-function buildServedDocument(): ServedDocument {
-  const contract = parse(readFileSync(openApiV2Path, "utf8")) as OpenApiDocument;
+function buildServedDocument(
+  documentPath: string,
+  basePath: string,
+  options: { withSamples: boolean; withErrorCatalog: boolean },
+): ServedDocument {
+  const contract = parse(readFileSync(documentPath, "utf8")) as OpenApiDocument;
   const { openapi, info, servers: _templatedServers, ...rest } = contract;
-  addCodeSamples(rest.paths);
-  addCodeSamples(rest.webhooks);
+  if (options.withSamples) {
+    addCodeSamples(rest.paths);
+    addCodeSamples(rest.webhooks);
+  }
   const restJson = JSON.stringify(rest);
   const restYaml = stringify(rest, yamlOptions);
   const head = (baseUrl: string) => ({
     openapi,
-    info: {
-      ...info,
-      description: `${info.description ?? ""}\n\nEvery error's code, number and meaning: [the error catalog](${baseUrl}/docs/errors).`,
-    },
-    servers: [{ url: `${baseUrl}/api/v2`, description: "This server." }],
+    info: options.withErrorCatalog
+      ? {
+          ...info,
+          description: `${info.description ?? ""}\n\nEvery error's code, number and meaning: [the error catalog](${baseUrl}/docs/errors).`,
+        }
+      : info,
+    servers: [{ url: `${baseUrl}${basePath}`, description: "This server." }],
   });
   // Only the head depends on the request; the rest is printed once and joined to it as text.
   return {

@@ -14,7 +14,8 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import type { Platform } from "../platform.ts";
-import type { SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
+import { choosePlatformTranslation } from "../sources/caption-translations.ts";
+import type { CaptionTrack, SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
 import { apiErrorOf, SourceError } from "../sources/source-error.ts";
 import type { TranscriptionQueue } from "../workers/transcription-queue.ts";
@@ -23,7 +24,7 @@ import type { ChargeSettlement, Credits } from "./credits.ts";
 import { type PlanName, plans } from "./plans.ts";
 import { pricing } from "./pricing.ts";
 import { type JobFailure, type TranscriptJobRow, TranscriptJobs } from "./transcript-jobs.ts";
-import { type TranscriptMode, toApiError, youtubeWatchUrl } from "./video-transcripts.ts";
+import { type TranscriptMode, toApiError, translationUnavailable, youtubeWatchUrl } from "./video-transcripts.ts";
 
 /** The longest audio transcribed (api-decisions.md, Limits): four hours. */
 export const maxAudioSeconds = 4 * 60 * 60;
@@ -212,37 +213,24 @@ export class AudioTranscripts {
   /**
    * A video platform's item, captions first: the platform's own track by the captions-first
    * rule (1 credit), else speech recognition of its audio, from the store when this item was
-   * transcribed before, whichever address named it.
+   * transcribed before, whichever address named it. With `translateTo`, the platform's own
+   * translation (`choosePlatformTranslation`) or 422 `translation_unavailable`, never speech.
    */
-  async requestPlatform(request: AudioRequest, match: SourceMatch, language?: string): Promise<AudioOutcome> {
+  async requestPlatform(
+    request: AudioRequest,
+    match: SourceMatch,
+    language?: string,
+    translateTo?: string,
+  ): Promise<AudioOutcome> {
     const { source } = match;
     const call = request.signal ? { signal: request.signal } : {};
     const details = await source.resolve(match.ref, call).catch(rethrowAsApiError);
     const fields = this.platformFieldsOf(details);
+    if (translateTo !== undefined) return this.platformTranslation(request, details, match, language, translateTo);
     const track = request.mode === "audio" ? null : source.captionTrack(details, language);
     if (track) {
-      // Stored per platform, item, language and kind; served only after the item resolved again, so it is still public.
-      const captionsKey = AudioTranscriptStore.captionsKeyOf(details.ref.platform, details.itemId, track);
-      const stored = await this.options.transcripts.findCaptions(captionsKey);
-      if (stored) {
-        // What the platform says now (title, creator) over the stored words.
-        const { language: storedLanguage, caption_kind, segments, text } = stored;
-        const transcript: FullTranscript = {
-          ...fields,
-          source: "captions",
-          language: storedLanguage,
-          caption_kind,
-          segments,
-          text,
-        };
-        return this.deliverCaptions(request, transcript);
-      }
-      const captions = await source.captions(details, track, call).catch(rethrowAsApiError);
-      if (captions) {
-        const transcript = platformCaptionsTranscript(fields, captions);
-        await this.options.transcripts.saveCaptions(captionsKey, transcript);
-        return this.deliverCaptions(request, transcript);
-      }
+      const delivered = await this.platformCaptions(request, details, match, track, null);
+      if (delivered) return delivered;
     }
     if (request.mode !== "audio") {
       if (request.mode === "captions") {
@@ -274,6 +262,64 @@ export class AudioTranscripts {
       media: { kind: "source", platform: details.ref.platform, url: details.url },
       storeKey,
     });
+  }
+
+  /** `translate_to` on a platform item: the track `choosePlatformTranslation` names, or 422 naming what exists. */
+  private async platformTranslation(
+    request: AudioRequest,
+    details: SourceDetails,
+    match: SourceMatch,
+    language: string | undefined,
+    translateTo: string,
+  ): Promise<AudioOutcome> {
+    const choice = choosePlatformTranslation(match.source, details, language, translateTo);
+    if (choice.kind === "unavailable") throw translationUnavailable(choice.message, choice.available);
+    const delivered = await this.platformCaptions(request, details, match, choice.track, choice.sourceLanguage);
+    if (delivered) return delivered;
+    throw translationUnavailable(
+      `The ${choice.track.language} captions of ${details.url} hold no text: only captions can be translated.`,
+      [],
+    );
+  }
+
+  /**
+   * A platform's caption track, charged: from the store when read before (per platform, item,
+   * language and kind), else read and stored; null when the track holds no text. A translation
+   * is the track of its language, so it is stored as that track; `sourceLanguage` is said on
+   * delivery, by what the platform lists now.
+   */
+  private async platformCaptions(
+    request: AudioRequest,
+    details: SourceDetails,
+    { source }: SourceMatch,
+    track: CaptionTrack,
+    sourceLanguage: string | null,
+  ): Promise<AudioOutcome | null> {
+    const fields = this.platformFieldsOf(details);
+    const translated = sourceLanguage === null ? {} : { source_language: sourceLanguage };
+    // Served only after the item resolved again, so it is still public.
+    const captionsKey = AudioTranscriptStore.captionsKeyOf(details.ref.platform, details.itemId, track);
+    const stored = await this.options.transcripts.findCaptions(captionsKey);
+    if (stored) {
+      // What the platform says now (title, creator) over the stored words.
+      const { language: storedLanguage, caption_kind, segments, text } = stored;
+      const transcript: FullTranscript = {
+        ...fields,
+        source: "captions",
+        language: storedLanguage,
+        caption_kind,
+        ...translated,
+        segments,
+        text,
+      };
+      return this.deliverCaptions(request, transcript);
+    }
+    const call = request.signal ? { signal: request.signal } : {};
+    const captions = await source.captions(details, track, call).catch(rethrowAsApiError);
+    if (!captions) return null;
+    const transcript = platformCaptionsTranscript(fields, captions);
+    await this.options.transcripts.saveCaptions(captionsKey, transcript);
+    return this.deliverCaptions(request, { ...transcript, ...translated });
   }
 
   /** Transcribes a source not transcribed before: within the request when its media is short, else as a job. */

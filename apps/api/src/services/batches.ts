@@ -21,6 +21,8 @@ const chargeGraceMs = 2_000;
 export interface BatchRequest {
   items: readonly string[];
   mode: "auto" | "captions";
+  /** Each row's captions translated into this language (`translate_to`). */
+  translateTo?: string;
   accountId: string;
   plan: PlanName;
   /** The balance when the request arrived; null for unlimited accounts. */
@@ -145,13 +147,18 @@ export class Batches {
       const outcome = await this.transcripts.fetch({
         video: item,
         mode: batch.mode,
+        ...(batch.translateTo === undefined ? {} : { translateTo: batch.translateTo }),
         accountId: batch.accountId,
         plan: batch.plan,
         balance,
         requestId: batch.requestId,
         operation: batchOperation,
         callbackUrl: null,
-        body: { video: item, mode: batch.mode },
+        body: {
+          video: item,
+          mode: batch.mode,
+          ...(batch.translateTo === undefined ? {} : { translate_to: batch.translateTo }),
+        },
         docsBaseUrl: batch.docsBaseUrl,
         signal: stopped,
       });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { linkAt, passagesOf } from "./library.ts";
+import { linkAt, passagesOf, segmentsOfPassages } from "./library.ts";
 
 function segments(...timed: Array<[number, string]>) {
   return timed.map(([start, text]) => ({ start, duration: 2, text }));
@@ -36,6 +36,32 @@ describe("passagesOf", () => {
   it("drops empty segments and makes control characters, ts_headline's markers among them, spaces", () => {
     const [passage] = passagesOf(segments([0, "  "], [1, "a\u0002b\u0003c\u0000d"], [2, ""]));
     expect(passage).toEqual({ position: 0, text: "a b c d", starts: [1], offsets: [0] });
+  });
+});
+
+describe("segmentsOfPassages", () => {
+  it("gives back each segment's start and words, lasting until the next start, the last until the media ends", () => {
+    const kept = passagesOf([
+      { start: 0, duration: 2.31, text: "Microsoft's Surface Go" },
+      { start: 2.31, duration: 2.95, text: "is  the\nsmallest 👍" },
+      { start: 70, duration: 1, text: "a new minute" },
+    ]);
+    expect(kept).toHaveLength(2);
+    expect(segmentsOfPassages(kept, 75)).toEqual([
+      { start: 0, duration: 2.31, text: "Microsoft's Surface Go" },
+      { start: 2.31, duration: 67.69, text: "is the smallest 👍" },
+      { start: 70, duration: 5, text: "a new minute" },
+    ]);
+  });
+
+  it("gives the last segment no duration when the media's length is unknown", () => {
+    expect(segmentsOfPassages(passagesOf([{ start: 4, duration: 2, text: "only" }]), null)).toEqual([
+      { start: 4, duration: 0, text: "only" },
+    ]);
+  });
+
+  it("gives nothing for no passages", () => {
+    expect(segmentsOfPassages([], 10)).toEqual([]);
   });
 });
 

@@ -10,6 +10,7 @@ import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jo
 import type { DatabaseOrTransaction } from "./webhook-events.ts";
 
 export type LibraryEntry = Schema<"LibraryEntry">;
+type Segment = Schema<"Segment">;
 export type LibraryHit = Schema<"LibraryHit">;
 type Snippet = Schema<"LibrarySnippet">;
 
@@ -106,6 +107,36 @@ export function passagesOf(segments: FullTranscript["segments"]): Passage[] {
   return passages;
 }
 
+/** What `passagesOf` kept of a passage: its text, and each segment's start and place in that text. */
+export type StoredPassage = Pick<Passage, "text" | "starts" | "offsets">;
+
+/**
+ * The segments that passages keep, in order: each segment's words are its passage's text from its
+ * offset to the space before the next one's. The passages keep no durations, so a segment lasts
+ * until the next one starts, and the last until the media ends (`duration`), or 0 when unknown.
+ */
+export function segmentsOfPassages(passages: readonly StoredPassage[], duration: number | null): Segment[] {
+  const timed: Array<{ start: number; text: string }> = [];
+  for (const passage of passages) {
+    passage.offsets.forEach((offset, index) => {
+      const next = passage.offsets[index + 1];
+      timed.push({
+        start: passage.starts[index] ?? 0,
+        text: passage.text.slice(offset, next === undefined ? undefined : next - 1),
+      });
+    });
+  }
+  return timed.map((segment, index) => {
+    const until = timed[index + 1]?.start ?? duration ?? segment.start;
+    return { start: segment.start, duration: Math.max(0, roundedSeconds(until - segment.start)), text: segment.text };
+  });
+}
+
+/** Differences of stored times to the millisecond: 5.26 - 2.31 is 2.95, not 2.9499999999999997. */
+function roundedSeconds(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}
+
 /** Which delivery an entry records: the fields of a transcript that name it. */
 export type Delivery = Pick<FullTranscript, "platform" | "video_id" | "url" | "source">;
 
@@ -166,6 +197,7 @@ export interface Page<Row> {
 
 interface EntryRow {
   id: number | string;
+  video_key: string;
   fetched_micros: number | string;
   video_id: string;
   platform: LibraryEntry["platform"];
@@ -186,7 +218,8 @@ interface SnippetRow {
   segment_offsets: number[];
 }
 
-const entryColumns = sql.raw(`e.id, (extract(epoch from e.fetched_at) * 1000000)::bigint::text as fetched_micros,
+const entryColumns =
+  sql.raw(`e.id, e.video_key, (extract(epoch from e.fetched_at) * 1000000)::bigint::text as fetched_micros,
   e.video_id, e.platform, e.url, e.title, e.channel, e.language, e.source, e.duration_seconds, e.fetched_at, e.search_config`);
 
 /**
@@ -289,6 +322,25 @@ export class TranscriptLibrary implements JobFollower {
            limit ${limit + 1}`,
     );
     return this.pageOf(rows, limit, scope, entryOf);
+  }
+
+  /**
+   * The account's entry `id` (`<platform>:<video_id>`) with its segments, rebuilt from its
+   * passages (`segmentsOfPassages`); `null` when the account has no such entry.
+   */
+  async transcript(accountId: string, id: string): Promise<{ entry: LibraryEntry; segments: Segment[] } | null> {
+    const [row] = await this.store.query<EntryRow & { passages: StoredPassage[] }>(
+      sql`select ${entryColumns},
+                 (select coalesce(jsonb_agg(jsonb_build_object('text', p.text, 'starts', p.segment_starts,
+                                                               'offsets', p.segment_offsets) order by p.position),
+                                  '[]'::jsonb)
+                    from library_passages p where p.entry_id = e.id) as passages
+            from library_entries e
+           where e.account_id = ${accountId} and e.video_key = ${id}`,
+    );
+    if (!row) return null;
+    const entry = entryOf(row);
+    return { entry, segments: segmentsOfPassages(row.passages, entry.duration) };
   }
 
   /**
@@ -409,6 +461,7 @@ function cursorScope(accountId: string, kind: "list" | "search", search?: Librar
 
 function entryOf(row: EntryRow): LibraryEntry {
   return {
+    id: row.video_key,
     video_id: row.video_id,
     url: row.url,
     platform: row.platform,

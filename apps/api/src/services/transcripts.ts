@@ -12,6 +12,7 @@ import type { HeldSlot } from "./slots.ts";
 import {
   isCaptionless,
   toApiError,
+  translationUnavailable,
   VideoTranscripts,
   type YoutubeTranscript,
   youtubeWatchUrl,
@@ -21,6 +22,8 @@ import {
 export interface TranscriptQuery extends AudioRequest {
   /** The preferred caption language of a YouTube video. */
   language?: string;
+  /** The language to translate the captions into, with the platform's own translation (`translate_to`). */
+  translateTo?: string;
   /** The request's extraction slot: a transcript served from the store gives it back in the statement that charges. */
   slot?: HeldSlot;
 }
@@ -92,16 +95,28 @@ export class Transcripts {
     const reference = parseVideoReference(query.video);
     const { audio } = this.options;
     const platformItem = reference.kind === "youtube" ? null : audio?.matchPlatform(query.video);
+    if (query.translateTo !== undefined && query.mode === "audio") {
+      throw translationUnavailable(
+        `Speech recognition (mode "audio") cannot be translated: only captions can be; drop mode or translate_to.`,
+        [],
+      );
+    }
     if (audio && platformItem) {
       // Input errors come first: a 402 is for a request that would otherwise run.
       this.options.credits.requireAtLeast(query.balance, pricing.minimum());
-      return audio.requestPlatform(query, platformItem, query.language);
+      return audio.requestPlatform(query, platformItem, query.language, query.translateTo);
     }
     if (reference.kind === "youtube-without-video") {
       throw new ApiError("invalid_input", `"${query.video}" is a YouTube address but names no video.`);
     }
     if (reference.kind === "malformed") {
       throw new ApiError("invalid_input", `"${query.video}" is neither a YouTube video id nor a URL.`);
+    }
+    if (query.translateTo !== undefined && reference.kind === "other-url") {
+      throw translationUnavailable(
+        `${reference.url.hostname} is a podcast, feed or media file: only captions can be translated, and a publisher's transcript or speech recognition cannot be.`,
+        [],
+      );
     }
     // Input errors come first: a 402 is for a request that would otherwise run.
     this.options.credits.requireAtLeast(query.balance, pricing.minimum());
@@ -137,7 +152,13 @@ export class Transcripts {
           ...(query.signal ? { signal: query.signal } : {}),
           ...(query.settlement ? { settlement: query.settlement } : {}),
         };
-        const charged = await youtube.captionsOf(videoId, query.language, charge, this.storeHitSteps(query, videoId));
+        const charged = await youtube.captionsOf(
+          videoId,
+          query.language,
+          charge,
+          this.storeHitSteps(query, videoId),
+          query.translateTo,
+        );
         const { slot } = query;
         if (charged.steps?.released_slot && slot) {
           // A statement rolled back with the answer gave nothing back: the response's close does.
@@ -154,6 +175,9 @@ export class Transcripts {
         };
       } catch (error) {
         const failure = toApiError(error);
+        if (query.translateTo !== undefined && isCaptionless(failure)) {
+          throw translationUnavailable(`${failure.message} Only captions can be translated.`, []);
+        }
         if (query.mode === "captions" || !speech || !isCaptionless(failure)) throw failure;
       }
     } else if (!speech) {
@@ -221,6 +245,7 @@ function captionTranscript(transcript: YoutubeTranscript): FullTranscript {
     thumbnail_url: transcript.thumbnailUrl,
     speakers: null,
     speech_engine: null,
+    ...(transcript.sourceLanguage === null ? {} : { source_language: transcript.sourceLanguage }),
     segments: transcript.segments,
     text: transcript.segments.map((segment) => segment.text).join(" "),
   };

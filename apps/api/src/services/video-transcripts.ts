@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { CaptionSource, VideoCaptions } from "../adapters/youtube/index.ts";
-import { UpstreamError, VideoUnavailableError } from "../adapters/youtube/index.ts";
+import { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "../adapters/youtube/index.ts";
 import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
 import { youtubeCaptionChoices, youtubeTranscripts } from "../store/schema.ts";
@@ -19,6 +19,8 @@ export interface YoutubeTranscript {
   language: string | null;
   source: "captions" | "audio";
   captionKind: "manual" | "auto" | null;
+  /** For a translation (`translate_to`): the language of the track it came from; null otherwise. */
+  sourceLanguage: string | null;
   segments: Array<{ start: number; duration: number; text: string }>;
 }
 
@@ -51,14 +53,15 @@ interface StoredTranscriptRow {
   thumbnail_url: string | null;
   language: string | null;
   caption_kind: YoutubeTranscript["captionKind"];
+  source_language: string | null;
   segments: YoutubeTranscript["segments"];
 }
 
 /**
  * YouTube caption transcripts, charged: served from the store when this video was fetched before
- * in the requested language (the read and the charge in one statement), otherwise fetched
- * through the caption source, stored, then charged. Maps every adapter failure to its API error;
- * a failure charges nothing.
+ * in the requested language and translation (the read and the charge in one statement), otherwise
+ * fetched through the caption source, stored, then charged. Maps every adapter failure to its API
+ * error; a failure charges nothing.
  */
 export class VideoTranscripts {
   constructor(
@@ -71,16 +74,17 @@ export class VideoTranscripts {
   /**
    * `storeHitSteps` run in the statement that reads and charges a stored transcript; they read
    * its columns from `found` (`video_id`, `title`, `channel`, `duration_seconds`, `language`,
-   * `segments`, ...).
+   * `segments`, ...). `translateTo` asks YouTube's translation of the chosen track.
    */
   async captionsOf(
     videoId: string,
     language: string | undefined,
     charge: ChargeRequest,
     storeHitSteps: readonly ChargeStep[] = [],
+    translateTo?: string,
   ): Promise<ChargedTranscript> {
     try {
-      return await this.fromCaptions(videoId, language, charge, storeHitSteps);
+      return await this.fromCaptions(videoId, { language, translateTo }, charge, storeHitSteps);
     } catch (error) {
       throw toApiError(error);
     }
@@ -88,34 +92,34 @@ export class VideoTranscripts {
 
   private async fromCaptions(
     videoId: string,
-    language: string | undefined,
+    asked: { language: string | undefined; translateTo: string | undefined },
     charge: ChargeRequest,
     storeHitSteps: readonly ChargeStep[],
   ): Promise<ChargedTranscript> {
-    const requestedLanguage = language?.toLowerCase() ?? "";
+    const choice = {
+      requestedLanguage: asked.language?.toLowerCase() ?? "",
+      translateTo: asked.translateTo?.toLowerCase() ?? "",
+    };
     const stored = await this.credits.chargeForFound<StoredTranscriptRow>(
       charge,
-      this.storedChoice(videoId, requestedLanguage),
+      this.storedChoice(videoId, choice),
       storeHitSteps,
     );
     if (stored) return { transcript: fromStoredRow(stored.row), balance: stored.balance, steps: stored.steps };
-    const captions = await this.captions.fetchCaptions(videoId, language);
-    const transcript = await this.remember(videoId, requestedLanguage, captions);
+    const captions = await this.captions.fetchCaptions(videoId, asked.language, asked.translateTo);
+    const transcript = await this.remember(videoId, choice, captions);
     return { transcript, balance: await this.credits.charge(charge) };
   }
 
-  private storedChoice(videoId: string, requestedLanguage: string): SQL {
+  private storedChoice(videoId: string, choice: CaptionChoice): SQL {
     return sql`select t.video_id, t.title, t.channel, t.duration_seconds, t.thumbnail_url, t.language, t.caption_kind,
-                      t.segments
+                      t.source_language, t.segments
                  from ${youtubeCaptionChoices} c join ${youtubeTranscripts} t on t.id = c.transcript_id
-                where c.video_id = ${videoId} and c.requested_language = ${requestedLanguage}`;
+                where c.video_id = ${videoId} and c.requested_language = ${choice.requestedLanguage}
+                  and c.translate_to = ${choice.translateTo}`;
   }
 
-  private async remember(
-    videoId: string,
-    requestedLanguage: string,
-    captions: VideoCaptions,
-  ): Promise<YoutubeTranscript> {
+  private async remember(videoId: string, choice: CaptionChoice, captions: VideoCaptions): Promise<YoutubeTranscript> {
     const transcript: YoutubeTranscript = {
       videoId,
       title: captions.details.title,
@@ -125,12 +129,14 @@ export class VideoTranscripts {
       language: captions.language,
       source: "captions",
       captionKind: captions.captionKind,
+      sourceLanguage: captions.sourceLanguage,
       segments: captions.segments,
     };
     const stored = {
       videoId,
       language: transcript.language,
       captionKind: transcript.captionKind,
+      sourceLanguage: transcript.sourceLanguage,
       title: transcript.title,
       channel: transcript.channel,
       durationSeconds: transcript.durationSeconds,
@@ -143,16 +149,25 @@ export class VideoTranscripts {
         .insert(youtubeTranscripts)
         .values(stored)
         .onConflictDoUpdate({
-          target: [youtubeTranscripts.videoId, youtubeTranscripts.language, youtubeTranscripts.captionKind],
+          target: [
+            youtubeTranscripts.videoId,
+            youtubeTranscripts.language,
+            youtubeTranscripts.captionKind,
+            youtubeTranscripts.sourceLanguage,
+          ],
           set: stored,
         })
         .returning({ id: youtubeTranscripts.id });
       if (!track) throw new Error(`storing the transcript of ${videoId} returned no row`);
       await tx
         .insert(youtubeCaptionChoices)
-        .values({ videoId, requestedLanguage, transcriptId: track.id })
+        .values({ videoId, ...choice, transcriptId: track.id })
         .onConflictDoUpdate({
-          target: [youtubeCaptionChoices.videoId, youtubeCaptionChoices.requestedLanguage],
+          target: [
+            youtubeCaptionChoices.videoId,
+            youtubeCaptionChoices.requestedLanguage,
+            youtubeCaptionChoices.translateTo,
+          ],
           set: { transcriptId: track.id },
         });
     });
@@ -170,13 +185,21 @@ function fromStoredRow(row: StoredTranscriptRow): YoutubeTranscript {
     language: row.language,
     source: "captions",
     captionKind: row.caption_kind,
+    sourceLanguage: row.source_language,
     segments: row.segments,
   };
+}
+
+/** What a request asked of a video's captions, lower-cased, '' for what it left out: the key of `youtube_caption_choices`. */
+interface CaptionChoice {
+  requestedLanguage: string;
+  translateTo: string;
 }
 
 /** The API error for a failure of the YouTube adapter; an `ApiError` passes unchanged, anything else is rethrown. */
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message, error.available);
   if (error instanceof VideoUnavailableError) {
     if (error.reason === "no_captions" || error.reason === "captions_disabled") {
       return new ApiError(error.reason, error.message, { extra: { retry_with: { mode: "audio" } } });
@@ -195,4 +218,11 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError(code, `${error.message} Nothing was charged; retry with backoff.`, { cause: error });
   }
   throw error;
+}
+
+/** 422 `translation_unavailable`, naming the languages `translate_to` may ask of this source instead. */
+export function translationUnavailable(message: string, available: readonly string[]): ApiError {
+  return new ApiError("translation_unavailable", `${message} Nothing was charged.`, {
+    extra: { retry_with: { translate_to: [...available] } },
+  });
 }

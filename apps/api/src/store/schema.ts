@@ -200,6 +200,12 @@ export const youtubeTranscripts = pgTable(
     language: text("language"),
     /** `manual` or `auto`; null when YouTube did not say. */
     captionKind: text("caption_kind"),
+    /**
+     * For YouTube's translation of a track (`translate_to`): the language of the track it was
+     * translated from; null for a track as YouTube serves it. A translation into German is
+     * another row than the video's own German track, automatic or not.
+     */
+    sourceLanguage: text("source_language"),
     title: text("title"),
     channel: text("channel"),
     durationSeconds: doublePrecision("duration_seconds"),
@@ -209,22 +215,29 @@ export const youtubeTranscripts = pgTable(
     fetchedAt: timestamp("fetched_at", { withTimezone: true }).notNull(),
   },
   (table) => [
-    unique("youtube_transcripts_track").on(table.videoId, table.language, table.captionKind).nullsNotDistinct(),
+    unique("youtube_transcripts_track")
+      .on(table.videoId, table.language, table.captionKind, table.sourceLanguage)
+      .nullsNotDistinct(),
     check("youtube_transcripts_caption_kind", sql`${table.captionKind} in ('manual', 'auto')`),
   ],
 );
 
-/** Which stored track answers a video requested in a language ('' when none was asked for). */
+/**
+ * Which stored track answers a video requested in a language ('' when none was asked for) and
+ * translated into `translate_to` ('' when no translation was asked for): a request for a
+ * translation never meets the untranslated track, nor the other way round.
+ */
 export const youtubeCaptionChoices = pgTable(
   "youtube_caption_choices",
   {
     videoId: text("video_id").notNull(),
     requestedLanguage: text("requested_language").notNull(),
+    translateTo: text("translate_to").notNull().default(""),
     transcriptId: bigint("transcript_id", { mode: "number" })
       .notNull()
       .references(() => youtubeTranscripts.id, { onDelete: "cascade" }),
   },
-  (table) => [primaryKey({ columns: [table.videoId, table.requestedLanguage] })],
+  (table) => [primaryKey({ columns: [table.videoId, table.requestedLanguage, table.translateTo] })],
 );
 
 /** A secret the service keeps for itself (the cursor-signing key), made once and shared by every process. */

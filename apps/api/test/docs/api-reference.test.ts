@@ -1,3 +1,4 @@
+import { openApiV1Path } from "@verbatim/contract";
 import nodeSamples from "@verbatim/sdk/code-samples.json" with { type: "json" };
 import pythonSamples from "@verbatim/sdk-python/code-samples.json" with { type: "json" };
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -94,6 +95,27 @@ describe("GET /openapi.yaml: 200", () => {
   });
 });
 
+describe("GET /openapi.v1.json and /openapi.v1.yaml: 200", () => {
+  const v1Contract = readVerbatimDocument(openApiV1Path) as unknown as ServedDocument;
+
+  it("is v1's contract, apart from its servers: this server's /api/v1", async () => {
+    const { response, body } = await get("/openapi.v1.json");
+    expect(response.status, body.slice(0, 500)).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    const { servers, ...rest } = JSON.parse(body) as ServedDocument;
+    const { servers: _servers, ...contractRest } = v1Contract;
+    expect(rest).toEqual(contractRest);
+    expect(servers).toEqual([{ url: `${server.baseUrl}/api/v1`, description: "This server." }]);
+  });
+
+  it("serves the same document as YAML", async () => {
+    const { response, body } = await get("/openapi.v1.yaml");
+    expect(response.status, body.slice(0, 500)).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/yaml; charset=utf-8");
+    expect(parse(body)).toEqual(JSON.parse((await get("/openapi.v1.json")).body));
+  });
+});
+
 describe("a configured public URL", () => {
   it("is the served document's server, whatever the request's Host", async () => {
     const behindProxy = await startServer({
@@ -123,6 +145,7 @@ describe("GET /docs: 200", () => {
     expect(sources, body).toEqual([expect.stringMatching(/^\/docs\/assets\/scalar-api-reference-[\d.]+\.js$/)]);
     expect(body).not.toMatch(/https?:|\/\/[a-z]/i);
     expect(body).toContain('"url": "/openapi.json"');
+    expect(body).toContain('"url": "/openapi.v1.json"');
   });
 
   it("serves Scalar's script with a long-lived cache header", async () => {

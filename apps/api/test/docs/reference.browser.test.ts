@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { openApiV1Path } from "@verbatim/contract";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readVerbatimDocument } from "../support/openapi.ts";
@@ -19,6 +20,11 @@ const summaries = (() => {
     Object.values(pathItem as Record<string, { summary: string }>).map((operation) => operation.summary),
   );
 })();
+
+/** The summary of every operation of v1's contract, which the version switch shows. */
+const v1Summaries = Object.values(readVerbatimDocument(openApiV1Path).paths).flatMap((pathItem) =>
+  Object.values(pathItem as Record<string, { summary: string }>).map((operation) => operation.summary),
+);
 
 let server: TestServer;
 let userDataDir: string;
@@ -127,5 +133,26 @@ describe("GET /docs in Chromium, offline", () => {
     const catalog = await context.newPage();
     await catalog.goto(`${server.baseUrl}/docs/errors`);
     expect(await catalog.getByRole("heading", { level: 1 }).textContent()).toBe("Verbatim errors");
+  });
+
+  it("switches to the v1 reference, which lists v1's operations", async ({ skip }) => {
+    skip(chromiumMissing !== undefined, chromiumMissing);
+    await page.locator("aside").getByRole("button", { name: "Verbatim API v2" }).click();
+    await page.getByRole("option", { name: "Verbatim API v1 (deprecated)" }).click();
+    await page.getByRole("heading", { level: 1, name: "Verbatim API v1" }).waitFor();
+    expect(new URL(page.url()).hash).toBe("#v1");
+    expect(requested.map((url) => new URL(url).pathname)).toContain("/openapi.v1.json");
+    const sidebar = page.locator("aside");
+    const missing: string[] = [];
+    for (const summary of v1Summaries) {
+      if (!(await sidebar.getByText(summary, { exact: true }).first().isVisible())) missing.push(summary);
+    }
+    expect(v1Summaries.length).toBeGreaterThan(5);
+    expect(missing, (await sidebar.locator("a").allTextContents()).join(" | ")).toEqual([]);
+    // Only v1 words its key check this way: the page shows v1's own document, not v2's again.
+    await expect
+      .poll(() => page.locator("main").getByRole("heading", { name: "Validate the key and read the balance" }).count())
+      .toBeGreaterThan(0);
+    expect(errors).toEqual([]);
   });
 });

@@ -104,6 +104,7 @@ export function startListServer(currentSource: () => MemoryListSource): Promise<
   };
   const captions: CaptionSource = {
     fetchCaptions: () => Promise.reject(new Error("the list tests fetch no captions")),
+    listCaptions: () => Promise.reject(new Error("the list tests list no captions")),
   };
   return startServer({ credits: 1000, deps: { youtube: { captions, lists } } });
 }

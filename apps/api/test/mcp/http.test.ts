@@ -45,9 +45,10 @@ async function newAccount(options: { plan?: "free" | "pro"; credits: number }) {
 }
 
 describe("tools/list", () => {
-  it("lists the six tools, each with a closed input schema and an output schema that strict ajv compiles", () => {
+  it("lists the seven tools, each with a closed input schema and an output schema that strict ajv compiles", () => {
     expect(tools.map((tool) => tool.name)).toEqual([
       "get_transcript",
+      "list_languages",
       "search_videos",
       "list_channel_videos",
       "list_playlist_videos",
@@ -67,11 +68,12 @@ describe("tools/list", () => {
     }
   });
 
-  it("takes get_transcript's video, mode and language from the contract's TranscriptRequest", () => {
+  it("takes get_transcript's video, mode, language and translate_to from the contract's TranscriptRequest", () => {
     const properties = tools[0]?.inputSchema.properties as Record<string, Record<string, unknown>>;
     expect(properties.video).toMatchObject({ type: "string", minLength: 1, maxLength: 2000 });
     expect(properties.mode).toMatchObject({ type: "string", enum: ["auto", "captions", "audio"], default: "auto" });
     expect(properties.language?.pattern).toBe("^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$");
+    expect(properties.translate_to).toMatchObject({ type: "string", minLength: 2, maxLength: 35 });
     expect(tools[0]?.inputSchema.required).toEqual(["video"]);
   });
 });
@@ -239,6 +241,46 @@ describe("get_transcript", () => {
     const error = expectToolError(result, "insufficient_credits");
     expect(Math.floor(error.number / 1000)).toBe(2);
     await broke.mcp.close();
+  });
+});
+
+describe("list_languages and translate_to", () => {
+  it("list_languages lists the tracks and their translation targets, free, as one request on the allowance", async () => {
+    const fresh = await newAccount({ plan: "free", credits: 3 });
+    const result = await callTool(fresh.mcp, tools, "list_languages", { video: surfaceGo });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    const { languages, usage } = result.structuredContent as {
+      languages: Array<{ language: string; kind: string; translatable: boolean; translation_targets: unknown[] }>;
+      usage: unknown;
+    };
+    expect(languages).toHaveLength(9);
+    expect(languages.find((track) => track.language === "en" && track.kind === "manual")).toMatchObject({
+      translatable: true,
+      translation_targets: expect.arrayContaining([{ language: "de", name: "German" }]),
+    });
+    expect(usage).toEqual({ credits_spent: 0, balance: 3, bytes: 0 });
+    expect(textOf(result)).toContain('- en "English" (manual), translates into ar, zh-Hant');
+    const credits = await callTool(fresh.mcp, tools, "get_credits");
+    expect(credits.structuredContent).toMatchObject({ credits: 3, rate_limit: { remaining: 9 } });
+    await fresh.mcp.close();
+  });
+
+  it("get_transcript's translate_to answers YouTube's translation with both languages", async () => {
+    const result = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, translate_to: "de" });
+    expect(result.structuredContent).toMatchObject({ status: "completed", language: "de", source_language: "en" });
+    expect(textOf(result)).toContain("Microsofts Surface Go ist das kleinste");
+    const asked = yt.fake.requestsTo("/api/timedtext").map((request) => request.query.get("tlang"));
+    expect(asked).toContain("de");
+    expect(asked).not.toContain("en");
+  });
+
+  it("answers a translation YouTube does not offer as an error result listing those it does", async () => {
+    const result = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, translate_to: "sw" });
+    const error = expectToolError(result, "translation_unavailable") as unknown as {
+      retry_with: { translate_to: string[] };
+    };
+    expect(error.retry_with.translate_to).toContain("de");
+    expect(error.retry_with.translate_to).not.toContain("en");
   });
 });
 

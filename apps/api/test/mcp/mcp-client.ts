@@ -13,11 +13,12 @@ export const surfaceGoText =
   "Microsoft's Surface Go is the smallest and cheapest Surface & it's really good. The \"Type Cover\" is sold separately.";
 export const privateVideo = "8VajtrESJzA";
 
-/** Serves one captioned video and one private video from the fake YouTube. */
+/** Serves one captioned video (with YouTube's German translation of its track) and one private video from the fake YouTube. */
 export function registerVideos(yt: YoutubeTestServer): void {
   yt.fake
     .player(surfaceGo, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
     .timedtext({ v: surfaceGo, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
+    .timedtext({ v: surfaceGo, lang: "en", tlang: "de" }, fromFixture("authored/GJLlxj_dtq8.en.tlang-de.srv3.xml"))
     .player(
       privateVideo,
       playerFromReelRecording("stream/youtubestreamextractordefault/notavailable/privatecontent/generated_mock_1.json"),

@@ -158,13 +158,15 @@ export class FakeYoutube {
 
   /**
    * Serves the recorded videos most tests fetch: `GJLlxj_dtq8` with its manual and automatic
-   * English tracks, `F1xioXWb8CY` with an English json3 track, and `authoredNW1`, taken down.
+   * English tracks and YouTube's German translation of the manual one (`tlang=de`),
+   * `F1xioXWb8CY` with an English json3 track, and `authoredNW1`, taken down.
    */
   serveRecordedVideos(): this {
     const { captioned, json3Captioned, takenDown } = recordedVideos;
     return this.player(captioned, fromFixture("youtube-transcript-api/youtube.innertube.json.static"))
       .timedtext({ v: captioned, lang: "en" }, fromFixture("authored/GJLlxj_dtq8.en.srv3.xml"))
       .timedtext({ v: captioned, lang: "en", kind: "asr" }, fromFixture("authored/GJLlxj_dtq8.en-asr.srv3.xml"))
+      .timedtext({ v: captioned, lang: "en", tlang: "de" }, fromFixture("authored/GJLlxj_dtq8.en.tlang-de.srv3.xml"))
       .player(json3Captioned, fromFixture("youtube-transcript-api/youtube_ww1_nl_en.innertube.json.static"))
       .timedtext({ v: json3Captioned, lang: "en" }, fromFixture("authored/F1xioXWb8CY.en.json3"))
       .player(takenDown, fromFixture("youtube-transcript-api/youtube_video_unavailable.innertube.json.static"));
@@ -175,15 +177,20 @@ export class FakeYoutube {
     return this.innertube("player", { videoId }, reply, times);
   }
 
-  /** Answers `GET /api/timedtext` for a video's track (`kind` is `asr` for automatic captions). */
-  timedtext(match: { v: string; lang: string; kind?: string }, reply: FakeReply, times?: number): this {
+  /**
+   * Answers `GET /api/timedtext` for a video's track (`kind` is `asr` for automatic captions),
+   * or with `tlang`, for YouTube's translation of that track: a request with a `tlang` never
+   * meets an untranslated body, nor the other way round.
+   */
+  timedtext(match: { v: string; lang: string; kind?: string; tlang?: string }, reply: FakeReply, times?: number): this {
     return this.rule(
       "GET",
       "/api/timedtext",
       (request) =>
         request.query.get("v") === match.v &&
         request.query.get("lang") === match.lang &&
-        (request.query.get("kind") ?? undefined) === match.kind,
+        (request.query.get("kind") ?? undefined) === match.kind &&
+        (request.query.get("tlang") ?? undefined) === match.tlang,
       reply,
       times,
     );

@@ -10,6 +10,7 @@ from types import TracebackType
 from typing import Literal, Optional, Type, TypeVar, Union, overload
 
 import httpx
+from typing_extensions import Unpack
 
 from . import _calls as calls
 from ._exceptions import APIConnectionError, APITimeoutError, JobTimeoutError
@@ -48,6 +49,7 @@ from ._transport import (
 )
 from .generated.models import (
     BatchResultEnvelope,
+    CaptionLanguagesEnvelope,
     ChannelRequest,
     CreatedMonitorEnvelope,
     DeepHealthEnvelope,
@@ -60,6 +62,7 @@ from .generated.models import (
     LibraryPageEnvelope,
     LibrarySearchPageEnvelope,
     LibrarySearchRequest,
+    LibraryTranscriptEnvelope,
     ListRow,
     MeEnvelope,
     MonitorCheckEnvelope,
@@ -73,6 +76,17 @@ from .generated.models import (
     TranscriptEnvelope,
     UsageReportEnvelope,
     VideoPageEnvelope,
+)
+from .generated.requests import (
+    BatchRequestOptions,
+    ChannelRequestOptions,
+    GetLibraryTranscriptQuery,
+    LibrarySearchRequestOptions,
+    MonitorCreateOptions,
+    MonitorUpdateOptions,
+    PlaylistRequestOptions,
+    SearchRequestOptions,
+    TranscriptRequestOptions,
 )
 
 Answer = TypeVar("Answer")
@@ -184,7 +198,11 @@ class AsyncVerbatim:
 
 
 class AsyncTranscripts:
-    """Transcripts, batches, lists and jobs."""
+    """Transcripts, batches, lists and jobs.
+
+    Each method takes its request's first field (``video``, ``channel``, ...) and the others as keyword arguments,
+    typed from the contract (``verbatim.types``); the whole request as its model or a dict works too.
+    """
 
     def __init__(self, client: AsyncVerbatim) -> None:
         self._client = client
@@ -192,89 +210,129 @@ class AsyncTranscripts:
     @overload
     async def video(
         self,
-        request: calls.TranscriptInput,
+        video: calls.TranscriptInput,
         *,
         wait: Literal[False] = False,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[TranscriptRequestOptions],
     ) -> Union[TranscriptEnvelope, JobAccepted]: ...
 
     @overload
     async def video(
         self,
-        request: calls.TranscriptInput,
+        video: calls.TranscriptInput,
         *,
         wait: Union[Literal[True], WaitOptions],
         idempotency_key: Optional[str] = None,
+        **options: Unpack[TranscriptRequestOptions],
     ) -> Union[TranscriptEnvelope, JobCompleted]: ...
 
     @overload
     async def video(
         self,
-        request: calls.TranscriptInput,
+        video: calls.TranscriptInput,
         *,
         wait: Union[bool, WaitOptions],
         idempotency_key: Optional[str] = None,
+        **options: Unpack[TranscriptRequestOptions],
     ) -> Union[TranscriptEnvelope, JobAccepted, JobCompleted]: ...
 
     async def video(
         self,
-        request: calls.TranscriptInput,
+        video: calls.TranscriptInput,
         *,
         wait: Union[bool, WaitOptions] = False,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[TranscriptRequestOptions],
     ) -> Union[TranscriptEnvelope, JobAccepted, JobCompleted]:
         """The transcript of one video (YouTube, TikTok, Instagram, X, Vimeo, Facebook,
-        Dailymotion, Twitch, Loom), podcast episode, feed or media file.
+        Dailymotion, Twitch, Loom), podcast episode, feed or media file:
+        ``video("jNQXAC9IVRw", language="en", translate_to="de", format="srt")``.
 
         Captions and publisher transcripts answer at once (200); speech recognition of long media
         continues as a job (202, ``JobAccepted``), unless ``wait`` is set: the call then polls the
         job and answers its completed state.
         """
-        answer: Union[TranscriptEnvelope, JobAccepted] = await self._client._send(calls.video(request), idempotency_key)
+        call = calls.video(video, options)
+        answer: Union[TranscriptEnvelope, JobAccepted] = await self._client._send(call, idempotency_key)
         if not wait or not isinstance(answer, JobAccepted):
             return answer
-        options = wait if isinstance(wait, WaitOptions) else WaitOptions()
+        waiting = wait if isinstance(wait, WaitOptions) else WaitOptions()
         return await self.wait_for_job(
-            answer, poll_interval=options.poll_interval, timeout=options.timeout, on_progress=options.on_progress
+            answer, poll_interval=waiting.poll_interval, timeout=waiting.timeout, on_progress=waiting.on_progress
         )
 
-    async def batch(self, request: calls.BatchInput, *, idempotency_key: Optional[str] = None) -> BatchResultEnvelope:
-        """Up to 500 transcripts in one request (50 on Free, Basic and Pro): one row per item, in order."""
-        return await self._client._send(calls.batch(request), idempotency_key)
+    async def languages(self, video: calls.LanguagesInput) -> CaptionLanguagesEnvelope:
+        """The caption tracks of a source, with the languages each translates into. Free: 0 credits, on the request
+        allowance. A source without captions answers an empty list.
+        """
+        return await self._client._send(calls.languages(video))
 
-    async def channel(self, request: calls.ChannelInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
+    async def batch(
+        self,
+        video_ids: calls.BatchInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[BatchRequestOptions],
+    ) -> BatchResultEnvelope:
+        """Up to 500 transcripts in one request (50 on Free, Basic and Pro): one row per item, in order."""
+        return await self._client._send(calls.batch(video_ids, options), idempotency_key)
+
+    async def channel(
+        self,
+        channel: calls.ChannelInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[ChannelRequestOptions],
+    ) -> VideoPageEnvelope:
         """One page of a channel's uploads (or a search inside the channel)."""
-        return await self._client._send(calls.channel(request), idempotency_key)
+        return await self._client._send(calls.channel(channel, options), idempotency_key)
 
     async def playlist(
-        self, request: calls.PlaylistInput, *, idempotency_key: Optional[str] = None
+        self,
+        playlist: calls.PlaylistInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[PlaylistRequestOptions],
     ) -> VideoPageEnvelope:
         """One page of a playlist."""
-        return await self._client._send(calls.playlist(request), idempotency_key)
+        return await self._client._send(calls.playlist(playlist, options), idempotency_key)
 
-    async def search(self, request: calls.SearchInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
+    async def search(
+        self,
+        query: calls.SearchInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[SearchRequestOptions],
+    ) -> VideoPageEnvelope:
         """One page of a YouTube search."""
-        return await self._client._send(calls.search(request), idempotency_key)
+        return await self._client._send(calls.search(query, options), idempotency_key)
 
-    def iter_channel(self, request: calls.ChannelInput) -> AsyncPaginator[VideoPageEnvelope, ListRow]:
+    def iter_channel(
+        self, channel: calls.ChannelInput, **options: Unpack[ChannelRequestOptions]
+    ) -> AsyncPaginator[VideoPageEnvelope, ListRow]:
         """Every row of a channel, page after page (each page is a charged request); stops at ``since_video_id``."""
-        body = calls.body_of(ChannelRequest, request)
+        body = calls.body_of(ChannelRequest, channel, options)
         first_cursor = body.pop("cursor", None)
         return AsyncPaginator(
             lambda cursor: self.channel(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor
         )
 
-    def iter_playlist(self, request: calls.PlaylistInput) -> AsyncPaginator[VideoPageEnvelope, ListRow]:
+    def iter_playlist(
+        self, playlist: calls.PlaylistInput, **options: Unpack[PlaylistRequestOptions]
+    ) -> AsyncPaginator[VideoPageEnvelope, ListRow]:
         """Every row of a playlist, page after page; stops at ``since_video_id``."""
-        body = calls.body_of(PlaylistRequest, request)
+        body = calls.body_of(PlaylistRequest, playlist, options)
         first_cursor = body.pop("cursor", None)
         return AsyncPaginator(
             lambda cursor: self.playlist(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor
         )
 
-    def iter_search(self, request: calls.SearchInput) -> AsyncPaginator[VideoPageEnvelope, ListRow]:
+    def iter_search(
+        self, query: calls.SearchInput, **options: Unpack[SearchRequestOptions]
+    ) -> AsyncPaginator[VideoPageEnvelope, ListRow]:
         """Every result of a search, page after page; stops at ``since_video_id``."""
-        body = calls.body_of(SearchRequest, request)
+        body = calls.body_of(SearchRequest, query, options)
         first_cursor = body.pop("cursor", None)
         return AsyncPaginator(
             lambda cursor: self.search(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor
@@ -324,12 +382,16 @@ class AsyncMonitors:
         self._client = client
 
     async def create(
-        self, monitor: calls.MonitorCreateInput, *, idempotency_key: Optional[str] = None
+        self,
+        target: calls.MonitorCreateInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[MonitorCreateOptions],
     ) -> CreatedMonitorEnvelope:
-        """Creates a monitor; its free baseline is taken now. The answer carries the monitor's ``webhook_secret``,
-        shown only this once.
+        """Creates a monitor of ``target`` (an ``@handle``, a channel URL or a ``UC...`` id); its free baseline is taken
+        now. The answer carries the monitor's ``webhook_secret``, shown only this once.
         """
-        return await self._client._send(calls.create_monitor(monitor), idempotency_key)
+        return await self._client._send(calls.create_monitor(target, options), idempotency_key)
 
     async def list(self, *, since: Optional[str] = None) -> MonitorListEnvelope:
         """The account's monitors, with ``has_new`` against ``since`` (an event id)."""
@@ -339,9 +401,16 @@ class AsyncMonitors:
         """One monitor."""
         return await self._client._send(calls.get_monitor(monitor_id, since))
 
-    async def update(self, monitor_id: str, changes: calls.MonitorUpdateInput) -> MonitorEnvelope:
-        """Changes a monitor: a field given as ``None`` is cleared, an omitted one kept."""
-        return await self._client._send(calls.update_monitor(monitor_id, changes))
+    async def update(
+        self,
+        monitor_id: str,
+        changes: Optional[calls.MonitorUpdateInput] = None,
+        **options: Unpack[MonitorUpdateOptions],
+    ) -> MonitorEnvelope:
+        """Changes a monitor, ``update(monitor_id, status="paused")``: a field given as ``None`` is cleared, an omitted
+        one kept.
+        """
+        return await self._client._send(calls.update_monitor(monitor_id, changes, options))
 
     async def delete(self, monitor_id: str) -> MonitorDeletedEnvelope:
         """Deletes a monitor, its events and their pending deliveries."""
@@ -383,9 +452,17 @@ class AsyncLibrary:
         """One page of the library, the most recently fetched first."""
         return await self._client._send(calls.library(limit, cursor))
 
-    async def search_page(self, request: calls.LibrarySearchInput) -> LibrarySearchPageEnvelope:
+    async def get(self, entry_id: str, **query: Unpack[GetLibraryTranscriptQuery]) -> LibraryTranscriptEnvelope:
+        """One transcript of the library by its entry's ``id`` (``youtube:jNQXAC9IVRw``), written out as ``format``
+        asks, with ``chunks`` when ``chunk_size`` is given. Free.
+        """
+        return await self._client._send(calls.library_transcript(entry_id, query))
+
+    async def search_page(
+        self, query: calls.LibrarySearchInput, **options: Unpack[LibrarySearchRequestOptions]
+    ) -> LibrarySearchPageEnvelope:
         """One page of hits, each with highlighted snippets and links to the moment they are spoken."""
-        return await self._client._send(calls.search_library(request))
+        return await self._client._send(calls.search_library(query, options))
 
     def list(self, *, limit: Optional[int] = None) -> AsyncPaginator[LibraryPageEnvelope, LibraryEntry]:
         """Every entry of the library, page after page."""
@@ -393,9 +470,11 @@ class AsyncLibrary:
             lambda cursor: self.page(limit=limit, cursor=cursor), library_entries_of, library_cursor_of
         )
 
-    def search(self, request: calls.LibrarySearchInput) -> AsyncPaginator[LibrarySearchPageEnvelope, LibraryHit]:
+    def search(
+        self, query: calls.LibrarySearchInput, **options: Unpack[LibrarySearchRequestOptions]
+    ) -> AsyncPaginator[LibrarySearchPageEnvelope, LibraryHit]:
         """Every hit of a search, page after page."""
-        body = calls.body_of(LibrarySearchRequest, request)
+        body = calls.body_of(LibrarySearchRequest, query, options)
         first_cursor = body.pop("cursor", None)
         return AsyncPaginator(
             lambda cursor: self.search_page(with_cursor(body, cursor)), library_hits_of, library_cursor_of, first_cursor

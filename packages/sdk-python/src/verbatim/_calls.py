@@ -4,7 +4,7 @@ clients send the same calls.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Generic, Optional, Type, TypeVar, Union
 from urllib.parse import quote
@@ -15,6 +15,7 @@ from ._model import ApiModel
 from .generated.models import (
     BatchRequest,
     BatchResultEnvelope,
+    CaptionLanguagesEnvelope,
     ChannelRequest,
     CreatedMonitorEnvelope,
     DeepHealthEnvelope,
@@ -24,9 +25,11 @@ from .generated.models import (
     JobFailed,
     JobProcessing,
     JobStatus,
+    LanguagesRequest,
     LibraryPageEnvelope,
     LibrarySearchPageEnvelope,
     LibrarySearchRequest,
+    LibraryTranscriptEnvelope,
     MeEnvelope,
     MonitorCheckEnvelope,
     MonitorCreate,
@@ -42,6 +45,7 @@ from .generated.models import (
     UsageReportEnvelope,
     VideoPageEnvelope,
 )
+from .generated.requests import REQUEST_LEADS, WIRE_NAMES
 
 Answer = TypeVar("Answer")
 RequestModel = TypeVar("RequestModel", bound=ApiModel)
@@ -50,13 +54,16 @@ JobState = Union[JobProcessing, JobCompleted, JobFailed]
 """A job's state, as ``GET /transcripts/jobs/{job_id}`` answers it."""
 
 TranscriptInput = Union[TranscriptRequest, Mapping[str, Any], str]
-"""A transcript request: the model, a dict of its fields, or just the ``video`` (an id or URL)."""
-BatchInput = Union[BatchRequest, Mapping[str, Any]]
-ChannelInput = Union[ChannelRequest, Mapping[str, Any]]
-PlaylistInput = Union[PlaylistRequest, Mapping[str, Any]]
-SearchInput = Union[SearchRequest, Mapping[str, Any]]
-LibrarySearchInput = Union[LibrarySearchRequest, Mapping[str, Any]]
-MonitorCreateInput = Union[MonitorCreate, Mapping[str, Any]]
+"""A transcript request: just the ``video`` (an id or URL) with the other fields as keyword arguments, or the whole
+request as its model or a dict of its fields."""
+LanguagesInput = Union[LanguagesRequest, Mapping[str, Any], str]
+BatchInput = Union[BatchRequest, Mapping[str, Any], Sequence[str]]
+"""A batch: the ``video_ids``, or the whole request as its model or a dict."""
+ChannelInput = Union[ChannelRequest, Mapping[str, Any], str]
+PlaylistInput = Union[PlaylistRequest, Mapping[str, Any], str]
+SearchInput = Union[SearchRequest, Mapping[str, Any], str]
+LibrarySearchInput = Union[LibrarySearchRequest, Mapping[str, Any], str]
+MonitorCreateInput = Union[MonitorCreate, Mapping[str, Any], str]
 MonitorUpdateInput = Union[MonitorUpdate, Mapping[str, Any]]
 
 
@@ -84,11 +91,33 @@ def _job_state(_status: int, body: Any) -> JobState:
     return _job_states.validate_python(body)
 
 
-def body_of(model_type: Type[RequestModel], request: Union[RequestModel, Mapping[str, Any]]) -> Dict[str, Any]:
-    """The JSON body of a request given as its model or as a dict: only the fields it sets, so a ``None`` sent clears
-    and an omitted field is kept.
+def body_of(
+    model_type: Type[RequestModel],
+    request: Union[RequestModel, Mapping[str, Any], str, Sequence[str], None],
+    options: Optional[Mapping[str, Any]] = None,
+) -> Dict[str, Any]:
+    """The JSON body of a request: given whole as its model or a dict, or as the value of the field the method takes
+    first (``REQUEST_LEADS``) with the others as keyword ``options``. Only the fields given are sent, so a ``None``
+    sent clears and an omitted field is kept.
     """
-    model = request if isinstance(request, model_type) else model_type.model_validate(request)
+    options = options or {}
+    if isinstance(request, (model_type, Mapping)):
+        if options:
+            raise TypeError(
+                f"{model_type.__name__} given whole, as a model or a dict, takes no keyword arguments beside it: "
+                f"{', '.join(sorted(options))}"
+            )
+        model = request if isinstance(request, model_type) else model_type.model_validate(request)
+    else:
+        # The models keep fields they do not know (for answers of newer servers); a keyword argument is checked here.
+        fields = model_type.model_fields
+        known = set(fields) | {info.alias for info in fields.values() if info.alias}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(f"{model_type.__name__} has no field {', '.join(unknown)}")
+        lead = REQUEST_LEADS[model_type.__name__]
+        given = dict(options) if request is None or lead is None else {lead: request, **options}
+        model = model_type.model_validate(given)
     return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
@@ -98,25 +127,37 @@ def _transcript_answer(status: int, body: Any) -> Union[TranscriptEnvelope, JobA
     return TranscriptEnvelope.model_validate(body)
 
 
-def video(request: TranscriptInput) -> Call[Union[TranscriptEnvelope, JobAccepted]]:
-    body = body_of(TranscriptRequest, {"video": request} if isinstance(request, str) else request)
+Options = Mapping[str, Any]
+
+
+def video(request: TranscriptInput, options: Options) -> Call[Union[TranscriptEnvelope, JobAccepted]]:
+    body = body_of(TranscriptRequest, request, options)
     return Call("POST", "/transcripts/video", _transcript_answer, json=body)
 
 
-def batch(request: BatchInput) -> Call[BatchResultEnvelope]:
-    return Call("POST", "/transcripts/batch", parse_as(BatchResultEnvelope), json=body_of(BatchRequest, request))
+def languages(request: LanguagesInput) -> Call[CaptionLanguagesEnvelope]:
+    body = body_of(LanguagesRequest, request)
+    return Call("POST", "/transcripts/languages", parse_as(CaptionLanguagesEnvelope), json=body)
 
 
-def channel(request: ChannelInput) -> Call[VideoPageEnvelope]:
-    return Call("POST", "/transcripts/channel", parse_as(VideoPageEnvelope), json=body_of(ChannelRequest, request))
+def batch(request: BatchInput, options: Options) -> Call[BatchResultEnvelope]:
+    body = body_of(BatchRequest, request, options)
+    return Call("POST", "/transcripts/batch", parse_as(BatchResultEnvelope), json=body)
 
 
-def playlist(request: PlaylistInput) -> Call[VideoPageEnvelope]:
-    return Call("POST", "/transcripts/playlist", parse_as(VideoPageEnvelope), json=body_of(PlaylistRequest, request))
+def channel(request: ChannelInput, options: Options) -> Call[VideoPageEnvelope]:
+    body = body_of(ChannelRequest, request, options)
+    return Call("POST", "/transcripts/channel", parse_as(VideoPageEnvelope), json=body)
 
 
-def search(request: SearchInput) -> Call[VideoPageEnvelope]:
-    return Call("POST", "/transcripts/search", parse_as(VideoPageEnvelope), json=body_of(SearchRequest, request))
+def playlist(request: PlaylistInput, options: Options) -> Call[VideoPageEnvelope]:
+    body = body_of(PlaylistRequest, request, options)
+    return Call("POST", "/transcripts/playlist", parse_as(VideoPageEnvelope), json=body)
+
+
+def search(request: SearchInput, options: Options) -> Call[VideoPageEnvelope]:
+    body = body_of(SearchRequest, request, options)
+    return Call("POST", "/transcripts/search", parse_as(VideoPageEnvelope), json=body)
 
 
 def job(job_id: str) -> Call[JobState]:
@@ -127,13 +168,13 @@ def library(limit: Optional[int], cursor: Optional[str]) -> Call[LibraryPageEnve
     return Call("GET", "/library", parse_as(LibraryPageEnvelope), params=_present({"limit": limit, "cursor": cursor}))
 
 
-def search_library(request: LibrarySearchInput) -> Call[LibrarySearchPageEnvelope]:
-    return Call(
-        "POST",
-        "/library/search",
-        parse_as(LibrarySearchPageEnvelope),
-        json=body_of(LibrarySearchRequest, request),
-    )
+def library_transcript(entry_id: str, query: Options) -> Call[LibraryTranscriptEnvelope]:
+    return Call("GET", f"/library/{_segment(entry_id)}", parse_as(LibraryTranscriptEnvelope), params=_query(query))
+
+
+def search_library(request: LibrarySearchInput, options: Options) -> Call[LibrarySearchPageEnvelope]:
+    body = body_of(LibrarySearchRequest, request, options)
+    return Call("POST", "/library/search", parse_as(LibrarySearchPageEnvelope), json=body)
 
 
 def me() -> Call[MeEnvelope]:
@@ -152,8 +193,9 @@ def deep_health() -> Call[DeepHealthEnvelope]:
     return Call("GET", "/health/deep", parse_as(DeepHealthEnvelope))
 
 
-def create_monitor(monitor: MonitorCreateInput) -> Call[CreatedMonitorEnvelope]:
-    return Call("POST", "/monitors", parse_as(CreatedMonitorEnvelope), json=body_of(MonitorCreate, monitor))
+def create_monitor(monitor: MonitorCreateInput, options: Options) -> Call[CreatedMonitorEnvelope]:
+    body = body_of(MonitorCreate, monitor, options)
+    return Call("POST", "/monitors", parse_as(CreatedMonitorEnvelope), json=body)
 
 
 def list_monitors(since: Optional[str]) -> Call[MonitorListEnvelope]:
@@ -166,10 +208,9 @@ def get_monitor(monitor_id: str, since: Optional[str]) -> Call[MonitorEnvelope]:
     )
 
 
-def update_monitor(monitor_id: str, changes: MonitorUpdateInput) -> Call[MonitorEnvelope]:
-    return Call(
-        "PATCH", f"/monitors/{_segment(monitor_id)}", parse_as(MonitorEnvelope), json=body_of(MonitorUpdate, changes)
-    )
+def update_monitor(monitor_id: str, changes: Optional[MonitorUpdateInput], options: Options) -> Call[MonitorEnvelope]:
+    body = body_of(MonitorUpdate, changes, options)
+    return Call("PATCH", f"/monitors/{_segment(monitor_id)}", parse_as(MonitorEnvelope), json=body)
 
 
 def delete_monitor(monitor_id: str) -> Call[MonitorDeletedEnvelope]:
@@ -193,6 +234,11 @@ def monitor_events(
 
 def _present(params: Mapping[str, Union[str, int, None]]) -> Dict[str, Union[str, int]]:
     return {name: value for name, value in params.items() if value is not None}
+
+
+def _query(query: Options) -> Dict[str, Union[str, int]]:
+    """Keyword query parameters by their wire names (``from_`` is ``from``)."""
+    return _present({WIRE_NAMES.get(name, name): value for name, value in query.items()})
 
 
 def _segment(identifier: str) -> str:

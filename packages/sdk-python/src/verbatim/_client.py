@@ -9,6 +9,7 @@ from types import TracebackType
 from typing import Literal, Optional, Type, TypeVar, Union, overload
 
 import httpx
+from typing_extensions import Unpack
 
 from . import _calls as calls
 from ._exceptions import APIConnectionError, APITimeoutError, JobTimeoutError
@@ -47,6 +48,7 @@ from ._transport import (
 )
 from .generated.models import (
     BatchResultEnvelope,
+    CaptionLanguagesEnvelope,
     ChannelRequest,
     CreatedMonitorEnvelope,
     DeepHealthEnvelope,
@@ -59,6 +61,7 @@ from .generated.models import (
     LibraryPageEnvelope,
     LibrarySearchPageEnvelope,
     LibrarySearchRequest,
+    LibraryTranscriptEnvelope,
     ListRow,
     MeEnvelope,
     MonitorCheckEnvelope,
@@ -72,6 +75,17 @@ from .generated.models import (
     TranscriptEnvelope,
     UsageReportEnvelope,
     VideoPageEnvelope,
+)
+from .generated.requests import (
+    BatchRequestOptions,
+    ChannelRequestOptions,
+    GetLibraryTranscriptQuery,
+    LibrarySearchRequestOptions,
+    MonitorCreateOptions,
+    MonitorUpdateOptions,
+    PlaylistRequestOptions,
+    SearchRequestOptions,
+    TranscriptRequestOptions,
 )
 
 Answer = TypeVar("Answer")
@@ -183,7 +197,11 @@ class Verbatim:
 
 
 class Transcripts:
-    """Transcripts, batches, lists and jobs."""
+    """Transcripts, batches, lists and jobs.
+
+    Each method takes its request's first field (``video``, ``channel``, ...) and the others as keyword arguments,
+    typed from the contract (``verbatim.types``); the whole request as its model or a dict works too.
+    """
 
     def __init__(self, client: Verbatim) -> None:
         self._client = client
@@ -191,83 +209,125 @@ class Transcripts:
     @overload
     def video(
         self,
-        request: calls.TranscriptInput,
+        video: calls.TranscriptInput,
         *,
         wait: Literal[False] = False,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[TranscriptRequestOptions],
     ) -> Union[TranscriptEnvelope, JobAccepted]: ...
 
     @overload
     def video(
         self,
-        request: calls.TranscriptInput,
+        video: calls.TranscriptInput,
         *,
         wait: Union[Literal[True], WaitOptions],
         idempotency_key: Optional[str] = None,
+        **options: Unpack[TranscriptRequestOptions],
     ) -> Union[TranscriptEnvelope, JobCompleted]: ...
 
     @overload
     def video(
         self,
-        request: calls.TranscriptInput,
+        video: calls.TranscriptInput,
         *,
         wait: Union[bool, WaitOptions],
         idempotency_key: Optional[str] = None,
+        **options: Unpack[TranscriptRequestOptions],
     ) -> Union[TranscriptEnvelope, JobAccepted, JobCompleted]: ...
 
     def video(
         self,
-        request: calls.TranscriptInput,
+        video: calls.TranscriptInput,
         *,
         wait: Union[bool, WaitOptions] = False,
         idempotency_key: Optional[str] = None,
+        **options: Unpack[TranscriptRequestOptions],
     ) -> Union[TranscriptEnvelope, JobAccepted, JobCompleted]:
         """The transcript of one video (YouTube, TikTok, Instagram, X, Vimeo, Facebook,
-        Dailymotion, Twitch, Loom), podcast episode, feed or media file.
+        Dailymotion, Twitch, Loom), podcast episode, feed or media file:
+        ``video("jNQXAC9IVRw", language="en", translate_to="de", format="srt")``.
 
         Captions and publisher transcripts answer at once (200); speech recognition of long media
         continues as a job (202, ``JobAccepted``), unless ``wait`` is set: the call then polls the
         job and answers its completed state.
         """
-        answer: Union[TranscriptEnvelope, JobAccepted] = self._client._send(calls.video(request), idempotency_key)
+        call = calls.video(video, options)
+        answer: Union[TranscriptEnvelope, JobAccepted] = self._client._send(call, idempotency_key)
         if not wait or not isinstance(answer, JobAccepted):
             return answer
-        options = wait if isinstance(wait, WaitOptions) else WaitOptions()
+        waiting = wait if isinstance(wait, WaitOptions) else WaitOptions()
         return self.wait_for_job(
-            answer, poll_interval=options.poll_interval, timeout=options.timeout, on_progress=options.on_progress
+            answer, poll_interval=waiting.poll_interval, timeout=waiting.timeout, on_progress=waiting.on_progress
         )
 
-    def batch(self, request: calls.BatchInput, *, idempotency_key: Optional[str] = None) -> BatchResultEnvelope:
+    def languages(self, video: calls.LanguagesInput) -> CaptionLanguagesEnvelope:
+        """The caption tracks of a source, with the languages each translates into. Free: 0 credits, on the request
+        allowance. A source without captions answers an empty list.
+        """
+        return self._client._send(calls.languages(video))
+
+    def batch(
+        self,
+        video_ids: calls.BatchInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[BatchRequestOptions],
+    ) -> BatchResultEnvelope:
         """Up to 500 transcripts in one request (50 on Free, Basic and Pro): one row per item, in order."""
-        return self._client._send(calls.batch(request), idempotency_key)
+        return self._client._send(calls.batch(video_ids, options), idempotency_key)
 
-    def channel(self, request: calls.ChannelInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
+    def channel(
+        self,
+        channel: calls.ChannelInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[ChannelRequestOptions],
+    ) -> VideoPageEnvelope:
         """One page of a channel's uploads (or a search inside the channel)."""
-        return self._client._send(calls.channel(request), idempotency_key)
+        return self._client._send(calls.channel(channel, options), idempotency_key)
 
-    def playlist(self, request: calls.PlaylistInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
+    def playlist(
+        self,
+        playlist: calls.PlaylistInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[PlaylistRequestOptions],
+    ) -> VideoPageEnvelope:
         """One page of a playlist."""
-        return self._client._send(calls.playlist(request), idempotency_key)
+        return self._client._send(calls.playlist(playlist, options), idempotency_key)
 
-    def search(self, request: calls.SearchInput, *, idempotency_key: Optional[str] = None) -> VideoPageEnvelope:
+    def search(
+        self,
+        query: calls.SearchInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[SearchRequestOptions],
+    ) -> VideoPageEnvelope:
         """One page of a YouTube search."""
-        return self._client._send(calls.search(request), idempotency_key)
+        return self._client._send(calls.search(query, options), idempotency_key)
 
-    def iter_channel(self, request: calls.ChannelInput) -> Paginator[VideoPageEnvelope, ListRow]:
+    def iter_channel(
+        self, channel: calls.ChannelInput, **options: Unpack[ChannelRequestOptions]
+    ) -> Paginator[VideoPageEnvelope, ListRow]:
         """Every row of a channel, page after page (each page is a charged request); stops at ``since_video_id``."""
-        body = calls.body_of(ChannelRequest, request)
+        body = calls.body_of(ChannelRequest, channel, options)
         first_cursor = body.pop("cursor", None)
         return Paginator(lambda cursor: self.channel(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor)
 
-    def iter_playlist(self, request: calls.PlaylistInput) -> Paginator[VideoPageEnvelope, ListRow]:
+    def iter_playlist(
+        self, playlist: calls.PlaylistInput, **options: Unpack[PlaylistRequestOptions]
+    ) -> Paginator[VideoPageEnvelope, ListRow]:
         """Every row of a playlist, page after page; stops at ``since_video_id``."""
-        body = calls.body_of(PlaylistRequest, request)
+        body = calls.body_of(PlaylistRequest, playlist, options)
         first_cursor = body.pop("cursor", None)
         return Paginator(lambda cursor: self.playlist(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor)
 
-    def iter_search(self, request: calls.SearchInput) -> Paginator[VideoPageEnvelope, ListRow]:
+    def iter_search(
+        self, query: calls.SearchInput, **options: Unpack[SearchRequestOptions]
+    ) -> Paginator[VideoPageEnvelope, ListRow]:
         """Every result of a search, page after page; stops at ``since_video_id``."""
-        body = calls.body_of(SearchRequest, request)
+        body = calls.body_of(SearchRequest, query, options)
         first_cursor = body.pop("cursor", None)
         return Paginator(lambda cursor: self.search(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor)
 
@@ -315,12 +375,16 @@ class Monitors:
         self._client = client
 
     def create(
-        self, monitor: calls.MonitorCreateInput, *, idempotency_key: Optional[str] = None
+        self,
+        target: calls.MonitorCreateInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[MonitorCreateOptions],
     ) -> CreatedMonitorEnvelope:
-        """Creates a monitor; its free baseline is taken now. The answer carries the monitor's ``webhook_secret``,
-        shown only this once.
+        """Creates a monitor of ``target`` (an ``@handle``, a channel URL or a ``UC...`` id); its free baseline is taken
+        now. The answer carries the monitor's ``webhook_secret``, shown only this once.
         """
-        return self._client._send(calls.create_monitor(monitor), idempotency_key)
+        return self._client._send(calls.create_monitor(target, options), idempotency_key)
 
     def list(self, *, since: Optional[str] = None) -> MonitorListEnvelope:
         """The account's monitors, with ``has_new`` against ``since`` (an event id)."""
@@ -330,9 +394,16 @@ class Monitors:
         """One monitor."""
         return self._client._send(calls.get_monitor(monitor_id, since))
 
-    def update(self, monitor_id: str, changes: calls.MonitorUpdateInput) -> MonitorEnvelope:
-        """Changes a monitor: a field given as ``None`` is cleared, an omitted one kept."""
-        return self._client._send(calls.update_monitor(monitor_id, changes))
+    def update(
+        self,
+        monitor_id: str,
+        changes: Optional[calls.MonitorUpdateInput] = None,
+        **options: Unpack[MonitorUpdateOptions],
+    ) -> MonitorEnvelope:
+        """Changes a monitor, ``update(monitor_id, status="paused")``: a field given as ``None`` is cleared, an omitted
+        one kept.
+        """
+        return self._client._send(calls.update_monitor(monitor_id, changes, options))
 
     def delete(self, monitor_id: str) -> MonitorDeletedEnvelope:
         """Deletes a monitor, its events and their pending deliveries."""
@@ -374,17 +445,27 @@ class Library:
         """One page of the library, the most recently fetched first."""
         return self._client._send(calls.library(limit, cursor))
 
-    def search_page(self, request: calls.LibrarySearchInput) -> LibrarySearchPageEnvelope:
+    def get(self, entry_id: str, **query: Unpack[GetLibraryTranscriptQuery]) -> LibraryTranscriptEnvelope:
+        """One transcript of the library by its entry's ``id`` (``youtube:jNQXAC9IVRw``), written out as ``format``
+        asks, with ``chunks`` when ``chunk_size`` is given. Free.
+        """
+        return self._client._send(calls.library_transcript(entry_id, query))
+
+    def search_page(
+        self, query: calls.LibrarySearchInput, **options: Unpack[LibrarySearchRequestOptions]
+    ) -> LibrarySearchPageEnvelope:
         """One page of hits, each with highlighted snippets and links to the moment they are spoken."""
-        return self._client._send(calls.search_library(request))
+        return self._client._send(calls.search_library(query, options))
 
     def list(self, *, limit: Optional[int] = None) -> Paginator[LibraryPageEnvelope, LibraryEntry]:
         """Every entry of the library, page after page."""
         return Paginator(lambda cursor: self.page(limit=limit, cursor=cursor), library_entries_of, library_cursor_of)
 
-    def search(self, request: calls.LibrarySearchInput) -> Paginator[LibrarySearchPageEnvelope, LibraryHit]:
+    def search(
+        self, query: calls.LibrarySearchInput, **options: Unpack[LibrarySearchRequestOptions]
+    ) -> Paginator[LibrarySearchPageEnvelope, LibraryHit]:
         """Every hit of a search, page after page."""
-        body = calls.body_of(LibrarySearchRequest, request)
+        body = calls.body_of(LibrarySearchRequest, query, options)
         first_cursor = body.pop("cursor", None)
         return Paginator(
             lambda cursor: self.search_page(with_cursor(body, cursor)), library_hits_of, library_cursor_of, first_cursor

@@ -1,4 +1,5 @@
 import type { components, operations } from "@verbatim/contract";
+import { type BareOr, bodyOf } from "../bare.ts";
 import type { SuccessBody, Verbatim } from "../client.ts";
 import { Paginator } from "../pagination.ts";
 import { type Result, unwrap } from "../result.ts";
@@ -14,6 +15,10 @@ export type LibraryEntry = components["schemas"]["LibraryEntry"];
 export type LibraryHit = components["schemas"]["LibraryHit"];
 /** One page of the library. */
 export type LibraryPageResult = Result<SuccessBody<"listLibrary">>;
+/** The query of `GET /library/{id}`: the form of the transcript and its chunks. */
+export type LibraryTranscriptQuery = NonNullable<operations["getLibraryTranscript"]["parameters"]["query"]>;
+/** A transcript of the library, in the form asked. */
+export type LibraryTranscriptResult = Result<SuccessBody<"getLibraryTranscript">>;
 /** One page of a library search. */
 export type LibrarySearchPageResult = Result<SuccessBody<"searchLibrary">>;
 
@@ -42,23 +47,37 @@ export class Library {
     );
   }
 
-  /** One page of a search of the library's words. */
-  searchPage(request: LibrarySearchRequest, options?: RequestOptions): Promise<LibrarySearchPageResult> {
+  /**
+   * A transcript the account fetched before (its entry's `id`, `<platform>:<video_id>`), in any
+   * format `transcripts.video` writes, with chunks if asked. Free: nothing is fetched again.
+   */
+  get(id: string, query: LibraryTranscriptQuery = {}, options?: RequestOptions): Promise<LibraryTranscriptResult> {
     return unwrap(
-      this.client.raw.POST("/library/search", {
-        body: request,
+      this.client.raw.GET("/library/{id}", {
+        params: { path: { id }, query },
         signal: options?.signal,
         fetch: this.client.fetchFor(options),
       }),
     );
   }
 
-  /** Every transcript matching a search, the most recently fetched first, page after page. */
+  /** One page of a search of the library's words. A string is the `query`. */
+  searchPage(request: BareOr<LibrarySearchRequest>, options?: RequestOptions): Promise<LibrarySearchPageResult> {
+    return unwrap(
+      this.client.raw.POST("/library/search", {
+        body: bodyOf<LibrarySearchRequest>(request, "query"),
+        signal: options?.signal,
+        fetch: this.client.fetchFor(options),
+      }),
+    );
+  }
+
+  /** Every transcript matching a search, the most recently fetched first, page after page. A string is the `query`. */
   search(
-    request: LibrarySearchRequest,
+    request: BareOr<LibrarySearchRequest>,
     options?: RequestOptions,
   ): Paginator<LibrarySearchPageResult["data"], LibraryHit> {
-    const { cursor, ...rest } = request;
+    const { cursor, ...rest } = bodyOf<LibrarySearchRequest>(request, "query");
     return new Paginator(
       (next) => this.searchPage({ ...rest, cursor: next }, options),
       (page) => page.hits,

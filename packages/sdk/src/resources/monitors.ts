@@ -1,4 +1,5 @@
 import type { components, operations } from "@verbatim/contract";
+import { type BareOr, bodyOf } from "../bare.ts";
 import type { SuccessBody, Verbatim } from "../client.ts";
 import { Paginator } from "../pagination.ts";
 import { type Result, unwrap } from "../result.ts";
@@ -21,11 +22,14 @@ type SinceQuery = NonNullable<operations["listMonitors"]["parameters"]["query"]>
 export class Monitors {
   constructor(private readonly client: Verbatim) {}
 
-  /** Creates a monitor; its free baseline is taken now. The answer carries the monitor's `webhook_secret`, shown only this once. */
-  create(monitor: MonitorCreate, options?: RequestOptions): Promise<Result<SuccessBody<"createMonitor", 201>>> {
+  /**
+   * Creates a monitor; its free baseline is taken now. The answer carries the monitor's
+   * `webhook_secret`, shown only this once. A string is the `target`.
+   */
+  create(monitor: BareOr<MonitorCreate>, options?: RequestOptions): Promise<Result<SuccessBody<"createMonitor", 201>>> {
     return unwrap(
       this.client.raw.POST("/monitors", {
-        body: monitor,
+        body: bodyOf<MonitorCreate>(monitor, "target"),
         signal: options?.signal,
         fetch: this.client.fetchFor(options),
       }),

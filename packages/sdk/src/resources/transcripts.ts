@@ -1,17 +1,12 @@
-import type { components, operations } from "@verbatim/contract";
+import type { components } from "@verbatim/contract";
 import { errorCodes } from "../../generated/errors.ts";
 import { JobTimeoutError } from "../api-error.ts";
+import { type BareOr, bodyOf, type JsonBody } from "../bare.ts";
 import type { SuccessBody, Verbatim } from "../client.ts";
 import { apiErrorFrom } from "../errors.ts";
 import { Paginator } from "../pagination.ts";
 import { type FetchOutcome, type Result, unwrap } from "../result.ts";
 import { type RequestOptions, sleep } from "../transport.ts";
-
-type JsonBody<Op extends keyof operations> = operations[Op] extends {
-  requestBody: { content: { "application/json": infer Body } };
-}
-  ? Body
-  : never;
 
 /** What `POST /transcripts/video` takes. */
 export type TranscriptRequest = JsonBody<"fetchVideoTranscript">;
@@ -23,6 +18,8 @@ export type ChannelRequest = JsonBody<"fetchChannelVideos">;
 export type PlaylistRequest = JsonBody<"fetchPlaylistVideos">;
 /** What `POST /transcripts/search` takes. */
 export type SearchRequest = JsonBody<"searchVideos">;
+/** What `POST /transcripts/languages` takes. */
+export type LanguagesRequest = JsonBody<"listTranscriptLanguages">;
 
 /** A transcript answered at once (200). */
 export type TranscriptResult = Result<SuccessBody<"fetchVideoTranscript", 200>>;
@@ -36,6 +33,8 @@ export type CompletedJobResult = Extract<JobStatusResult, { status: "completed" 
 export type FinishedTranscriptResult = TranscriptResult | CompletedJobResult;
 /** One page of a channel, playlist or search. */
 export type VideoPageResult = Result<SuccessBody<"fetchChannelVideos">>;
+/** The caption tracks of a source, with the languages each can be translated into. */
+export type LanguagesResult = Result<SuccessBody<"listTranscriptLanguages">>;
 /** A row of a channel, playlist or search page. */
 export type ListRow = components["schemas"]["ListRow"];
 
@@ -73,27 +72,42 @@ export class Transcripts {
    * answers its transcript. A string is the `video` of a request with every other field at its default.
    */
   video(
-    request: TranscriptRequest | string,
+    request: BareOr<TranscriptRequest>,
     options: RequestOptions & { wait: true | WaitOptions },
   ): Promise<FinishedTranscriptResult>;
   video(
-    request: TranscriptRequest | string,
+    request: BareOr<TranscriptRequest>,
     options?: RequestOptions & { wait?: false },
   ): Promise<TranscriptResult | JobAcceptedResult>;
   async video(
-    request: TranscriptRequest | string,
+    request: BareOr<TranscriptRequest>,
     options: RequestOptions & { wait?: boolean | WaitOptions } = {},
   ): Promise<TranscriptResult | JobAcceptedResult | CompletedJobResult> {
     const { wait, ...requestOptions } = options;
     const answer = await unwrap<SuccessBody<"fetchVideoTranscript", 200 | 202>>(
       this.client.raw.POST("/transcripts/video", {
-        body: typeof request === "string" ? { video: request } : request,
+        body: bodyOf<TranscriptRequest>(request, "video"),
         signal: requestOptions.signal,
         fetch: this.client.fetchFor(requestOptions),
       }),
     );
     if (!wait || !("job_id" in answer)) return answer;
     return this.waitForJob(answer, { signal: requestOptions.signal, ...(wait === true ? {} : wait) });
+  }
+
+  /**
+   * The caption tracks of a source: each track's language, name and kind, and the languages
+   * `translate_to` can ask of it. Free (0 credits); on the request allowance. A source without
+   * captions answers an empty list. A string is the `video`.
+   */
+  languages(request: BareOr<LanguagesRequest>, options?: RequestOptions): Promise<LanguagesResult> {
+    return unwrap(
+      this.client.raw.POST("/transcripts/languages", {
+        body: bodyOf<LanguagesRequest>(request, "video"),
+        signal: options?.signal,
+        fetch: this.client.fetchFor(options),
+      }),
+    );
   }
 
   /** Up to 500 transcripts in one request (50 on Free, Basic and Pro): one row per item, in order. */
@@ -107,33 +121,33 @@ export class Transcripts {
     );
   }
 
-  /** One page of a channel's uploads (or a search inside the channel). */
-  channel(request: ChannelRequest, options?: RequestOptions): Promise<VideoPageResult> {
+  /** One page of a channel's uploads (or a search inside the channel). A string is the `channel`. */
+  channel(request: BareOr<ChannelRequest>, options?: RequestOptions): Promise<VideoPageResult> {
     return unwrap(
       this.client.raw.POST("/transcripts/channel", {
-        body: request,
+        body: bodyOf<ChannelRequest>(request, "channel"),
         signal: options?.signal,
         fetch: this.client.fetchFor(options),
       }),
     );
   }
 
-  /** One page of a playlist. */
-  playlist(request: PlaylistRequest, options?: RequestOptions): Promise<VideoPageResult> {
+  /** One page of a playlist. A string is the `playlist`. */
+  playlist(request: BareOr<PlaylistRequest>, options?: RequestOptions): Promise<VideoPageResult> {
     return unwrap(
       this.client.raw.POST("/transcripts/playlist", {
-        body: request,
+        body: bodyOf<PlaylistRequest>(request, "playlist"),
         signal: options?.signal,
         fetch: this.client.fetchFor(options),
       }),
     );
   }
 
-  /** One page of a YouTube search. */
-  search(request: SearchRequest, options?: RequestOptions): Promise<VideoPageResult> {
+  /** One page of a YouTube search. A string is the `query`. */
+  search(request: BareOr<SearchRequest>, options?: RequestOptions): Promise<VideoPageResult> {
     return unwrap(
       this.client.raw.POST("/transcripts/search", {
-        body: request,
+        body: bodyOf<SearchRequest>(request, "query"),
         signal: options?.signal,
         fetch: this.client.fetchFor(options),
       }),
@@ -141,20 +155,26 @@ export class Transcripts {
   }
 
   /** Every row of a channel, page after page (each page is a charged request); stops at `since_video_id`. */
-  channelVideos(request: ChannelRequest, options?: RequestOptions): Paginator<VideoPageResult["data"], ListRow> {
-    const { cursor, ...rest } = request;
+  channelVideos(
+    request: BareOr<ChannelRequest>,
+    options?: RequestOptions,
+  ): Paginator<VideoPageResult["data"], ListRow> {
+    const { cursor, ...rest } = bodyOf<ChannelRequest>(request, "channel");
     return new Paginator((next) => this.channel({ ...rest, cursor: next }, options), rowsOf, cursor);
   }
 
   /** Every row of a playlist, page after page; stops at `since_video_id`. */
-  playlistVideos(request: PlaylistRequest, options?: RequestOptions): Paginator<VideoPageResult["data"], ListRow> {
-    const { cursor, ...rest } = request;
+  playlistVideos(
+    request: BareOr<PlaylistRequest>,
+    options?: RequestOptions,
+  ): Paginator<VideoPageResult["data"], ListRow> {
+    const { cursor, ...rest } = bodyOf<PlaylistRequest>(request, "playlist");
     return new Paginator((next) => this.playlist({ ...rest, cursor: next }, options), rowsOf, cursor);
   }
 
   /** Every result of a search, page after page; stops at `since_video_id`. */
-  searchVideos(request: SearchRequest, options?: RequestOptions): Paginator<VideoPageResult["data"], ListRow> {
-    const { cursor, ...rest } = request;
+  searchVideos(request: BareOr<SearchRequest>, options?: RequestOptions): Paginator<VideoPageResult["data"], ListRow> {
+    const { cursor, ...rest } = bodyOf<SearchRequest>(request, "query");
     return new Paginator((next) => this.search({ ...rest, cursor: next }, options), rowsOf, cursor);
   }
 

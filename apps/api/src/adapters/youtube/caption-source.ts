@@ -1,11 +1,17 @@
 import type { Innertube } from "youtubei.js";
 import type { CaptionSegment } from "./caption-formats.ts";
 import { CaptionFormatError, parseCaptionBody } from "./caption-formats.ts";
-import { chooseCaptionTrack } from "./caption-track-choice.ts";
+import { chooseCaptionTrack, matchingLanguage, sameBaseLanguage } from "./caption-track-choice.ts";
 import { callInnertube } from "./innertube-calls.ts";
-import { type CaptionTrack, readPlayerResponse, type VideoDetails } from "./player-response.ts";
+import {
+  type CaptionTrack,
+  type PlayableVideo,
+  readPlayerResponse,
+  type TranslationLanguage,
+  type VideoDetails,
+} from "./player-response.ts";
 import { findTranscriptPanelParams, readTranscriptPanel } from "./transcript-panel.ts";
-import { UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
+import { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
 
 /** A video's caption transcript and what it is. */
 export interface VideoCaptions {
@@ -13,13 +19,41 @@ export interface VideoCaptions {
   /** BCP-47 language of the returned track; null when YouTube did not say. */
   language: string | null;
   captionKind: "manual" | "auto" | null;
+  /** For a translation: the language of the track it was translated from; null for a track as it is. */
+  sourceLanguage: string | null;
   segments: CaptionSegment[];
+}
+
+/** A video's caption tracks and the languages YouTube translates them into. */
+export interface CaptionListing {
+  details: VideoDetails;
+  /** Empty when the video has no captions (or they are turned off). */
+  tracks: CaptionTrack[];
+  translationLanguages: TranslationLanguage[];
 }
 
 /** Where caption transcripts of YouTube videos come from. */
 export interface CaptionSource {
-  /** The captions of a video in the requested language or its fallback; throws `VideoUnavailableError` or `UpstreamError`. */
-  fetchCaptions(videoId: string, language: string | undefined): Promise<VideoCaptions>;
+  /**
+   * The captions of a video in the requested language or its fallback, translated by YouTube
+   * into `translateTo` when that is another language than the chosen track's; throws
+   * `VideoUnavailableError`, `TranslationUnavailableError` or `UpstreamError`.
+   */
+  fetchCaptions(videoId: string, language: string | undefined, translateTo?: string): Promise<VideoCaptions>;
+  /** The video's caption tracks, without their bodies; throws `VideoUnavailableError` or `UpstreamError`. */
+  listCaptions(videoId: string): Promise<CaptionListing>;
+}
+
+/**
+ * The languages YouTube translates a track into: none unless it is translatable, and never its
+ * own language (`tlang` equal to the track's language answers damaged captions, yt-dlp notes).
+ */
+export function translationTargetsOf(
+  track: CaptionTrack,
+  languages: readonly TranslationLanguage[],
+): TranslationLanguage[] {
+  if (!track.translatable) return [];
+  return languages.filter((language) => !sameBaseLanguage(language.languageCode, track.language));
 }
 
 /**
@@ -34,22 +68,74 @@ export class YoutubeiCaptionSource implements CaptionSource {
     private readonly upstreamFetch: typeof fetch,
   ) {}
 
-  async fetchCaptions(videoId: string, language: string | undefined): Promise<VideoCaptions> {
+  async fetchCaptions(videoId: string, language: string | undefined, translateTo?: string): Promise<VideoCaptions> {
     const yt = await this.innertube();
-    const video = readPlayerResponse(await callInnertube(yt, "/player", { videoId, client: "ANDROID" }), videoId);
+    const video = await this.player(yt, videoId);
     const { details, tracks } = video;
     if (!tracks || tracks.length === 0) throw noCaptions(details, tracks === null);
     const track = chooseCaptionTrack(tracks, language, video.defaultTrackIndex);
     if (!track) throw noCaptions(details, false);
-    const body = await this.captionBody(track);
+    if (translateTo !== undefined && !sameBaseLanguage(translateTo, track.language)) {
+      return this.translated(video, track, translateTo);
+    }
+    const body = await this.captionBody(track.baseUrl);
     if (body.trim().length > 0) {
-      return { details, language: track.language, captionKind: track.kind, segments: parseOrFail(body) };
+      return {
+        details,
+        language: track.language,
+        captionKind: track.kind,
+        sourceLanguage: null,
+        segments: parseOrFail(body),
+      };
     }
     return this.fromTranscriptPanel(yt, details, tracks);
   }
 
-  private async captionBody(track: CaptionTrack): Promise<string> {
-    const response = await this.upstreamFetch(track.baseUrl);
+  async listCaptions(videoId: string): Promise<CaptionListing> {
+    const video = await this.player(await this.innertube(), videoId);
+    return { details: video.details, tracks: video.tracks ?? [], translationLanguages: video.translationLanguages };
+  }
+
+  private async player(yt: Innertube, videoId: string): Promise<PlayableVideo> {
+    return readPlayerResponse(await callInnertube(yt, "/player", { videoId, client: "ANDROID" }), videoId);
+  }
+
+  /**
+   * YouTube's machine translation of a track: its body with `&tlang=<code>`, for a language
+   * YouTube offers for it. The transcript panel cannot translate, so an empty body (YouTube
+   * wants a proof-of-origin token) fails instead of answering the untranslated words.
+   */
+  private async translated(video: PlayableVideo, track: CaptionTrack, translateTo: string): Promise<VideoCaptions> {
+    const { details } = video;
+    const targets = translationTargetsOf(track, video.translationLanguages);
+    const target = matchingLanguage(targets, translateTo, (language) => language.languageCode);
+    if (!target) {
+      const offered = targets.map((language) => language.languageCode);
+      throw new TranslationUnavailableError(
+        offered.length === 0
+          ? `YouTube does not translate the ${track.language} captions of video ${details.videoId}.`
+          : `YouTube does not translate the ${track.language} captions of video ${details.videoId} into ${translateTo}; it translates them into ${offered.join(", ")}.`,
+        offered,
+      );
+    }
+    const body = await this.captionBody(`${track.baseUrl}&tlang=${encodeURIComponent(target.languageCode)}`);
+    if (body.trim().length === 0) {
+      throw new UpstreamError(
+        "blocked",
+        `YouTube served an empty translation of the captions of video ${details.videoId} (it wants a proof-of-origin token), and its transcript panel does not translate.`,
+      );
+    }
+    return {
+      details,
+      language: target.languageCode,
+      captionKind: "auto",
+      sourceLanguage: track.language,
+      segments: parseOrFail(body),
+    };
+  }
+
+  private async captionBody(url: string): Promise<string> {
+    const response = await this.upstreamFetch(url);
     return response.text();
   }
 
@@ -75,6 +161,7 @@ export class YoutubeiCaptionSource implements CaptionSource {
       details,
       language: shown?.language ?? null,
       captionKind: shown?.kind ?? (automatic ? "auto" : null),
+      sourceLanguage: null,
       segments: panel.segments,
     };
   }

@@ -7,6 +7,7 @@ const track = (language: string, kind: "manual" | "auto" = "manual"): CaptionTra
   kind,
   name: language,
   baseUrl: `https://www.youtube.com/api/timedtext?lang=${language}${kind === "auto" ? "&kind=asr" : ""}`,
+  translatable: true,
 });
 
 const tracks = [track("zh"), track("en", "auto"), track("en"), track("pt-BR"), track("de", "auto")];

@@ -30,8 +30,31 @@ export function chooseCaptionTrack(
   return originalManual ?? automatic ?? defaultTrack ?? tracks[0];
 }
 
-function baseLanguage(language: string): string {
-  return language.split("-")[0] ?? language;
+/** The primary subtag of a BCP-47 tag, lower-cased: `pt` of `pt-BR`. */
+export function baseLanguage(language: string): string {
+  const lower = language.toLowerCase();
+  return lower.split("-")[0] ?? lower;
+}
+
+/** Whether two BCP-47 tags name the same language, whatever their regions or scripts (`en-GB` and `en`). */
+export function sameBaseLanguage(a: string, b: string): boolean {
+  return baseLanguage(a) === baseLanguage(b);
+}
+
+/**
+ * The entry of `candidates` that `requested` names: the same tag (case aside), else the first of
+ * the same base language, as tracks are chosen.
+ */
+export function matchingLanguage<T>(
+  candidates: readonly T[],
+  requested: string,
+  languageOf: (candidate: T) => string,
+): T | undefined {
+  const wanted = requested.toLowerCase();
+  return (
+    candidates.find((candidate) => languageOf(candidate).toLowerCase() === wanted) ??
+    candidates.find((candidate) => sameBaseLanguage(languageOf(candidate), wanted))
+  );
 }
 
 function preferManual(candidates: readonly CaptionTrack[]): CaptionTrack | undefined {

@@ -7,8 +7,10 @@ import { YoutubeiVideoListSource } from "./video-list-source.ts";
 import type { VideoListSource } from "./video-lists.ts";
 
 export type { DownloadedStream, RoutedStream, YoutubeAudio, YoutubeAudioSource } from "./audio-streams.ts";
-export type { CaptionSource, VideoCaptions } from "./caption-source.ts";
-export { UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
+export type { CaptionListing, CaptionSource, VideoCaptions } from "./caption-source.ts";
+export { translationTargetsOf } from "./caption-source.ts";
+export type { CaptionTrack, TranslationLanguage } from "./player-response.ts";
+export { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
 export type { ListRow, ListTarget, UpstreamListPage, VideoListSource } from "./video-lists.ts";
 
 const defaultOrigin = "https://www.youtube.com";

@@ -10,6 +10,15 @@ export interface CaptionTrack {
   name: string;
   /** Where its body is served (`/api/timedtext?...`). */
   baseUrl: string;
+  /** Whether YouTube translates it (`isTranslatable`): `&tlang=<code>` on `baseUrl` serves the translation. */
+  translatable: boolean;
+}
+
+/** A language YouTube translates translatable tracks into (`translationLanguages`). */
+export interface TranslationLanguage {
+  languageCode: string;
+  /** Its name in the session's language ("German"); null when YouTube gave none. */
+  languageName: string | null;
 }
 
 /** What the player response tells about a video. */
@@ -43,6 +52,8 @@ export interface PlayableVideo {
   tracks: CaptionTrack[] | null;
   /** The index in `tracks` YouTube would show first, when it says. */
   defaultTrackIndex: number | null;
+  /** The languages translatable tracks can be translated into; empty when YouTube lists none. */
+  translationLanguages: TranslationLanguage[];
   /** Audio-only streams of the original (default) audio track, without loudness-compressed variants, lowest bitrate first. */
   audioStreams: AudioStream[];
 }
@@ -67,8 +78,15 @@ interface PlayerResponse {
   streamingData?: { adaptiveFormats?: AdaptiveFormat[] };
   captions?: {
     playerCaptionsTracklistRenderer?: {
-      captionTracks?: Array<{ baseUrl?: string; languageCode?: string; kind?: string; name?: Text }>;
+      captionTracks?: Array<{
+        baseUrl?: string;
+        languageCode?: string;
+        kind?: string;
+        name?: Text;
+        isTranslatable?: boolean;
+      }>;
       audioTracks?: Array<{ defaultCaptionTrackIndex?: number }>;
+      translationLanguages?: Array<{ languageCode?: string; languageName?: Text }>;
     };
   };
 }
@@ -128,6 +146,7 @@ export function readPlayerResponse(body: unknown, requestedVideoId: string): Pla
                   kind: track.kind === "asr" ? "auto" : "manual",
                   name: textOf(track.name) ?? track.languageCode,
                   baseUrl: track.baseUrl,
+                  translatable: track.isTranslatable === true,
                 },
               ]
             : [],
@@ -136,6 +155,11 @@ export function readPlayerResponse(body: unknown, requestedVideoId: string): Pla
     details,
     tracks,
     defaultTrackIndex: list?.audioTracks?.[0]?.defaultCaptionTrackIndex ?? null,
+    translationLanguages: (list?.translationLanguages ?? []).flatMap((language): TranslationLanguage[] =>
+      language.languageCode
+        ? [{ languageCode: language.languageCode, languageName: textOf(language.languageName) }]
+        : [],
+    ),
     audioStreams: readAudioStreams(response.streamingData?.adaptiveFormats ?? []),
   };
 }

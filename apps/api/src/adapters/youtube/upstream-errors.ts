@@ -46,3 +46,14 @@ export class VideoUnavailableError extends Error {
     this.name = "VideoUnavailableError";
   }
 }
+
+/** The captions cannot be translated into the language asked for; `available` lists the languages they can. */
+export class TranslationUnavailableError extends Error {
+  constructor(
+    message: string,
+    readonly available: readonly string[],
+  ) {
+    super(message);
+    this.name = "TranslationUnavailableError";
+  }
+}

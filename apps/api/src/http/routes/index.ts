@@ -1,6 +1,7 @@
 import type { OperationId } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import type { Allowance } from "../../services/authenticator.ts";
+import { CaptionLanguageLists } from "../../services/caption-languages.ts";
 import { createMonitors } from "../../services/monitors.ts";
 import { createTranscripts } from "../../services/transcripts.ts";
 import type { LiveRoute } from "../route.ts";
@@ -11,6 +12,7 @@ import { me } from "./me.ts";
 import { monitorRoutes } from "./monitors.ts";
 import { getTranscriptJob } from "./transcript-jobs.ts";
 import { fetchTranscriptsBatch } from "./transcripts-batch.ts";
+import { listTranscriptLanguages } from "./transcripts-languages.ts";
 import { listRoutes } from "./transcripts-lists.ts";
 import { fetchVideoTranscript } from "./transcripts-video.ts";
 import { getUsage } from "./usage.ts";
@@ -18,9 +20,18 @@ import { getUsage } from "./usage.ts";
 /** The operations this server serves. */
 export function liveRoutes(deps: AppDeps): LiveRoute[] {
   const transcriptService = createTranscripts(deps);
+  const captionLanguages = new CaptionLanguageLists({
+    ...(deps.youtube ? { youtube: deps.youtube.captions } : {}),
+    ...(deps.audio ? { sources: deps.audio.sources } : {}),
+    ...(deps.audio?.platforms ? { platforms: deps.audio.platforms.registry } : {}),
+  });
   const transcripts =
     deps.youtube || deps.audio
-      ? [fetchVideoTranscript(deps, transcriptService), fetchTranscriptsBatch(deps, transcriptService)]
+      ? [
+          fetchVideoTranscript(deps, transcriptService),
+          fetchTranscriptsBatch(deps, transcriptService),
+          listTranscriptLanguages(deps, captionLanguages),
+        ]
       : [];
   const jobs = deps.audio ? [getTranscriptJob(deps, deps.audio)] : [];
   const lists = deps.youtube?.lists ? listRoutes(deps, deps.youtube.lists) : [];
@@ -86,6 +97,7 @@ export const pendingOperations: Partial<Record<OperationId, string>> = {
   fetchVideoTranscript: "YouTube access or audio sources configured on the server",
   getTranscriptJob: "speech recognition configured on the server",
   fetchTranscriptsBatch: "YouTube access or audio sources configured on the server",
+  listTranscriptLanguages: "YouTube access or audio sources configured on the server",
   fetchChannelVideos: "YouTube lists configured on the server",
   fetchPlaylistVideos: "YouTube lists configured on the server",
   searchVideos: "YouTube lists configured on the server",

@@ -47,6 +47,7 @@ export function fetchTranscriptsBatch(deps: AppDeps, transcripts: Transcripts): 
       const outcome = await batches.run({
         items,
         mode: body.mode ?? "auto",
+        ...(body.translate_to === undefined ? {} : { translateTo: body.translate_to }),
         accountId: auth.accountId,
         plan: auth.plan,
         balance: auth.credits,

@@ -4,6 +4,7 @@ import type { AppDeps, AudioDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { type ChargeSettlement, usageBlock } from "../../services/credits.ts";
 import type { HeldSlot } from "../../services/slots.ts";
+import { type RenderingRequest, renderTranscript } from "../../services/transcript-renderings.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
 import type { TranscriptMode } from "../../services/video-transcripts.ts";
 import { webhookTargetProblem } from "../../services/webhook-targets.ts";
@@ -30,7 +31,7 @@ export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): L
       const body = bodyOf<TranscriptRequest>(req);
       const mode = modeOf(body, wasSent(res, "mode"));
       const auth = authOf(res);
-      const withTimestamps = body.timestamps === undefined || body.timestamps === true || body.timestamps === "segment";
+      const rendering = renderingOf(body, wasSent(res, "timestamps"));
       if (body.callback_url !== undefined && deps.audio) {
         await requireDeliverableCallback(body.callback_url, deps.audio);
       }
@@ -38,6 +39,7 @@ export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): L
         video: body.video,
         ...(body.episode === undefined ? {} : { episode: body.episode }),
         ...(body.language === undefined ? {} : { language: body.language }),
+        ...(body.translate_to === undefined ? {} : { translateTo: body.translate_to }),
         mode,
         accountId: auth.accountId,
         plan: auth.plan,
@@ -50,7 +52,7 @@ export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): L
         ...withSlot(res),
         ...withSettlement(res),
       });
-      sendOutcome(res, outcome, withTimestamps, auth.credits);
+      sendOutcome(res, outcome, rendering, auth.credits);
     },
   };
 }
@@ -67,8 +69,12 @@ function withSettlement(res: Response): { settlement?: ChargeSettlement } {
   return settlement ? { settlement } : {};
 }
 
-/** A transcript with `segments` or `text` as `timestamps` asked, or the 202 of a job (nothing charged yet). */
-function sendOutcome(res: Response, outcome: TranscriptOutcome, withTimestamps: boolean, balance: number | null) {
+/**
+ * A transcript written out as `format` (or `timestamps`) asked, or the 202 of a job (nothing
+ * charged yet). A job's result, polled or delivered, is a `FullTranscript` whatever the request
+ * asked: the poll carries no options, so it has both `text` and `segments`.
+ */
+function sendOutcome(res: Response, outcome: TranscriptOutcome, rendering: RenderingRequest, balance: number | null) {
   if (outcome.kind === "job") {
     send(res, "fetchVideoTranscript", 202, {
       ok: true,
@@ -86,7 +92,7 @@ function sendOutcome(res: Response, outcome: TranscriptOutcome, withTimestamps: 
   send(res, "fetchVideoTranscript", 200, {
     ok: true,
     request_id: requestIdOf(res),
-    data: { ...fields, ...(withTimestamps ? { segments } : { text }) },
+    data: { ...fields, ...renderTranscript(segments, rendering) },
     usage: usageBlock(outcome.creditsSpent, outcome.balance, Buffer.byteLength(text)),
   });
 }
@@ -104,6 +110,34 @@ function callbackRefused(problem: string): ApiError {
   return new ApiError("invalid_request", `callback_url ${problem}.`, {
     extra: { issues: [{ path: "/body/callback_url", message: problem }] },
   });
+}
+
+/**
+ * How to write the transcript out: `format`, else what `timestamps` says. Both sent and at odds
+ * (`timestamps: false` with segments or subtitles, `timestamps: true` with text) is refused
+ * before anything is fetched or charged.
+ */
+function renderingOf(body: TranscriptRequest, timestampsSent: boolean): RenderingRequest {
+  const withTimestamps = body.timestamps === undefined || body.timestamps === true || body.timestamps === "segment";
+  const chunks = body.chunk_size === undefined ? {} : { chunkSize: body.chunk_size };
+  if (body.format === undefined) return { format: withTimestamps ? "segments" : "text", ...chunks };
+  if (timestampsSent && withTimestamps !== (body.format !== "text")) {
+    throw new ApiError(
+      "invalid_request",
+      `timestamps: ${JSON.stringify(body.timestamps)} contradicts format: "${body.format}".`,
+      {
+        extra: {
+          issues: [
+            {
+              path: "/body/format",
+              message: `format "${body.format}" ${withTimestamps ? "has no timestamps" : "is timed"}; drop timestamps, which format replaces.`,
+            },
+          ],
+        },
+      },
+    );
+  }
+  return { format: body.format, ...chunks };
 }
 
 /** `mode`, or its deprecated alias `ai_fallback`; both together are ambiguous. */

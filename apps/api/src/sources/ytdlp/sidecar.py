@@ -75,6 +75,26 @@ from yt_dlp.version import __version__ as _ytdlp_version  # noqa: E402
 yt_dlp.globals.plugin_dirs.value = []
 
 
+def _share_tls_contexts():
+    """Makes every call share the TLS contexts yt-dlp makes instead of making its own.
+
+    Each call's YoutubeDL makes its SSL context afresh, and loading the trusted roots into one
+    (`ssl_load_certs`) took about 40 ms of CPU with OpenSSL 3.0, more than the rest of an
+    extraction (bench/platforms.ts measures a call). A context depends only on its arguments
+    (verification, legacy TLS, certifi, a client certificate) and on the environment, which is set
+    before any exists; many connections at once sharing one is what an SSLContext is for. The
+    trusted roots are read once, so a change to them takes a restart of the sidecar.
+    """
+    import functools
+
+    from yt_dlp.networking import common
+
+    common.make_ssl_context = functools.cache(common.make_ssl_context)
+
+
+_share_tls_contexts()
+
+
 def _is_generic(extractor):
     # The generic extractor reads any page of any host, which is what the allow-list is there to stop.
     return extractor.ie_key() == "Generic" or extractor.IE_NAME.lower().split(":")[0] == "generic"

@@ -32,7 +32,7 @@ class ServerError(APIError):
     """Verbatim itself failed."""
 
 
-ErrorCode = Literal["invalid_request", "invalid_cursor", "unauthorized", "idempotency_conflict", "not_found", "insufficient_credits", "batch_too_large", "rate_limited", "unsupported_platform", "endpoint_platform_mismatch", "podcast_feed_not_found", "audio_ineligible", "invalid_input", "audio_too_long", "drm_protected", "private", "unavailable", "members_only", "age_restricted", "region_blocked", "live_stream", "was_live", "no_captions", "captions_disabled", "no_speech", "no_audio_stream", "upstream_error", "timeout", "connection", "proxy_unavailable", "parse_error", "upstream_unavailable", "overloaded", "internal_error", "unknown"]
+ErrorCode = Literal["invalid_request", "invalid_cursor", "unauthorized", "idempotency_conflict", "not_found", "insufficient_credits", "batch_too_large", "rate_limited", "unsupported_platform", "endpoint_platform_mismatch", "podcast_feed_not_found", "audio_ineligible", "invalid_input", "audio_too_long", "drm_protected", "private", "unavailable", "members_only", "age_restricted", "region_blocked", "live_stream", "was_live", "no_captions", "captions_disabled", "no_speech", "no_audio_stream", "translation_unavailable", "upstream_error", "timeout", "connection", "proxy_unavailable", "parse_error", "upstream_unavailable", "overloaded", "internal_error", "unknown"]
 """Every error code of the v2 API."""
 
 
@@ -71,6 +71,7 @@ ERROR_CODES: Dict[str, ErrorCodeInfo] = {
     "captions_disabled": ErrorCodeInfo(4104, 422, ContentError),
     "no_speech": ErrorCodeInfo(4105, 422, ContentError),
     "no_audio_stream": ErrorCodeInfo(4106, 422, ContentError),
+    "translation_unavailable": ErrorCodeInfo(4107, 422, ContentError),
     "upstream_error": ErrorCodeInfo(5001, 503, TransientError),
     "timeout": ErrorCodeInfo(5002, 503, TransientError),
     "connection": ErrorCodeInfo(5003, 503, TransientError),

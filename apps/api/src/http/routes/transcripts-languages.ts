@@ -1,0 +1,30 @@
+import type { RequestBody } from "@verbatim/contract";
+import type { AppDeps } from "../../deps.ts";
+import type { CaptionLanguageLists } from "../../services/caption-languages.ts";
+import { usageBlock } from "../../services/credits.ts";
+import { authOf } from "../auth.ts";
+import { requestIdOf } from "../locals.ts";
+import { bodyOf, type LiveRoute, send } from "../route.ts";
+
+/**
+ * `POST /transcripts/languages`: a source's caption tracks and the languages `translate_to` can
+ * ask of each. Free, on the request allowance; it holds an extraction slot like the list
+ * routes, since it fetches from YouTube or the platform.
+ */
+export function listTranscriptLanguages(_deps: AppDeps, languages: CaptionLanguageLists): LiveRoute {
+  return {
+    operationId: "listTranscriptLanguages",
+    holdsExtractionSlot: true,
+    handler: async (req, res) => {
+      const body = bodyOf<RequestBody<"listTranscriptLanguages">>(req);
+      const auth = authOf(res);
+      const data = await languages.list(body.video);
+      send(res, "listTranscriptLanguages", 200, {
+        ok: true,
+        request_id: requestIdOf(res),
+        data,
+        usage: usageBlock(0, auth.credits),
+      });
+    },
+  };
+}

@@ -1,0 +1,227 @@
+import fc from "fast-check";
+import { type NodeCue, parseSync } from "subtitle";
+import { describe, expect, it } from "vitest";
+import {
+  characterCount,
+  chunksOf,
+  renderTranscript,
+  type Segment,
+  textOf,
+  toSrt,
+  toVtt,
+} from "./transcript-renderings.ts";
+
+const surfaceGo: Segment[] = [
+  { start: 0, duration: 2.31, text: "Microsoft's Surface Go is the smallest" },
+  { start: 2.31, duration: 2.95, text: "and cheapest Surface & it's really good." },
+  { start: 5.26, duration: 3.12, text: 'The "Type Cover" is sold separately.' },
+];
+
+/** The cues a real parser reads from a subtitle document, times in milliseconds. */
+function cuesIn(document: string): NodeCue["data"][] {
+  return parseSync(document).flatMap((node) => (node.type === "cue" ? [node.data] : []));
+}
+
+/** WebVTT's character references, which the `subtitle` package leaves as written. */
+function decodeVttText(text: string): string {
+  return text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
+}
+
+/** The cues a segment list should become: text on one line, times to the millisecond, wordless segments left out. */
+function expectedCues(segments: readonly Segment[]) {
+  return segments
+    .map((segment) => ({
+      start: Math.round(segment.start * 1000),
+      end: Math.round((segment.start + segment.duration) * 1000),
+      text: segment.text.replace(/\s+/g, " ").trim(),
+    }))
+    .filter((cue) => cue.text !== "");
+}
+
+/** Segments as sources give them: in time order, not overlapping, millisecond times, text of any script. */
+const segmentLists = fc
+  .array(
+    fc.record({
+      gap: fc.integer({ min: 0, max: 5_000 }),
+      durationMs: fc.integer({ min: 0, max: 20_000 }),
+      text: fc.oneof(
+        fc.string({ unit: "grapheme", maxLength: 80 }),
+        fc
+          .array(fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 12 }), { maxLength: 40 })
+          .map((words) => words.join(" ")),
+        fc.constantFrom(
+          "ça va -> oui",
+          "a --> b",
+          "<i>x</i> & y",
+          "日本語のテキスト",
+          "emoji 👍🏽 here",
+          "line\nbreak",
+        ),
+      ),
+    }),
+    { minLength: 1, maxLength: 60 },
+  )
+  .map((pieces) => {
+    let clockMs = 0;
+    return pieces.map(({ gap, durationMs, text }) => {
+      const start = clockMs + gap;
+      clockMs = start + durationMs;
+      return { start: start / 1000, duration: durationMs / 1000, text };
+    });
+  });
+
+describe("toSrt", () => {
+  it("writes numbered cues with comma milliseconds, each ended by a blank line", () => {
+    expect(toSrt(surfaceGo)).toBe(
+      "1\n00:00:00,000 --> 00:00:02,310\nMicrosoft's Surface Go is the smallest\n\n" +
+        "2\n00:00:02,310 --> 00:00:05,260\nand cheapest Surface & it's really good.\n\n" +
+        '3\n00:00:05,260 --> 00:00:08,380\nThe "Type Cover" is sold separately.\n\n',
+    );
+  });
+
+  it("writes hours past 99 and rounds to the millisecond", () => {
+    expect(toSrt([{ start: 360_000.0004, duration: 1.2346, text: "late" }])).toBe(
+      "1\n100:00:00,000 --> 100:00:01,235\nlate\n\n",
+    );
+  });
+
+  it("is parsed back by the subtitle package into the same cues, for any segments", () => {
+    fc.assert(
+      fc.property(segmentLists, (segments) => {
+        expect(cuesIn(toSrt(segments))).toEqual(expectedCues(segments));
+      }),
+    );
+  });
+});
+
+describe("toVtt", () => {
+  it("writes the WEBVTT header and cues with dot milliseconds, escaping markup", () => {
+    expect(toVtt(surfaceGo.slice(1, 2))).toBe(
+      "WEBVTT\n\n00:00:02.310 --> 00:00:05.260\nand cheapest Surface &amp; it's really good.\n\n",
+    );
+  });
+
+  it("never writes --> inside a cue's text", () => {
+    const document = toVtt([{ start: 0, duration: 1, text: "a --> b <c>" }]);
+    expect(document.split("\n").filter((line) => line.includes("-->"))).toEqual(["00:00:00.000 --> 00:00:01.000"]);
+    expect(document).toContain("a --&gt; b &lt;c&gt;");
+  });
+
+  it("collapses a segment's line breaks, and leaves out a segment without words", () => {
+    const document = toVtt([
+      { start: 0, duration: 1, text: "one\ntwo  three" },
+      { start: 1, duration: 1, text: " \n " },
+      { start: 2, duration: 1, text: "four" },
+    ]);
+    expect(document).toBe(
+      "WEBVTT\n\n00:00:00.000 --> 00:00:01.000\none two three\n\n00:00:02.000 --> 00:00:03.000\nfour\n\n",
+    );
+  });
+
+  it("is parsed back by the subtitle package into the same cues, for any segments", () => {
+    fc.assert(
+      fc.property(segmentLists, (segments) => {
+        const cues = cuesIn(toVtt(segments)).map((cue) => ({ ...cue, text: decodeVttText(cue.text) }));
+        expect(cues).toEqual(expectedCues(segments));
+      }),
+    );
+  });
+});
+
+describe("chunksOf", () => {
+  it("joins whole segments while they fit, from the first one's start to the last one's end", () => {
+    expect(chunksOf(surfaceGo, 100)).toEqual([
+      {
+        text: "Microsoft's Surface Go is the smallest and cheapest Surface & it's really good.",
+        start: 0,
+        end: 5.26,
+      },
+      { text: 'The "Type Cover" is sold separately.', start: 5.26, end: 8.38 },
+    ]);
+  });
+
+  it("cuts a segment longer than the size at spaces, sharing its time out by characters", () => {
+    const words = Array.from({ length: 30 }, (_, index) => `word${String(index).padStart(2, "0")}`);
+    // 30 words of 6 characters and 29 spaces: 209 characters over 20.9 s, 0.1 s a character.
+    const long: Segment = { start: 10, duration: 20.9, text: words.join(" ") };
+    const chunks = chunksOf(
+      [{ start: 0, duration: 10, text: "before" }, long, { start: 31, duration: 1, text: "after" }],
+      100,
+    );
+    expect(chunks).toEqual([
+      { text: "before", start: 0, end: 10 },
+      { text: words.slice(0, 14).join(" "), start: 10, end: 19.7 },
+      { text: words.slice(14, 28).join(" "), start: 19.8, end: 29.5 },
+      { text: words.slice(28).join(" "), start: 29.6, end: 30.9 },
+      { text: "after", start: 31, end: 32 },
+    ]);
+  });
+
+  it("keeps a word longer than the size whole, in a chunk of its own", () => {
+    const word = "x".repeat(150);
+    expect(chunksOf([{ start: 0, duration: 3, text: `short ${word} tail` }], 100).map((chunk) => chunk.text)).toEqual([
+      "short",
+      word,
+      "tail",
+    ]);
+  });
+
+  it("counts characters as code points: 100 emoji fit a chunk of 100", () => {
+    const emoji = "👍".repeat(50);
+    const chunks = chunksOf(
+      [
+        { start: 0, duration: 1, text: emoji },
+        { start: 1, duration: 1, text: "👍".repeat(49) },
+      ],
+      100,
+    );
+    expect(chunks).toEqual([{ text: `${emoji} ${"👍".repeat(49)}`, start: 0, end: 2 }]);
+  });
+
+  it("keeps its promises for any transcript and size", () => {
+    fc.assert(
+      fc.property(segmentLists, fc.integer({ min: 100, max: 400 }), (segments, size) => {
+        const chunks = chunksOf(segments, size);
+        expect(chunks.map((chunk) => chunk.text).join(" ")).toBe(textOf(segments));
+        for (const chunk of chunks) {
+          const loneWord = !chunk.text.includes(" ");
+          if (!loneWord) expect(characterCount(chunk.text)).toBeLessThanOrEqual(size);
+          expect(chunk.start).toBeLessThanOrEqual(chunk.end);
+        }
+        for (let index = 1; index < chunks.length; index++) {
+          expect(chunks[index]?.start).toBeGreaterThanOrEqual(chunks[index - 1]?.end ?? 0);
+        }
+        // A segment that fits is never cut: its text lies whole inside one chunk.
+        for (const segment of segments) {
+          if (characterCount(segment.text) <= size && segment.text.trim() !== "") {
+            expect(chunks.some((chunk) => ` ${chunk.text} `.includes(` ${segment.text} `))).toBe(true);
+          }
+        }
+      }),
+    );
+  });
+
+  it("gives no chunks for no segments", () => {
+    expect(chunksOf([], 100)).toEqual([]);
+  });
+});
+
+describe("renderTranscript", () => {
+  it("gives only what the format names, and chunks when a size is given", () => {
+    expect(renderTranscript(surfaceGo, { format: "segments" })).toEqual({ segments: surfaceGo });
+    expect(renderTranscript(surfaceGo, { format: "text" })).toEqual({ text: textOf(surfaceGo) });
+    expect(renderTranscript(surfaceGo, { format: "srt" })).toEqual({ format: "srt", subtitles: toSrt(surfaceGo) });
+    expect(renderTranscript(surfaceGo, { format: "vtt", chunkSize: 100 })).toEqual({
+      format: "vtt",
+      subtitles: toVtt(surfaceGo),
+      chunks: chunksOf(surfaceGo, 100),
+    });
+  });
+
+  it("writes a transcript without words as subtitles without cues", () => {
+    const wordless = [{ start: 0, duration: 1, text: " " }];
+    expect(toSrt(wordless)).toBe("");
+    expect(toVtt(wordless)).toBe("WEBVTT\n");
+    expect(cuesIn(toVtt(wordless))).toEqual([]);
+  });
+});

@@ -1,0 +1,175 @@
+import type { Schema } from "@verbatim/contract";
+
+export type Segment = Schema<"Segment">;
+export type TranscriptFormat = Schema<"TranscriptFormat">;
+export type TranscriptChunk = Schema<"TranscriptChunk">;
+/** The contract spreads its `TranscriptRenderings` into `Transcript` and `LibraryTranscript`, so no schema bears the name. */
+export type TranscriptRenderings = Pick<Schema<"Transcript">, "text" | "segments" | "format" | "subtitles" | "chunks">;
+
+/** How a request asked the transcript to be written out. */
+export interface RenderingRequest {
+  format: TranscriptFormat;
+  /** Characters per chunk; without it, no `chunks`. */
+  chunkSize?: number;
+}
+
+/**
+ * The renderings of a transcript as the request asked: only `segments`, only `text`, or only
+ * `format` and `subtitles`; `chunks` besides when `chunkSize` is set. `text` is the segments'
+ * texts joined by single spaces, as every transcript's `text` is.
+ */
+export function renderTranscript(segments: readonly Segment[], request: RenderingRequest): TranscriptRenderings {
+  const chunks = request.chunkSize === undefined ? {} : { chunks: chunksOf(segments, request.chunkSize) };
+  switch (request.format) {
+    case "segments":
+      return { segments: [...segments], ...chunks };
+    case "text":
+      return { text: textOf(segments), ...chunks };
+    case "srt":
+      return { format: "srt", subtitles: toSrt(segments), ...chunks };
+    case "vtt":
+      return { format: "vtt", subtitles: toVtt(segments), ...chunks };
+  }
+}
+
+/** The segments' texts joined by single spaces. */
+export function textOf(segments: readonly Segment[]): string {
+  return segments.map((segment) => segment.text).join(" ");
+}
+
+/** SubRip: numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, each followed by a blank line. */
+export function toSrt(segments: readonly Segment[]): string {
+  return cuesOf(segments)
+    .map((cue, index) => `${index + 1}\n${clock(cue.start, ",")} --> ${clock(cue.end, ",")}\n${cue.text}\n\n`)
+    .join("");
+}
+
+/**
+ * WebVTT: the `WEBVTT` header and a blank line, then cues `HH:MM:SS.mmm --> HH:MM:SS.mmm`, each
+ * followed by a blank line; without cues, the header line alone (parsers such as the `subtitle`
+ * package expect a cue after the blank line).
+ */
+export function toVtt(segments: readonly Segment[]): string {
+  const cues = cuesOf(segments).map(
+    (cue) => `${clock(cue.start, ".")} --> ${clock(cue.end, ".")}\n${escapeVttText(cue.text)}\n\n`,
+  );
+  return cues.length === 0 ? "WEBVTT\n" : `WEBVTT\n\n${cues.join("")}`;
+}
+
+interface Cue {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * One cue per segment, its text on one line. A segment without words has no cue: a cue's text
+ * cannot be empty in either format, since a blank line ends the cue.
+ */
+function cuesOf(segments: readonly Segment[]): Cue[] {
+  const cues: Cue[] = [];
+  for (const segment of segments) {
+    const text = segment.text.replace(/\s+/g, " ").trim();
+    if (text !== "") cues.push({ start: segment.start, end: segment.start + segment.duration, text });
+  }
+  return cues;
+}
+
+/**
+ * WebVTT cue text is markup: `&`, `<` and `>` are written as character references (WebVTT 4.2.2),
+ * which also keeps the text free of `-->`, which a cue's text must not contain.
+ */
+function escapeVttText(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
+/** `HH:MM:SS,mmm` (or `.mmm`), rounded to the millisecond; hours grow past two digits when they must. */
+function clock(seconds: number, fractionSeparator: "," | "."): string {
+  const totalMs = Math.max(0, Math.round(seconds * 1000));
+  const hours = Math.floor(totalMs / 3_600_000);
+  const minutes = Math.floor(totalMs / 60_000) % 60;
+  const secs = Math.floor(totalMs / 1000) % 60;
+  const ms = totalMs % 1000;
+  return `${pad(hours, 2)}:${pad(minutes, 2)}:${pad(secs, 2)}${fractionSeparator}${pad(ms, 3)}`;
+}
+
+function pad(value: number, width: number): string {
+  return String(value).padStart(width, "0");
+}
+
+/** Characters as a reader counts them: code points, so an emoji is one, not two UTF-16 units. */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
+}
+
+/**
+ * The transcript cut into chunks of at most `size` characters for a language model. Consecutive
+ * segments are joined by single spaces while the joined text fits; a segment longer than `size`
+ * is cut at spaces into chunks of its own, their times shared out by characters. A word longer
+ * than `size` stays whole in a chunk of its own: cutting it would make the chunks, joined by
+ * spaces, differ from `text`, which they equal exactly.
+ */
+export function chunksOf(segments: readonly Segment[], size: number): TranscriptChunk[] {
+  const chunks: TranscriptChunk[] = [];
+  let open: { text: string; length: number; start: number; end: number } | null = null;
+  const close = () => {
+    if (open) chunks.push({ text: open.text, start: milliseconds(open.start), end: milliseconds(open.end) });
+    open = null;
+  };
+  for (const segment of segments) {
+    const length = characterCount(segment.text);
+    const end = segment.start + segment.duration;
+    if (open !== null && open.length + 1 + length <= size) {
+      open.text += ` ${segment.text}`;
+      open.length += 1 + length;
+      open.end = end;
+      continue;
+    }
+    close();
+    if (length <= size) {
+      open = { text: segment.text, length, start: segment.start, end };
+      continue;
+    }
+    chunks.push(...piecesOf(segment, length, size));
+  }
+  close();
+  return chunks;
+}
+
+/**
+ * A segment longer than `size` in pieces cut at spaces, each at most `size` characters unless
+ * it is a single longer word; each piece's times are the segment's, shared by character offset.
+ */
+function piecesOf(segment: Segment, length: number, size: number): TranscriptChunk[] {
+  const pieces: TranscriptChunk[] = [];
+  const timeAt = (offset: number) => segment.start + (segment.duration * offset) / length;
+  let text: string | null = null;
+  let pieceLength = 0;
+  let pieceOffset = 0;
+  const close = () => {
+    if (text === null) return;
+    const endOffset = pieceOffset + pieceLength;
+    pieces.push({ text, start: milliseconds(timeAt(pieceOffset)), end: milliseconds(timeAt(endOffset)) });
+    pieceOffset = endOffset + 1;
+  };
+  for (const word of segment.text.split(" ")) {
+    const wordLength = characterCount(word);
+    if (text !== null && pieceLength + 1 + wordLength <= size) {
+      text += ` ${word}`;
+      pieceLength += 1 + wordLength;
+      continue;
+    }
+    close();
+    text = word;
+    pieceLength = wordLength;
+  }
+  close();
+  return pieces;
+}
+
+/** Times to the millisecond: what subtitles show, without the float noise of sums (2.31 + 2.95). */
+function milliseconds(seconds: number): number {
+  return Math.round(seconds * 1000) / 1000;
+}

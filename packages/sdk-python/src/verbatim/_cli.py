@@ -1,0 +1,250 @@
+"""``python -m verbatim``: transcripts, caption languages, channel listings and searches from a terminal, the same
+commands and exit codes as the Node SDK's ``npx @verbatim/sdk``.
+
+The key comes from ``VERBATIM_API_KEY`` and the server from ``VERBATIM_BASE_URL``. Results go to stdout (or
+``--out``), progress and errors to stderr. The exit code is the error's family: 0 ok, 1 the request (1xxx, and a
+command line or key that is wrong), 2 the account (2xxx), 3 the input (3xxx), 4 the content (4xxx), 5 transient
+(5xxx, a failed connection, a job still running), 9 Verbatim itself or anything unforeseen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from itertools import islice
+from typing import IO, Any, NoReturn, Optional, Union
+
+import pydantic
+
+from ._client import Verbatim
+from ._exceptions import APIConnectionError, APIError, JobTimeoutError, UnexpectedResponseError, VerbatimError
+from ._jobs import JobProgress, WaitOptions
+from ._model import ApiModel
+from ._version import __version__
+from .formats import to_srt, to_vtt
+from .generated.models import JobCompleted, ListRow, TranscriptEnvelope, VideoRow
+from .generated.requests import ChannelRequestOptions, TranscriptRequestOptions
+
+EXIT_OK = 0
+EXIT_REQUEST = 1
+EXIT_ACCOUNT = 2
+EXIT_INPUT = 3
+EXIT_CONTENT = 4
+EXIT_TRANSIENT = 5
+EXIT_OURS = 9
+
+_EXIT_BY_FAMILY = {1: EXIT_REQUEST, 2: EXIT_ACCOUNT, 3: EXIT_INPUT, 4: EXIT_CONTENT, 5: EXIT_TRANSIENT, 9: EXIT_OURS}
+_BAR_WIDTH = 30
+
+
+class UsageError(Exception):
+    """The command line cannot be run as given: exit 1, like a request the API refuses."""
+
+
+class _Parser(argparse.ArgumentParser):
+    # argparse exits 2 on a bad command line, which is the account family's code here.
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_REQUEST, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m verbatim",
+        description="Transcripts from the Verbatim API. The key comes from VERBATIM_API_KEY, the server from "
+        "VERBATIM_BASE_URL.",
+        epilog="Exit codes: 0 ok, 1 request, 2 account, 3 input, 4 content, 5 transient, 9 Verbatim or unknown.",
+    )
+    parser.add_argument("--version", action="version", version=f"verbatim-sdk {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command", parser_class=_Parser)
+
+    transcript = commands.add_parser("transcript", help="the transcript of a video, episode, feed or media file")
+    transcript.add_argument("link", help="a YouTube id or link, a platform link, a podcast or feed, a media URL")
+    transcript.add_argument(
+        "--format",
+        choices=["text", "srt", "vtt", "json"],
+        default="text",
+        help="text (the default), a subtitle file (srt, vtt), or the API's JSON answer with its segments",
+    )
+    transcript.add_argument("--translate-to", metavar="LANG", help="translate the captions into this language")
+    transcript.add_argument("--language", metavar="LANG", help="the caption language to prefer (en, pt-BR)")
+    transcript.add_argument("--mode", choices=["auto", "captions", "audio"], help="where the text may come from")
+    transcript.add_argument("--out", metavar="FILE", help="write the result to FILE instead of stdout")
+
+    languages = commands.add_parser("languages", help="the caption tracks of a source and their translations (free)")
+    languages.add_argument("link", help="a YouTube id or link, or a platform link")
+
+    channel = commands.add_parser("channel", help="a YouTube channel's uploads, newest first")
+    channel.add_argument("channel", help="an @handle, a channel URL or a UC... id")
+    channel.add_argument("--since", metavar="VIDEO_ID", help="stop at this video, the newest one already seen")
+    channel.add_argument(
+        "--limit", type=_positive, default=50, metavar="N", help="list at most N videos (default 50, one page)"
+    )
+
+    search = commands.add_parser("search", help="a YouTube search")
+    search.add_argument("query", help="the search text")
+    search.add_argument("--limit", type=_positive, default=10, metavar="N", help="list at most N videos (default 10)")
+    return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Runs one command and answers its exit code."""
+    arguments = _parser().parse_args(argv)
+    try:
+        if not os.environ.get("VERBATIM_API_KEY"):
+            raise UsageError("set VERBATIM_API_KEY to your API key (vb_live_...)")
+        with Verbatim(timeout=120.0) as client:
+            if arguments.command == "transcript":
+                _transcript(client, arguments)
+            elif arguments.command == "languages":
+                _languages(client, arguments.link)
+            elif arguments.command == "channel":
+                _channel(client, arguments.channel, arguments.since, arguments.limit)
+            else:
+                _search(client, arguments.query, arguments.limit)
+    except APIError as error:
+        request = f" (request {error.request_id})" if error.request_id else ""
+        _fail(f"{error.code} ({error.number}): {error.message}{request}")
+        return _EXIT_BY_FAMILY.get(error.number // 1000, EXIT_OURS)
+    except (UsageError, pydantic.ValidationError, OSError) as error:
+        _fail(str(error))
+        return EXIT_REQUEST
+    except (APIConnectionError, JobTimeoutError) as error:
+        _fail(str(error))
+        return EXIT_TRANSIENT
+    except VerbatimError as error:
+        _fail(str(error))
+        return EXIT_OURS
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:
+        _fail(f"unexpected {type(error).__name__}: {error}")
+        return EXIT_OURS
+    return EXIT_OK
+
+
+def _transcript(client: Verbatim, arguments: argparse.Namespace) -> None:
+    options: TranscriptRequestOptions = {}
+    if arguments.format in ("text", "srt", "vtt"):
+        options["format"] = arguments.format
+    if arguments.translate_to:
+        options["translate_to"] = arguments.translate_to
+    if arguments.language:
+        options["language"] = arguments.language
+    if arguments.mode:
+        options["mode"] = arguments.mode
+    progress = _Progress(sys.stderr)
+    try:
+        answer = client.transcripts.video(arguments.link, wait=WaitOptions(on_progress=progress.report), **options)
+    finally:
+        progress.close()
+    _write(_rendered(answer, arguments.format), arguments.out)
+
+
+def _rendered(answer: Union[TranscriptEnvelope, JobCompleted], output: str) -> str:
+    if output == "json":
+        return json.dumps(_wire(answer), ensure_ascii=False, indent=2)
+    if isinstance(answer, JobCompleted):
+        # A finished job carries text and segments whatever was asked; its subtitle file is written here.
+        job = answer.data
+        return job.text if output == "text" else (to_srt if output == "srt" else to_vtt)(job.segments)
+    data = answer.data
+    written = data.text if output == "text" else data.subtitles
+    if written is None:
+        raise UnexpectedResponseError(200, f"the transcript has no {output} in its answer", answer.request_id)
+    return written
+
+
+def _languages(client: Verbatim, link: str) -> None:
+    tracks = client.transcripts.languages(link).data
+    if not tracks.languages:
+        print(f"{tracks.video_id} has no caption tracks", file=sys.stderr)
+    for track in tracks.languages:
+        targets = len(track.translation_targets)
+        translation = f"translatable into {targets} languages" if track.translatable else "not translatable"
+        print(f"{track.language}\t{track.kind}\t{track.name or ''}\t{translation}")
+
+
+def _channel(client: Verbatim, channel: str, since: Optional[str], limit: int) -> None:
+    # Rows come a page at a time, each page charged: pages no larger than the rows wanted.
+    options: ChannelRequestOptions = {"limit": min(limit, 50)}
+    if since:
+        options["since_video_id"] = since
+    rows = client.transcripts.iter_channel(channel, **options)
+    for row in islice(rows, limit):
+        print(_row_line(row))
+
+
+def _search(client: Verbatim, query: str, limit: int) -> None:
+    for row in islice(client.transcripts.iter_search(query, limit=min(limit, 50)), limit):
+        print(_row_line(row))
+
+
+def _row_line(row: ListRow) -> str:
+    if isinstance(row, VideoRow):
+        return f"{row.videoId}\t{row.title}"
+    return f"{row.id}\t{row.title}"
+
+
+def _wire(model: ApiModel) -> Any:
+    """The answer as the API sent it: only the fields it carried."""
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _write(text: str, out: Optional[str]) -> None:
+    document = text if text.endswith("\n") else text + "\n"
+    if out is None:
+        sys.stdout.write(document)
+        return
+    with open(out, "w", encoding="utf-8") as file:
+        file.write(document)
+    print(f"wrote {out}", file=sys.stderr)
+
+
+def _fail(message: str) -> None:
+    print(f"verbatim: {message}", file=sys.stderr)
+
+
+class _Progress:
+    """A speech job's progress on stderr: a bar redrawn in place on a terminal, else one line per change."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self._stream = stream
+        self._terminal = stream.isatty()
+        self._last: Optional[str] = None
+        self._drawn = False
+
+    def report(self, progress: JobProgress) -> None:
+        share = progress.progress
+        percent = None if share is None else max(0, min(100, round(share * 100)))
+        if self._terminal:
+            filled = 0 if percent is None else percent * _BAR_WIDTH // 100
+            bar = "#" * filled + "-" * (_BAR_WIDTH - filled)
+            shown = "  ?%" if percent is None else f"{percent:3d}%"
+            self._stream.write(f"\r[{bar}] {shown} {progress.job_id} {progress.status}")
+            self._drawn = True
+        else:
+            line = f"job {progress.job_id}: {progress.status}" + ("" if percent is None else f" {percent}%")
+            if line == self._last:
+                return
+            self._last = line
+            self._stream.write(line + "\n")
+        self._stream.flush()
+
+    def close(self) -> None:
+        if self._drawn:
+            self._stream.write("\n")
+            self._stream.flush()

@@ -1,0 +1,137 @@
+import type { components } from "@verbatim/contract";
+import { Command, InvalidArgumentError, Option } from "commander";
+
+/** How `transcript` prints the transcript: a document the server renders, or the data as JSON. */
+export type OutputFormat = "text" | "srt" | "vtt" | "json";
+const outputFormats: readonly OutputFormat[] = ["text", "srt", "vtt", "json"];
+const modes: readonly components["schemas"]["TranscriptMode"][] = ["auto", "captions", "audio"];
+
+/** What the command line asked for. */
+export type CliCommand =
+  | {
+      name: "transcript";
+      link: string;
+      format: OutputFormat;
+      translateTo?: string;
+      language?: string;
+      mode?: components["schemas"]["TranscriptMode"];
+      out?: string;
+    }
+  | { name: "languages"; link: string; json: boolean }
+  | { name: "channel"; channel: string; since?: string; limit: number; json: boolean }
+  | { name: "search"; query: string; since?: string; limit: number; json: boolean };
+
+/** The exit status of each outcome: 0, or the thousands digit of the error's number. */
+export const exitCodes = { ok: 0, request: 1, account: 2, input: 3, content: 4, transient: 5, ours: 9 } as const;
+
+const exitCodeMeanings: Record<keyof typeof exitCodes, string> = {
+  ok: "success",
+  request: "the request is wrong (1xxx: invalid_request, unauthorized, not_found), or the command line is",
+  account: "the account cannot take it now (2xxx: insufficient_credits, rate_limited)",
+  input: "the input cannot be taken (3xxx: unsupported_platform, invalid_input, audio_too_long)",
+  content: "the content gives no transcript (4xxx: private, no_captions, translation_unavailable)",
+  transient: "a transient failure, retry later (5xxx, a failed connection, a timeout, a job still running)",
+  ours: "Verbatim failed (9xxx), or answered something this command cannot read",
+};
+
+const helpAfter = [
+  "",
+  "Exit codes follow the families of the API's error numbers:",
+  ...Object.entries(exitCodes).map(
+    ([outcome, code]) => `  ${code}  ${exitCodeMeanings[outcome as keyof typeof exitCodes]}`,
+  ),
+  "",
+  "Environment:",
+  "  VERBATIM_API_KEY   the API key (vb_live_...); required",
+  "  VERBATIM_BASE_URL  the server, with or without /api/v2 (default http://127.0.0.1:8080)",
+  "",
+].join("\n");
+
+interface Output {
+  out: (text: string) => void;
+  err: (text: string) => void;
+}
+
+/** Parses `verbatim <command>`; answers `undefined` when commander printed help. Errors throw `CommanderError`. */
+export function parseCommand(argv: string[], output: Output): CliCommand | undefined {
+  let chosen: CliCommand | undefined;
+  userProgram((command) => {
+    chosen = command;
+  }, output).parse(argv, { from: "user" });
+  return chosen;
+}
+
+function userProgram(choose: (command: CliCommand) => void, output: Output): Command {
+  // Subcommands copy these settings when they are added, so they come first.
+  const program = new Command("verbatim")
+    .description("Transcripts, caption languages, channels and searches from a Verbatim server.")
+    .exitOverride()
+    .configureOutput({ writeOut: output.out, writeErr: output.err })
+    .showHelpAfterError()
+    .addHelpText("after", helpAfter);
+
+  program
+    .command("transcript")
+    .description("print the transcript of a video, podcast episode, feed or media file")
+    .argument("<link>", "a YouTube id or link, a platform link, a podcast or feed URL, a media file URL")
+    .addOption(
+      new Option("--format <format>", "text, a subtitle file (srt, vtt), or the data as json")
+        .choices(outputFormats)
+        .default("text"),
+    )
+    .option("--translate-to <language>", "translate the captions into this language (BCP 47), e.g. de")
+    .option("--language <language>", "the preferred caption language (BCP 47), e.g. en")
+    .addOption(new Option("--mode <mode>", "where the text may come from").choices(modes))
+    .option("--out <file>", "write the transcript to this file instead of standard output")
+    .action(
+      (
+        link: string,
+        options: {
+          format: OutputFormat;
+          translateTo?: string;
+          language?: string;
+          mode?: components["schemas"]["TranscriptMode"];
+          out?: string;
+        },
+      ) => choose({ name: "transcript", link, ...options }),
+    );
+
+  program
+    .command("languages")
+    .description("list a source's caption tracks and what each can be translated into (free)")
+    .argument("<link>", "a YouTube id or link, or a platform link")
+    .option("--json", "print the data as JSON")
+    .action((link: string, options: { json?: boolean }) =>
+      choose({ name: "languages", link, json: Boolean(options.json) }),
+    );
+
+  program
+    .command("channel")
+    .description("list a channel's uploads, newest first (each page of up to 50 is a charged request)")
+    .argument("<channel>", "an @handle, a channel URL or a UC... id")
+    .option("--since <video_id>", "stop at this video: list only the uploads newer than it")
+    .option("--limit <n>", "list at most this many videos", wholeNumber, 50)
+    .option("--json", "print the rows as JSON")
+    .action((channel: string, options: { since?: string; limit: number; json?: boolean }) =>
+      choose({ name: "channel", channel, ...options, json: Boolean(options.json) }),
+    );
+
+  program
+    .command("search")
+    .description("search YouTube videos (each page of up to 50 is a charged request)")
+    .argument("<query>", "the search text")
+    .option("--since <video_id>", "stop at this video: list only the results before it")
+    .option("--limit <n>", "list at most this many videos", wholeNumber, 50)
+    .option("--json", "print the rows as JSON")
+    .action((query: string, options: { since?: string; limit: number; json?: boolean }) =>
+      choose({ name: "search", query, ...options, json: Boolean(options.json) }),
+    );
+
+  return program;
+}
+
+function wholeNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) throw new InvalidArgumentError("a whole number above 0");
+  return number;
+}

@@ -1,0 +1,139 @@
+import { writeFile } from "node:fs/promises";
+import { ApiError, ConnectionError, JobTimeoutError, VerbatimError } from "../api-error.ts";
+import type { Verbatim } from "../client.ts";
+import { toSrt, toVtt } from "../formats.ts";
+import type { FinishedTranscriptResult, ListRow, TranscriptRequest } from "../resources/transcripts.ts";
+import { type CliCommand, exitCodes, type OutputFormat } from "./program.ts";
+import { type ProgressStream, progressDisplay } from "./progress.ts";
+
+/** Where a command writes: its result to `out`, progress and errors to `err`. */
+export interface CliStreams {
+  out: (text: string) => void;
+  err: ProgressStream;
+}
+
+/** An answer the command cannot print: the server left out what the request asked for. */
+export class UnreadableAnswerError extends VerbatimError {
+  override readonly name: string = "UnreadableAnswerError";
+}
+
+/** Runs a command against the server and prints its result. */
+export async function runCommand(command: CliCommand, verbatim: Verbatim, streams: CliStreams): Promise<void> {
+  switch (command.name) {
+    case "transcript":
+      return transcript(command, verbatim, streams);
+    case "languages":
+      return languages(command, verbatim, streams);
+    case "channel": {
+      const request = { channel: command.channel, limit: Math.min(command.limit, 50), since_video_id: command.since };
+      const rows = await verbatim.transcripts.channelVideos(request).toArray(command.limit);
+      return streams.out(command.json ? json(rows) : rows.map(rowLine).join(""));
+    }
+    case "search": {
+      const request = { query: command.query, limit: Math.min(command.limit, 50), since_video_id: command.since };
+      const rows = await verbatim.transcripts.searchVideos(request).toArray(command.limit);
+      return streams.out(command.json ? json(rows) : rows.map(rowLine).join(""));
+    }
+  }
+}
+
+async function transcript(
+  command: Extract<CliCommand, { name: "transcript" }>,
+  verbatim: Verbatim,
+  streams: CliStreams,
+): Promise<void> {
+  const request: TranscriptRequest = {
+    video: command.link,
+    // `json` prints the data in its default form, segments.
+    ...(command.format === "json" ? {} : { format: command.format }),
+    ...(command.translateTo === undefined ? {} : { translate_to: command.translateTo }),
+    ...(command.language === undefined ? {} : { language: command.language }),
+    ...(command.mode === undefined ? {} : { mode: command.mode }),
+  };
+  const progress = progressDisplay(streams.err);
+  let result: FinishedTranscriptResult;
+  try {
+    result = await verbatim.transcripts.video(request, { wait: { onProgress: progress.update } });
+  } finally {
+    progress.finish();
+  }
+  const document = rendered(result, command.format);
+  if (command.out === undefined) return streams.out(document);
+  await writeFile(command.out, document);
+  streams.err.write(`wrote ${command.out}\n`);
+}
+
+/**
+ * The document to print. A 200 carries what `format` asked the server for; a speech job's
+ * transcript always has text and segments, which the SDK's own formatters turn into subtitles.
+ */
+function rendered(result: FinishedTranscriptResult, format: OutputFormat): string {
+  const { data } = result;
+  if (format === "json") return json(data);
+  if (format === "text") return withNewline(required(data.text, "text"));
+  if ("job_id" in result) return format === "srt" ? toSrt(result.data.segments) : toVtt(result.data.segments);
+  const answer = result.data;
+  if (answer.format !== format) throw new UnreadableAnswerError(`the server answered no ${format} subtitles`);
+  return required(answer.subtitles, "subtitles");
+}
+
+function required(value: string | undefined, field: string): string {
+  if (value === undefined) throw new UnreadableAnswerError(`the server's answer has no ${field}`);
+  return value;
+}
+
+async function languages(
+  command: Extract<CliCommand, { name: "languages" }>,
+  verbatim: Verbatim,
+  streams: CliStreams,
+): Promise<void> {
+  const { data } = await verbatim.transcripts.languages(command.link);
+  if (command.json) return streams.out(json(data));
+  if (data.languages.length === 0) {
+    streams.err.write(
+      `${data.video_id} has no caption tracks; speech recognition (--mode audio) would transcribe it\n`,
+    );
+    return;
+  }
+  const lines = data.languages.map((track) => {
+    const targets = track.translatable ? `${track.translation_targets.length} translation targets` : "not translatable";
+    return [track.language, track.kind, track.name ?? "-", targets].join("\t");
+  });
+  streams.out(`${["language", "kind", "name", "translations"].join("\t")}\n${lines.join("\n")}\n`);
+}
+
+/** A row as one tab-separated line: id, publication date, title. */
+function rowLine(row: ListRow): string {
+  if ("videoId" in row) return `${[row.videoId, row.publishedAt?.slice(0, 10) ?? "-", row.title].join("\t")}\n`;
+  return `${[row.id, "-", row.title].join("\t")}\n`;
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+function withNewline(text: string): string {
+  return text.endsWith("\n") ? text : `${text}\n`;
+}
+
+/** The exit status of a failure: its error number's family, as `verbatim --help` lists them. */
+export function exitCodeOf(error: unknown): number {
+  if (error instanceof ApiError) {
+    const family = Math.floor(error.number / 1000);
+    return family >= exitCodes.request && family <= exitCodes.transient ? family : exitCodes.ours;
+  }
+  if (error instanceof ConnectionError || error instanceof JobTimeoutError) return exitCodes.transient;
+  return exitCodes.ours;
+}
+
+/** What a failure prints: the code and number to branch on, what to change, and the request to quote. */
+export function errorReport(error: unknown): string {
+  if (!(error instanceof ApiError)) return `error: ${error instanceof Error ? error.message : String(error)}\n`;
+  const lines = [`error: ${error.code} (${error.number}): ${error.message}`];
+  for (const issue of error.issues) lines.push(`  ${issue.path}: ${issue.message}`);
+  if (error.retryWith) lines.push(`  retry with: ${JSON.stringify(error.retryWith)}`);
+  if (error.retryAfter !== null) lines.push(`  retry after: ${error.retryAfter} s`);
+  lines.push(`  docs: ${error.docs}`);
+  if (error.requestId) lines.push(`  request: ${error.requestId}`);
+  return `${lines.join("\n")}\n`;
+}
