@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "tsup";
@@ -27,6 +27,9 @@ export async function buildCli(): Promise<BuiltCli> {
   const cache = join(sdkRoot, "node_modules", ".cache");
   await mkdir(cache, { recursive: true });
   const outDir = await mkdtemp(join(cache, "verbatim-cli-"));
+  // tsup leaves out the dependencies of the package.json in the working directory, which is the
+  // workspace's root under vitest: name the package's own, as its build in this folder does.
+  const { dependencies } = JSON.parse(await readFile(join(sdkRoot, "package.json"), "utf8"));
   await build({
     config: false,
     entry: { cli: join(sdkRoot, "src/cli/main.ts") },
@@ -34,6 +37,7 @@ export async function buildCli(): Promise<BuiltCli> {
     target: "node20",
     platform: "node",
     outDir,
+    external: Object.keys(dependencies),
     silent: true,
   });
   return {
