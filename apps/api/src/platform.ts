@@ -25,7 +25,7 @@ export interface Platform {
   library: TranscriptLibrary;
   /** Positions of paged YouTube lists, behind short signed cursors; swept by housekeeping. */
   listCursors: ListCursors;
-  /** Requests an account runs at once (spec 8.4). */
+  /** Requests an account runs at once (docs/decisions.md, rule 7). */
   slots: AccountSlots;
   /** Jobs an account runs at once, on every worker process (its plan's workers). */
   jobSlots: AccountSlots;

@@ -12,7 +12,7 @@ import { startServer, type TestServer } from "./support/server.ts";
 
 // A billed operation behind the real authentication and Idempotency-Key middleware: it charges
 // one credit through the request's settlement, as the transcript routes do, and answers 200, or
-// the status the body asks for, so every rule of spec 4.9 can be driven over HTTP.
+// the status the body asks for, so every part of docs/decisions.md rule 9 can be driven over HTTP.
 let platformServer: TestServer;
 let server: LoopbackServer;
 let runs = 0;

@@ -23,7 +23,7 @@ import type { TestServer } from "./support/server.ts";
 import { registerRecordedLists } from "./support/youtube-lists.ts";
 import { startYoutubeServer, type YoutubeTestServer } from "./support/youtube-server.ts";
 
-// api-decisions.md, "Wire compatibility, tested": every request the hosted service's published
+// docs/decisions.md, rule 1: every request the hosted service's published
 // contract accepts must be accepted by Verbatim, and every Verbatim response must validate against
 // that contract's (open) response schemas. The fixtures are copies of the anchor (see SOURCE.md).
 const fixtures = new URL("./fixtures/transcriptfetch/", import.meta.url);

@@ -1163,7 +1163,7 @@ export interface components {
             docs: string;
         };
         /**
-         * @description The plans of the specification's limits table.
+         * @description The five plans, with the limits of docs/decisions.md rule 5.
          * @enum {string}
          */
         "Verbatim.V2.PlanName": "free" | "basic" | "pro" | "mega" | "scale";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { openApiV1Path } from "../src/index.ts";
 
 /**
- * v1 is frozen (api-decisions.md, "v1"): its clients were written against this document, so
+ * v1 is frozen (docs/decisions.md, rule 15): its clients were written against this document, so
  * nothing may change it by accident, such as an edit of a model v2 also uses. The digest is of
  * the generated document as committed. Change it only with a deliberate change of `spec/v1`,
  * and say in the commit why v1's clients are not broken by it.

@@ -164,7 +164,7 @@ const models = [
   "",
 ].join("\n");
 
-/** The families of specification section 7.2, by the thousands digit of an error's number. */
+/** The error families of docs/decisions.md rule 12, by the thousands digit of an error's number. */
 const families = {
   1: [
     "RequestError",

@@ -10,7 +10,7 @@ const sdkRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const document = parse(readFileSync(join(sdkRoot, "..", "contract", "generated", "openapi.v2.yaml"), "utf8"));
 const schemas = document.components.schemas;
 
-/** The families of specification section 7.2, by the thousands digit of an error's number. */
+/** The error families of docs/decisions.md rule 12, by the thousands digit of an error's number. */
 const families = {
   1: {
     name: "RequestError",

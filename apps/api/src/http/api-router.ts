@@ -53,7 +53,8 @@ export function apiRouter<Id extends string>(
     if (req.method === "HEAD") req.method = "GET";
     next();
   });
-  // The key is checked before the body is read (spec 5): a request without a valid key hears 401, whatever it sent.
+  // The key is checked before the body is read (docs/decisions.md, rule 2): a request without a valid key hears 401,
+  // whatever it sent.
   // Only operations that take a body parse one, so nothing is parsed for an unknown path, a GET, or a stranger;
   // an operation without a key reads no more than its few fields need.
   const { config } = deps;

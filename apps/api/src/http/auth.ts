@@ -31,10 +31,10 @@ export function dashboardSessionOf(res: Response): string | undefined {
 
 /**
  * Requires a valid API key, or a dashboard session's cookie, and counts the request against its
- * allowance: both are rows of `api_keys` and share the account's allowance (spec 8.1). A
- * missing, malformed, unknown or revoked credential gets the same 401; an exhausted allowance a
- * 429 with `Retry-After`; an unreachable store a 503 `overloaded` before any work. A session's
- * state change must carry its CSRF token.
+ * allowance: both are rows of `api_keys` and share the account's allowance (docs/decisions.md,
+ * rule 6). A missing, malformed, unknown or revoked credential gets the same 401; an exhausted
+ * allowance a 429 with `Retry-After`; an unreachable store a 503 `overloaded` before any work. A
+ * session's state change must carry its CSRF token.
  *
  * For an operation that holds an extraction slot, the admission takes one in the same
  * statement when one is free, so the request needs no round trip of its own for it; a request
@@ -163,9 +163,9 @@ function bearerKeyOf(req: Request): string | undefined {
 }
 
 /**
- * A store that fails while a request reads it: 503 `overloaded` with `Retry-After` (spec 7.4 rule
- * 3), as at admission, instead of a 500 `internal_error` a client would not retry. An `ApiError`
- * (a bad period, a missing account) passes unchanged.
+ * A store that fails while a request reads it: 503 `overloaded` with `Retry-After`
+ * (docs/decisions.md, rule 12), as at admission, instead of a 500 `internal_error` a client
+ * would not retry. An `ApiError` (a bad period, a missing account) passes unchanged.
  */
 export function storeUnreachable(cause: unknown): ApiError {
   if (cause instanceof ApiError) return cause;
@@ -173,8 +173,9 @@ export function storeUnreachable(cause: unknown): ApiError {
 }
 
 /**
- * A store lost while an admitted request ran: 503 `overloaded` with `Retry-After` as well (spec
- * 7.4 rule 3), not a 500. Whatever the request charged is in the ledger under its request id.
+ * A store lost while an admitted request ran: 503 `overloaded` with `Retry-After` as well
+ * (docs/decisions.md, rule 12), not a 500. Whatever the request charged is in the ledger under
+ * its request id.
  */
 export function storeLostMidRequest(cause: unknown): ApiError {
   return overloaded("The store could not be reached while the request ran. Retry later.", cause);

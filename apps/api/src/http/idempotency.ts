@@ -6,7 +6,7 @@ import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import { authOf } from "./auth.ts";
 
 /**
- * Applies `Idempotency-Key` (spec 4.9) to the operation. The response is stored (2xx) or the
+ * Applies `Idempotency-Key` (docs/decisions.md, rule 9) to the operation. The response is stored (2xx) or the
  * key given back (anything else) before it is sent, so a retry never races the first answer. A
  * route that charges through the request's settlement (`settlementOf`) commits its charge with
  * the stored response, in one transaction.

@@ -7,7 +7,7 @@ export interface LiveRoute<Id extends string = OperationId> {
   handler: RequestHandler;
   /** Middleware the operation needs after authentication and idempotency. */
   guards?: RequestHandler[];
-  /** Whether the operation holds one of the account's extraction slots while it runs (spec 8.4). */
+  /** Whether the operation holds one of the account's extraction slots while it runs (docs/decisions.md, rule 7). */
   holdsExtractionSlot?: boolean;
 }
 

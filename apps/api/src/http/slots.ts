@@ -9,7 +9,7 @@ import { authOf } from "./auth.ts";
 export const busySlotsRetryAfterSeconds = 2;
 
 /**
- * Holds one of the account's extraction slots (spec 8.4) while the request runs: the one taken
+ * Holds one of the account's extraction slots (docs/decisions.md, rule 7) while the request runs: the one taken
  * with its admission (`authenticate`), or else one taken now. No free slot: 429 `rate_limited`,
  * before any work (a store that cannot be reached is 503 `overloaded`, as anywhere in a request:
  * `errorHandler`). The slot is given back when

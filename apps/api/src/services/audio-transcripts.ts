@@ -26,7 +26,7 @@ import { pricing } from "./pricing.ts";
 import { type JobFailure, type TranscriptJobRow, TranscriptJobs } from "./transcript-jobs.ts";
 import { type TranscriptMode, toApiError, translationUnavailable, youtubeWatchUrl } from "./video-transcripts.ts";
 
-/** The longest audio transcribed (api-decisions.md, Limits): four hours. */
+/** The longest audio transcribed (docs/decisions.md, rule 13): four hours. */
 export const maxAudioSeconds = 4 * 60 * 60;
 
 /** How often, at most, a running job writes its progress: polls read it, every write costs a statement. */

@@ -3,10 +3,13 @@ import type { Store } from "../store/database.ts";
 import { type PlanName, plans } from "./plans.ts";
 import type { AccountSlots, SlotLease } from "./slots.ts";
 
-/** Which allowance a request counts against: the request allowance, or the polling allowance (spec 8.3). */
+/**
+ * Which allowance a request counts against: the request allowance, or the polling allowance
+ * (docs/decisions.md, rule 6).
+ */
 export type Allowance = "request" | "poll";
 
-/** The allowance after this request, described by its more restrictive limit (spec 8.2). */
+/** The allowance after this request, described by its more restrictive limit (docs/decisions.md, rule 6). */
 export interface AllowanceState {
   limit: number;
   remaining: number;

@@ -49,12 +49,12 @@ export interface SessionView {
 
 /**
  * Dashboard sessions. A session is a row of `api_keys` of kind `session`: it authenticates,
- * and counts against the account's allowance, through the same statement as an API key (spec
- * 8.1: the allowance is shared by keys and dashboard sessions), from a cookie instead of a
- * header, and it ends at its `revoked_at`. A session opened with a key records that key, and
- * `Accounts` ends it when the key is revoked or rotated. Its CSRF token is an HMAC of its id, so
- * nothing more is stored. A row exists only while its session may be open: ending a session
- * deletes it, and opening one deletes the account's expired ones.
+ * and counts against the account's allowance, through the same statement as an API key
+ * (docs/decisions.md, rule 6: the allowance is shared by keys and dashboard sessions), from a
+ * cookie instead of a header, and it ends at its `revoked_at`. A session opened with a key
+ * records that key, and `Accounts` ends it when the key is revoked or rotated. Its CSRF token is
+ * an HMAC of its id, so nothing more is stored. A row exists only while its session may be open:
+ * ending a session deletes it, and opening one deletes the account's expired ones.
  */
 export class DashboardSessions {
   private readonly csrfKey: SigningKey;

@@ -18,7 +18,7 @@ export type IdempotencyStart = { action: "run" } | { action: "replay"; response:
 
 export interface IdempotencyOptions {
   now: () => Date;
-  /** How long a stored response is replayed (spec 4.9: 24 hours). */
+  /** How long a stored response is replayed (docs/decisions.md rule 9: 24 hours). */
   retentionSeconds?: number;
   /**
    * How long the key of a first request stays locked without a renewal: a running request renews
@@ -27,11 +27,11 @@ export interface IdempotencyOptions {
   inFlightSeconds?: number;
 }
 
-/** The longest key spec 4.9 allows. */
+/** The longest key docs/decisions.md rule 9 allows. */
 export const maxIdempotencyKeyLength = 255;
 
 /**
- * Idempotency keys (spec 4.9): the first request with a key runs; a retry with the same body
+ * Idempotency keys (docs/decisions.md, rule 9): the first request with a key runs; a retry with the same body
  * replays its stored 2xx response; another body, or a retry while the first still runs, is a
  * 409. Only 2xx responses are stored, so after a failure the key runs again.
  */
@@ -172,7 +172,7 @@ type Verdict = StoredResponse | null;
 
 /**
  * The answer to the first request with an Idempotency-Key, committed in one transaction with the
- * request's charge (spec 4.9). A charge made through it (`run`) leaves its transaction open until
+ * request's charge (docs/decisions.md, rule 9). A charge made through it (`run`) leaves its transaction open until
  * the request answers: a 2xx answer is then stored in it and both commit, any other answer rolls
  * the charge back. A process that dies between the charge and the answer commits neither: the
  * key's lock lapses, and the retry runs as the first request did, charged once.

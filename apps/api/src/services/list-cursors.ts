@@ -19,7 +19,7 @@ export interface ListPosition {
 /** The start of every list: what an absent or empty cursor means. */
 export const listStart: ListPosition = { continuation: null, skip: 0 };
 
-/** How long a cursor is honoured: a day, like stored idempotent responses (spec 4.9). */
+/** How long a cursor is honoured: a day, like stored idempotent responses (docs/decisions.md, rule 10). */
 export const cursorLifetimeMs = 24 * 60 * 60 * 1000;
 
 /** Expired positions one `sweep` statement deletes, so no statement holds a long lock. */

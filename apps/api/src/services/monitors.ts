@@ -111,7 +111,7 @@ export interface EventListPage {
 }
 
 /**
- * Monitors (api-decisions.md, Monitors): a YouTube channel tab checked on a schedule. Creation
+ * Monitors (docs/decisions.md, rule 14): a YouTube channel tab checked on a schedule. Creation
  * takes a free baseline of the tab's newest videos; a check lists the tab down to the newest
  * video already seen (the `since_video_id` rule), and new videos make one `monitor.videos` event
  * (1 credit), then, with `transcripts`, one `monitor.transcript` event per video, each fetched

@@ -1,4 +1,4 @@
-/** A plan's limits: specification 8.1 and the monthly credits of api-decisions.md. */
+/** A plan's limits and monthly credits (docs/decisions.md, rule 5). */
 export interface Plan {
   name: PlanName;
   /** Requests per sliding 60-second window, shared by every key of the account. */
@@ -77,7 +77,7 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
   },
 };
 
-/** The polling allowance (spec 8.3): twice the request limit, at least 120 per minute. */
+/** The polling allowance (docs/decisions.md, rule 6): twice the request limit, at least 120 per minute. */
 export function pollsPerMinute(plan: Plan): number {
   return Math.max(2 * plan.requestsPerMinute, 120);
 }

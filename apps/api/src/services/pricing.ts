@@ -1,5 +1,5 @@
 /**
- * What each billed outcome costs, in one place (spec 4.7, 4.8, 8.5 and api-decisions.md).
+ * What each billed outcome costs, in one place (docs/decisions.md, rules 8 and 11).
  * Failures, 429s, polls, replays and rejected batch items cost nothing and never reach it.
  */
 export const pricing = {

@@ -5,10 +5,11 @@ import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import type { ChargeStep } from "./credits.ts";
 
 /**
- * Which limit a slot counts against: `extraction`, the requests an account runs at once (spec
- * 8.4); `transcription`, its jobs running at once on every worker (the plan's workers);
- * `webhook_account`, its webhook attempts in flight; `webhook_host`, the webhook attempts in
- * flight to one receiver, whose slots are keyed by its host (name and port) instead of an account.
+ * Which limit a slot counts against: `extraction`, the requests an account runs at once
+ * (docs/decisions.md, rule 7); `transcription`, its jobs running at once on every worker (the
+ * plan's workers); `webhook_account`, its webhook attempts in flight; `webhook_host`, the webhook
+ * attempts in flight to one receiver, whose slots are keyed by its host (name and port) instead
+ * of an account.
  */
 export type SlotPool = "extraction" | "transcription" | "webhook_account" | "webhook_host";
 

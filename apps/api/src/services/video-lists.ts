@@ -26,7 +26,7 @@ export interface ListPageRequest {
   limit: number;
   /** The `next_cursor` of the previous page; empty for the first page. */
   cursor: string;
-  /** The newest video the client has seen: a bare id or a YouTube video URL (spec 4.8). */
+  /** The newest video the client has seen: a bare id or a YouTube video URL (docs/decisions.md, rule 11). */
   sinceVideoId?: string;
 }
 
@@ -154,7 +154,10 @@ function refusalOf(reference: ForeignReference, input: string, list: string, exp
   }
 }
 
-/** The video id of `since_video_id`, when it is sent and allowed with this list (spec 4.8 rule 5); else 400 `invalid_request`. */
+/**
+ * The video id of `since_video_id`, when it is sent and allowed with this list
+ * (docs/decisions.md, rule 11); else 400 `invalid_request`.
+ */
 function markerOf(target: ListTarget, sinceVideoId: string | undefined): string | null {
   if (sinceVideoId === undefined) return null;
   const conflict = sinceVideoIdConflict(target);

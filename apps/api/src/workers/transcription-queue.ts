@@ -47,7 +47,7 @@ export function transcriptionQueues(settings: TranscriptionQueueSettings): Queue
 
 /**
  * Jobs of one account that may run at once in a process of `workers`, by plan: the plan's
- * workers (spec 8.1), and never every worker of the process, so one account's backlog (or its
+ * workers (docs/decisions.md, rule 5), and never every worker of the process, so one account's backlog (or its
  * stalled downloads) always leaves a worker to the jobs of other accounts.
  */
 export function perAccountConcurrency(workers: number): { default: number; tiers: Record<PlanName, number> } {

@@ -239,7 +239,7 @@ export async function pollUntilFinished(
   }
 }
 
-/** Asserts the 202 of api-decisions.md exactly, and answers its poll URL. */
+/** Asserts the 202 of docs/decisions.md rule 13 exactly, and answers its poll URL. */
 export function expectJobAccepted(
   answer: Answer,
   expected: { platform: string; balance: number | null; videoId?: string },

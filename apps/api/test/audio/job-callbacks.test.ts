@@ -29,7 +29,7 @@ interface JobSnapshot {
  * Job callbacks end to end, wired as main.ts wires them: one `createWebhooks` deliverer is the
  * job service's outbox and is started beside the workers. `allowPrivateTargets` (the route's
  * `allowPrivateCallbackTargets` and the deliverer's) admits the plain-http loopback receiver, as
- * api-decisions.md says `VERBATIM_ALLOW_PRIVATE_TARGETS=1` does, so no TLS is needed.
+ * docs/decisions.md rule 13 says `VERBATIM_ALLOW_PRIVATE_TARGETS=1` does, so no TLS is needed.
  */
 describe("job callbacks (inline off): POST 202 with callback_url, then one signed Standard Webhooks delivery", () => {
   let server: AudioServer;

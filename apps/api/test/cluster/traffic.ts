@@ -13,7 +13,7 @@ export type RequestKind =
   | "monitor"
   | "rate-limited account";
 
-/** The allowance an exchange counts against (spec 8.3): polls, `/me` and monitor reads count apart. */
+/** The allowance an exchange counts against (docs/decisions.md, rule 6): polls, `/me` and monitor reads count apart. */
 export type Allowance = "request" | "poll";
 
 /** An account the clients send with. */

@@ -194,7 +194,7 @@ describe("deep walks: positions stored server-side", () => {
   }
 });
 
-describe("since_video_id (spec 4.8)", () => {
+describe("since_video_id (docs/decisions.md rule 11)", () => {
   const ids = videoIds(73);
   const id = (index: number) => ids[index] ?? "";
 

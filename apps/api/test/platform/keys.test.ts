@@ -198,7 +198,7 @@ describe("a key may carry a requests-per-minute limit lower than the plan's", ()
   });
 });
 
-describe("plans: monthly credits and the limits of spec 8.1", () => {
+describe("plans: monthly credits and the limits of docs/decisions.md rule 5", () => {
   const expected = {
     free: { credits: 100, rpm: 10, slots: 2, workers: 2 },
     basic: { credits: 1_000, rpm: 60, slots: 2, workers: 2 },
@@ -207,7 +207,7 @@ describe("plans: monthly credits and the limits of spec 8.1", () => {
     scale: { credits: 300_000, rpm: 900, slots: 10, workers: 4 },
   } as const;
 
-  it("defines exactly the five plans of the specification with their limits", () => {
+  it("defines exactly the five plans of docs/decisions.md rule 5 with their limits", () => {
     expect([...planNames]).toEqual(["free", "basic", "pro", "mega", "scale"]);
     for (const name of planNames) {
       const plan = plans[name];

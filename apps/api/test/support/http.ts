@@ -63,10 +63,10 @@ export function verbatimValidator(): DocumentValidator {
 }
 
 /**
- * Asserts the error envelope of spec 2.3 as api-decisions.md fills it: the status, JSON, the
- * code and number of the error table, a docs link to the catalog, `request_id` equal to
- * `X-Request-Id`, `issues` when the code carries them, and the contract's `ErrorEnvelope` schema
- * (the server validates the responses of matched operations only, not 404s of unknown paths).
+ * Asserts the error envelope of docs/decisions.md rule 12: the status, JSON, the code and number
+ * of the error table, a docs link to the catalog, `request_id` equal to `X-Request-Id`, `issues`
+ * when the code carries them, and the contract's `ErrorEnvelope` schema (the server validates the
+ * responses of matched operations only, not 404s of unknown paths).
  */
 export function expectErrorEnvelope(answer: Answer, status: number, code: ErrorCode): void {
   const shown = answer.text.slice(0, 2000);

@@ -18,7 +18,7 @@ import { registerRecordedLists } from "../support/youtube-lists.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 import { anchorV1, anchorV1Operations, expectAnchorShape } from "./support.ts";
 
-// api-decisions.md, "Wire compatibility, tested", for v1: every request the hosted service's v1
+// docs/decisions.md, rule 1, for v1: every request the hosted service's v1
 // contract accepts must be accepted by Verbatim's v1, and every answer of Verbatim's v1 must
 // validate against that contract's (open) schemas. jobs.test.ts checks the answers of a real job.
 const verbatim = new DocumentValidator(readVerbatimDocument(openApiV1Path), "verbatim-openapi-v1", {

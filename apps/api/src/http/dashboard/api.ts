@@ -78,7 +78,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
   const sessionGuards = [requireSession];
 
   /**
-   * Signing in with a key is a request of that key (spec 8.1): it counts against the key's
+   * Signing in with a key is a request of that key (docs/decisions.md, rule 2): it counts against the key's
    * allowance before anything is written, so refused sign-ins leave no session behind.
    */
   const signInWithKey = async (res: Response, apiKey: string): Promise<NewSession> => {

@@ -72,7 +72,7 @@ export function liveRoutes(deps: AppDeps): LiveRoute[] {
 /** Operations anyone may call: no key, no allowance. */
 export const publicOperations: ReadonlySet<OperationId> = new Set(["healthCheck"]);
 
-/** Operations that count against the polling allowance (spec 8.3) instead of the request allowance. */
+/** Operations that count against the polling allowance (docs/decisions.md, rule 6) instead of the request allowance. */
 export const pollingOperations: ReadonlySet<OperationId> = new Set([
   "getTranscriptJob",
   "me",

@@ -18,7 +18,7 @@ type BatchBody = RequestBody<"fetchTranscriptsBatch">;
 export const defaultBatchDeadlineMs = 60_000;
 
 /**
- * `POST /transcripts/batch` (spec 8.4): one request against the allowance, running its items
+ * `POST /transcripts/batch` (docs/decisions.md, rule 7): one request against the allowance, running its items
  * through as many of the account's extraction slots as its plan has batch workers, of those
  * free, at least one. Each row is what a single request for the item gives; the answer comes
  * within the deadline, with the rows that did not finish as retryable errors.

@@ -59,8 +59,9 @@ const paths = {
 
 /**
  * `POST /transcripts/{channel,playlist,search}`: one page of a YouTube list. A page with rows
- * costs 1 credit, an empty one nothing, any request with `since_video_id` 1 credit (spec 4.7,
- * 4.8); it holds an extraction slot like a transcript, since it fetches from YouTube.
+ * costs 1 credit, an empty one nothing, any request with `since_video_id` 1 credit
+ * (docs/decisions.md, rules 8 and 11); it holds an extraction slot like a transcript, since it
+ * fetches from YouTube.
  */
 function listRoute(
   deps: AppDeps,
