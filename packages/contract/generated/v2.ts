@@ -2416,7 +2416,7 @@ export interface components {
             docs: string;
         };
         /**
-         * @description The plans of the specification's limits table.
+         * @description The five plans, with the limits of docs/decisions.md rule 5.
          * @enum {string}
          */
         PlanName: "free" | "basic" | "pro" | "mega" | "scale";
@@ -2961,12 +2961,15 @@ export interface components {
             translate_to?: components["schemas"]["LanguageTag"];
             /**
              * @description How the transcript is written out: `segments` (the default), `text`, or a subtitle file
-             *     (`srt`, `vtt`) in `subtitles`. A `timestamps` that says otherwise is refused (400).
+             *     (`srt`, `vtt`) in `subtitles`. A `timestamps` that says otherwise is refused (400). A request
+             *     that becomes a job (202) completes with `text` and `segments`; `GET /library/{id}` writes it
+             *     out in any format, free.
              */
             format?: components["schemas"]["TranscriptFormat"];
             /**
-             * @description Also cut the transcript into `chunks` of about this many characters for a language model:
-             *     cut at segment boundaries, a segment split only when it alone is longer.
+             * @description Also cut the transcript into `chunks` of at most this many characters for a language model:
+             *     cut at segment boundaries, a segment split at spaces only when it alone is longer (a single
+             *     longer word stays whole). A job's chunks come from `GET /library/{id}`.
              */
             chunk_size?: components["schemas"]["ChunkSize"];
             /** @description For a feed URL: the episode's guid or enclosure URL. Default: the newest episode. */

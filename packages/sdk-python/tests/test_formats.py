@@ -1,9 +1,19 @@
-"""SRT, WebVTT and text from segments."""
+"""SRT, WebVTT and text from segments: the SDK's own writers, and the WebVTT the live server writes, read back by
+yt-dlp's WebVTT parser.
+"""
 
 from __future__ import annotations
 
-from verbatim import to_srt, to_text, to_vtt
-from verbatim.models import Segment
+import html
+from typing import List, Sequence, Tuple
+
+import pytest
+from yt_dlp import webvtt
+
+from verbatim import Verbatim, to_srt, to_text, to_vtt
+from verbatim.models import Segment, TranscriptEnvelope
+
+from .conftest import LiveServer
 
 SEGMENTS = [
     Segment(start=0.0, duration=1.5, text="Hello  there"),
@@ -34,3 +44,48 @@ def test_text_is_one_paragraph_or_one_timestamped_line_per_segment() -> None:
     assert to_text(SEGMENTS, timestamps=True) == (
         "[00:00] Hello there\n[01:05] first line second --> line\n[1:02:05] an hour in"
     )
+
+
+Cue = Tuple[int, int, str]
+"""A cue's start and end in milliseconds, and its text."""
+
+# yt_dlp.webvtt counts time in ticks of MPEG's 90 kHz clock.
+TICKS_PER_MILLISECOND = 90
+
+
+def webvtt_cues(document: str) -> List[Cue]:
+    """The cues of a WebVTT document as yt-dlp's parser reads them. The parser keeps a cue's text as written, so its
+    character references (``&amp;``, ``&lt;``: WebVTT's are among HTML's) are decoded here."""
+    blocks = webvtt.parse_fragment(document.encode())
+    assert isinstance(next(blocks), webvtt.Magic)
+    return [
+        (
+            block.start // TICKS_PER_MILLISECOND,
+            block.end // TICKS_PER_MILLISECOND,
+            html.unescape(block.text.rstrip("\n")),
+        )
+        for block in blocks
+        if isinstance(block, webvtt.CueBlock)
+    ]
+
+
+def segment_cues(segments: Sequence[Segment]) -> List[Cue]:
+    """The cue each segment should be: subtitles round its times to the millisecond."""
+    return [
+        (round(segment.start * 1000), round((segment.start + segment.duration) * 1000), segment.text)
+        for segment in segments
+    ]
+
+
+@pytest.mark.parametrize("recorded", ["captioned", "json3Captioned"])
+def test_the_servers_webvtt_reads_back_as_the_segments_of_the_same_video(
+    client: Verbatim, live: LiveServer, recorded: str
+) -> None:
+    # captioned has an `&` the document must escape; json3Captioned a literal `&amp;` in its text, escaped again.
+    video = live.info["videos"][recorded]
+    subtitles = client.transcripts.video(video, format="vtt")
+    segments = client.transcripts.video(video, format="segments")
+    assert isinstance(subtitles, TranscriptEnvelope) and isinstance(segments, TranscriptEnvelope)
+    assert subtitles.data.format == "vtt" and subtitles.data.subtitles is not None
+    assert segments.data.segments
+    assert webvtt_cues(subtitles.data.subtitles) == segment_cues(segments.data.segments)

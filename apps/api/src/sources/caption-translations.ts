@@ -1,4 +1,4 @@
-import { matchingLanguage, sameBaseLanguage } from "../adapters/youtube/caption-track-choice.ts";
+import { matchingLanguage, sameWrittenLanguage } from "../adapters/youtube/caption-track-choice.ts";
 import type { CaptionTrack, PlatformSource, SourceDetails } from "./platform-source.ts";
 
 /*
@@ -34,7 +34,7 @@ export function translationTracksOf(
   if (track !== original) return [];
   const targets: CaptionTrack[] = [];
   for (const candidate of details.captions) {
-    if (candidate.kind !== "auto" || sameBaseLanguage(candidate.language, track.language)) continue;
+    if (candidate.kind !== "auto" || sameWrittenLanguage(candidate.language, track.language)) continue;
     if (!targets.some((target) => target.language.toLowerCase() === candidate.language.toLowerCase())) {
       targets.push(candidate);
     }
@@ -63,7 +63,7 @@ export function choosePlatformTranslation(
   }
   const original = originalTrackOf(source, details);
   const chosen = language === undefined ? original : source.captionTrack(details, language);
-  if (chosen && sameBaseLanguage(chosen.language, translateTo)) {
+  if (chosen && sameWrittenLanguage(chosen.language, translateTo)) {
     return { kind: "track", track: chosen, sourceLanguage: null };
   }
   const targets = chosen ? translationTracksOf(details, chosen, original) : [];

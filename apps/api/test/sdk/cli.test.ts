@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Verbatim } from "@verbatim/sdk";
+import type { Segment, Verbatim } from "@verbatim/sdk";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The SDK's own harness for its command line: it builds the CLI as the package's build does and
@@ -20,10 +20,11 @@ import { sdkFor } from "../support/sdk.ts";
 import { type RecordedLists, registerRecordedLists } from "../support/youtube-lists.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 
-// `npx @verbatim/sdk <command>` as a process against a live server: captions and lists from the
-// fake YouTube's recordings, a speech job run by the shipped model on the JFK recording. The
-// server-rendered formats and `languages` are covered against a stand-in in
-// packages/sdk/test/cli.test.ts until the server answers them.
+// `npx @verbatim/sdk <command>` as a process against a live server: captions, YouTube's German
+// translation of the captioned video's English track, its caption tracks and lists from the fake
+// YouTube's recordings, a speech job run by the shipped model on the JFK recording. What a live
+// server cannot do on cue (a job at 40%, an error of each family) runs against the stand-in of
+// packages/sdk/test/cli.test.ts.
 
 const spokenPhrase = "what you can do for your country";
 
@@ -65,6 +66,32 @@ function jfk(variant: string): string {
   return server.host.url(`/media/jfk.mp3?${variant}`);
 }
 
+/** The cues of a SubRip or WebVTT document, as the `subtitle` package reads them. */
+function cuesOf(document: string) {
+  return parseSync(document).flatMap((node) => (node.type === "cue" ? [node.data] : []));
+}
+
+/** The cue each segment should be: subtitles round its times to the millisecond. */
+function cuesFor(segments: readonly Segment[]) {
+  return segments.map((segment) => ({
+    start: Math.round(segment.start * 1000),
+    end: Math.round((segment.start + segment.duration) * 1000),
+    text: segment.text,
+  }));
+}
+
+/** WebVTT writes `&`, `<` and `>` as character references, which the `subtitle` package leaves as they are. */
+function decodedVttText(text: string): string {
+  return text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
+}
+
+/** The segments of a transcript as the SDK answers it. */
+async function segmentsOf(request: { video: string; translate_to?: string }): Promise<Segment[]> {
+  const { data } = await verbatim.transcripts.video(request, { wait: true });
+  if (data.segments === undefined) throw new Error(`no segments in ${JSON.stringify(data)}`);
+  return data.segments;
+}
+
 function idsOf(lines: string): string[] {
   return lines
     .split("\n")
@@ -83,6 +110,39 @@ describe("verbatim transcript", { timeout: 60_000 }, () => {
     expect(printed.segments.length).toBeGreaterThan(0);
   });
 
+  it("prints the chunks the server cut with --chunk-size, one JSON object a line", async () => {
+    const run = await verbatimCli(["transcript", recordedVideos.captioned, "--chunk-size", "100"]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    const printed = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    const chunked = await verbatim.transcripts.video({ video: recordedVideos.captioned, chunk_size: 100 });
+    const text = await verbatim.transcripts.video({ video: recordedVideos.captioned, format: "text" });
+    if (chunked.data.kind !== "transcript" || text.data.kind !== "transcript") throw new Error("captions became a job");
+    expect(printed).toEqual(chunked.data.chunks);
+    expect(printed.length).toBeGreaterThan(1);
+    expect(printed.map((chunk: { text: string }) => chunk.text).join(" ")).toBe(text.data.text);
+  });
+
+  it("takes a speech job's chunks from the library once the job completes", async () => {
+    const run = await verbatimCli(["transcript", jfk("chunks"), "--chunk-size", "100"]);
+    expect(run.code, run.stderr).toBe(0);
+    const chunks: Array<{ text: string; start: number; end: number }> = run.stdout
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const chunk of chunks) expect([...chunk.text].length).toBeLessThanOrEqual(100);
+    expect(chunks.map((chunk) => chunk.text).join(" ")).toContain(spokenPhrase);
+  });
+
+  it("refuses a --chunk-size outside 100 to 10000 before any request, exiting with 1", async () => {
+    const run = await verbatimCli(["transcript", recordedVideos.captioned, "--chunk-size", "99"]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain("a whole number from 100 to 10000");
+  });
+
   it("writes --out and prints nothing on stdout", async () => {
     const file = join(scratch, "captioned.json");
     const run = await verbatimCli([
@@ -95,6 +155,53 @@ describe("verbatim transcript", { timeout: 60_000 }, () => {
     ]);
     expect(run).toMatchObject({ code: 0, stdout: "", stderr: `wrote ${file}\n` });
     expect(JSON.parse(await readFile(file, "utf8"))).toMatchObject({ video_id: recordedVideos.captioned });
+  });
+
+  it("prints the text by default: the segments' texts joined", async () => {
+    const run = await verbatimCli(["transcript", recordedVideos.captioned]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    const segments = await segmentsOf({ video: recordedVideos.captioned });
+    expect(run.stdout).toBe(`${segments.map((segment) => segment.text).join(" ")}\n`);
+  });
+
+  it("prints the server's SubRip and WebVTT, which the subtitle package reads back as the segments", async () => {
+    const segments = await segmentsOf({ video: recordedVideos.captioned });
+    const srt = await verbatimCli(["transcript", recordedVideos.captioned, "--format", "srt"]);
+    expect(srt).toMatchObject({ code: 0, stderr: "" });
+    expect(srt.stdout).toMatch(/^1\n00:00:00,000 --> /);
+    expect(cuesOf(srt.stdout)).toEqual(cuesFor(segments));
+    const vtt = await verbatimCli(["transcript", recordedVideos.captioned, "--format", "vtt"]);
+    expect(vtt).toMatchObject({ code: 0, stderr: "" });
+    expect(vtt.stdout).toMatch(/^WEBVTT\n\n/);
+    // The captioned track has an `&`, which WebVTT must escape and SubRip must not.
+    expect(vtt.stdout).toContain("&amp;");
+    expect(cuesOf(vtt.stdout).map((cue) => ({ ...cue, text: decodedVttText(cue.text) }))).toEqual(cuesFor(segments));
+  });
+
+  it("--translate-to prints YouTube's translation, naming the language it was translated from", async () => {
+    const run = await verbatimCli(["transcript", recordedVideos.captioned, "--translate-to", "de", "--format", "json"]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    const printed = JSON.parse(run.stdout);
+    expect(printed).toMatchObject({ video_id: recordedVideos.captioned, language: "de", source_language: "en" });
+    expect(printed.segments[0].text).toBe("Microsofts Surface Go ist das kleinste");
+    expect(printed.segments).toEqual(await segmentsOf({ video: recordedVideos.captioned, translate_to: "de" }));
+  });
+
+  it("writes a translation's WebVTT to --out and nothing to stdout", async () => {
+    const file = join(scratch, "captioned.de.vtt");
+    const run = await verbatimCli([
+      "transcript",
+      recordedVideos.captioned,
+      "--translate-to",
+      "de",
+      "--format",
+      "vtt",
+      "--out",
+      file,
+    ]);
+    expect(run).toMatchObject({ code: 0, stdout: "", stderr: `wrote ${file}\n` });
+    const cues = cuesOf(await readFile(file, "utf8")).map((cue) => ({ ...cue, text: decodedVttText(cue.text) }));
+    expect(cues).toEqual(cuesFor(await segmentsOf({ video: recordedVideos.captioned, translate_to: "de" })));
   });
 
   it("follows a speech job with progress lines when stderr is no terminal, and prints its SRT", async () => {
@@ -118,6 +225,50 @@ describe("verbatim transcript", { timeout: 60_000 }, () => {
     expect(finalBar).toMatch(/^█{30} 100% transcribing \(job_[0-9A-Z]{26}\)\r\n/);
     expect(run.stdout).toContain(spokenPhrase);
     expect(run.stdout).not.toMatch(/^progress /m);
+  });
+});
+
+describe("verbatim languages", { timeout: 60_000 }, () => {
+  it("prints a table of the caption tracks, each with how many languages it translates into", async () => {
+    const run = await verbatimCli(["languages", `https://youtu.be/${recordedVideos.captioned}`]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    // The recorded player response offers 18 translation languages; no track is offered its own
+    // (Chinese, written in Simplified script, is offered Traditional), and Czech is not among them.
+    expect(run.stdout.split("\n")).toEqual([
+      "language\tkind\tname\ttranslations",
+      "zh\tmanual\tChinese\t18 translation targets",
+      "cs\tmanual\tCzech\t18 translation targets",
+      "en\tmanual\tEnglish\t17 translation targets",
+      "de\tmanual\tGerman\t17 translation targets",
+      "hi\tmanual\tHindi\t17 translation targets",
+      "ja\tmanual\tJapanese\t17 translation targets",
+      "ko\tmanual\tKorean\t17 translation targets",
+      "es\tmanual\tSpanish\t17 translation targets",
+      "en\tauto\tEnglish (auto-generated)\t17 translation targets",
+      "",
+    ]);
+  });
+
+  it("--json prints the data the SDK answers", async () => {
+    const run = await verbatimCli(["languages", recordedVideos.json3Captioned, "--json"]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    const { data } = await verbatim.transcripts.languages(recordedVideos.json3Captioned);
+    expect(JSON.parse(run.stdout)).toEqual(data);
+    expect(data.languages.map((track) => [track.language, track.kind])).toEqual([
+      ["en", "manual"],
+      ["en", "auto"],
+    ]);
+  });
+
+  it("a media file has no caption tracks: nothing on stdout, and on stderr what would transcribe it", async () => {
+    const run = await verbatimCli(["languages", jfk("cli-languages")]);
+    const { data } = await verbatim.transcripts.languages(jfk("cli-languages"));
+    expect(data).toMatchObject({ platform: "file", languages: [] });
+    expect(run).toMatchObject({
+      code: 0,
+      stdout: "",
+      stderr: `${data.video_id} has no caption tracks; speech recognition (--mode audio) would transcribe it\n`,
+    });
   });
 });
 
@@ -153,6 +304,17 @@ describe("exit codes from the live server", { timeout: 60_000 }, () => {
     expect(run).toMatchObject({ code: 4, stdout: "" });
     expect(run.stderr).toMatch(/^error: [a-z_]+ \(4\d{3}\): /);
     expect(run.stderr).toMatch(/^ {2}request: req_[0-9A-Z]{26}$/m);
+  });
+
+  it("a translation YouTube does not offer exits with 4, listing the languages the track translates into", async () => {
+    const run = await verbatimCli(["transcript", recordedVideos.captioned, "--translate-to", "sw"]);
+    expect(run).toMatchObject({ code: 4, stdout: "" });
+    expect(run.stderr).toMatch(/^error: translation_unavailable \(4107\): .* into sw; /);
+    const { data } = await verbatim.transcripts.languages(recordedVideos.captioned);
+    const english = data.languages.find((track) => track.language === "en" && track.kind === "manual");
+    const targets = english?.translation_targets.map((target) => target.language);
+    expect(targets).toContain("de");
+    expect(run.stderr).toContain(`  retry with: ${JSON.stringify({ translate_to: targets })}\n`);
   });
 
   it("an account without credits exits with 2", async () => {

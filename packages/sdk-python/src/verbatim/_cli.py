@@ -13,7 +13,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import islice
 from typing import IO, Any, NoReturn, Optional, Union
 
@@ -26,7 +26,7 @@ from ._model import ApiModel
 from ._version import __version__
 from .formats import to_srt, to_vtt
 from .generated.models import JobCompleted, ListRow, TranscriptEnvelope, VideoRow
-from .generated.requests import ChannelRequestOptions, TranscriptRequestOptions
+from .generated.requests import ChannelRequestOptions, SearchRequestOptions, TranscriptRequestOptions
 
 EXIT_OK = 0
 EXIT_REQUEST = 1
@@ -72,10 +72,17 @@ def _parser() -> argparse.ArgumentParser:
     transcript.add_argument("--translate-to", metavar="LANG", help="translate the captions into this language")
     transcript.add_argument("--language", metavar="LANG", help="the caption language to prefer (en, pt-BR)")
     transcript.add_argument("--mode", choices=["auto", "captions", "audio"], help="where the text may come from")
+    transcript.add_argument(
+        "--chunk-size",
+        type=_chunk_size,
+        metavar="N",
+        help="print chunks of about N characters (100 to 10000), one JSON object a line, for a language model",
+    )
     transcript.add_argument("--out", metavar="FILE", help="write the result to FILE instead of stdout")
 
     languages = commands.add_parser("languages", help="the caption tracks of a source and their translations (free)")
     languages.add_argument("link", help="a YouTube id or link, or a platform link")
+    languages.add_argument("--json", action="store_true", help="print the data as JSON")
 
     channel = commands.add_parser("channel", help="a YouTube channel's uploads, newest first")
     channel.add_argument("channel", help="an @handle, a channel URL or a UC... id")
@@ -83,10 +90,15 @@ def _parser() -> argparse.ArgumentParser:
     channel.add_argument(
         "--limit", type=_positive, default=50, metavar="N", help="list at most N videos (default 50, one page)"
     )
+    channel.add_argument("--json", action="store_true", help="print the rows as JSON")
 
     search = commands.add_parser("search", help="a YouTube search")
     search.add_argument("query", help="the search text")
-    search.add_argument("--limit", type=_positive, default=10, metavar="N", help="list at most N videos (default 10)")
+    search.add_argument("--since", metavar="VIDEO_ID", help="stop at this video: list only the results before it")
+    search.add_argument(
+        "--limit", type=_positive, default=50, metavar="N", help="list at most N videos (default 50, one page)"
+    )
+    search.add_argument("--json", action="store_true", help="print the rows as JSON")
     return parser
 
 
@@ -100,6 +112,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _chunk_size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 100 <= value <= 10_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 100 to 10000")
+    return value
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Runs one command and answers its exit code."""
     arguments = _parser().parse_args(argv)
@@ -110,11 +132,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if arguments.command == "transcript":
                 _transcript(client, arguments)
             elif arguments.command == "languages":
-                _languages(client, arguments.link)
+                _languages(client, arguments.link, arguments.json)
             elif arguments.command == "channel":
-                _channel(client, arguments.channel, arguments.since, arguments.limit)
+                channel_options: ChannelRequestOptions = {"limit": _page_size(arguments)}
+                if arguments.since:
+                    channel_options["since_video_id"] = arguments.since
+                _list(client.transcripts.iter_channel(arguments.channel, **channel_options), arguments)
             else:
-                _search(client, arguments.query, arguments.limit)
+                search_options: SearchRequestOptions = {"limit": _page_size(arguments)}
+                if arguments.since:
+                    search_options["since_video_id"] = arguments.since
+                _list(client.transcripts.iter_search(arguments.query, **search_options), arguments)
     except APIError as error:
         request = f" (request {error.request_id})" if error.request_id else ""
         _fail(f"{error.code} ({error.number}): {error.message}{request}")
@@ -146,12 +174,17 @@ def _transcript(client: Verbatim, arguments: argparse.Namespace) -> None:
         options["language"] = arguments.language
     if arguments.mode:
         options["mode"] = arguments.mode
+    if arguments.chunk_size is not None:
+        options["chunk_size"] = arguments.chunk_size
     progress = _Progress(sys.stderr)
     try:
         answer = client.transcripts.video(arguments.link, wait=WaitOptions(on_progress=progress.report), **options)
     finally:
         progress.close()
-    _write(_rendered(answer, arguments.format), arguments.out)
+    if arguments.chunk_size is None or arguments.format == "json":
+        _write(_rendered(answer, arguments.format), arguments.out)
+    else:
+        _write(_chunk_lines(client, answer, arguments.chunk_size), arguments.out)
 
 
 def _rendered(answer: Union[TranscriptEnvelope, JobCompleted], output: str) -> str:
@@ -168,35 +201,56 @@ def _rendered(answer: Union[TranscriptEnvelope, JobCompleted], output: str) -> s
     return written
 
 
-def _languages(client: Verbatim, link: str) -> None:
-    tracks = client.transcripts.languages(link).data
+def _chunk_lines(client: Verbatim, answer: Union[TranscriptEnvelope, JobCompleted], size: int) -> str:
+    """The chunks, one JSON object a line. A finished job has text and segments only: its chunks come from the
+    library's read of the same transcript, which is free."""
+    if isinstance(answer, JobCompleted):
+        entry_id = f"{answer.data.platform}:{answer.data.video_id}"
+        chunks = client.library.get(entry_id, chunk_size=size).data.chunks
+    else:
+        chunks = answer.data.chunks
+    if chunks is None:
+        raise UnexpectedResponseError(200, "the transcript has no chunks in its answer", answer.request_id)
+    return "".join(json.dumps(_wire(chunk), ensure_ascii=False) + "\n" for chunk in chunks)
+
+
+def _languages(client: Verbatim, link: str, as_json: bool) -> None:
+    answer = client.transcripts.languages(link)
+    if as_json:
+        sys.stdout.write(json.dumps(_wire(answer.data), ensure_ascii=False, indent=2) + "\n")
+        return
+    tracks = answer.data
     if not tracks.languages:
-        print(f"{tracks.video_id} has no caption tracks", file=sys.stderr)
+        print(
+            f"{tracks.video_id} has no caption tracks; speech recognition (--mode audio) would transcribe it",
+            file=sys.stderr,
+        )
+        return
+    print("language\tkind\tname\ttranslations")
     for track in tracks.languages:
-        targets = len(track.translation_targets)
-        translation = f"translatable into {targets} languages" if track.translatable else "not translatable"
-        print(f"{track.language}\t{track.kind}\t{track.name or ''}\t{translation}")
+        targets = f"{len(track.translation_targets)} translation targets" if track.translatable else "not translatable"
+        print(f"{track.language}\t{track.kind}\t{track.name or '-'}\t{targets}")
 
 
-def _channel(client: Verbatim, channel: str, since: Optional[str], limit: int) -> None:
+def _page_size(arguments: argparse.Namespace) -> int:
     # Rows come a page at a time, each page charged: pages no larger than the rows wanted.
-    options: ChannelRequestOptions = {"limit": min(limit, 50)}
-    if since:
-        options["since_video_id"] = since
-    rows = client.transcripts.iter_channel(channel, **options)
-    for row in islice(rows, limit):
-        print(_row_line(row))
+    return min(int(arguments.limit), 50)
 
 
-def _search(client: Verbatim, query: str, limit: int) -> None:
-    for row in islice(client.transcripts.iter_search(query, limit=min(limit, 50)), limit):
+def _list(rows: Iterable[ListRow], arguments: argparse.Namespace) -> None:
+    listed = list(islice(rows, arguments.limit))
+    if arguments.json:
+        sys.stdout.write(json.dumps([_wire(row) for row in listed], ensure_ascii=False, indent=2) + "\n")
+        return
+    for row in listed:
         print(_row_line(row))
 
 
 def _row_line(row: ListRow) -> str:
+    """A row as one tab-separated line: id, publication date, title."""
     if isinstance(row, VideoRow):
-        return f"{row.videoId}\t{row.title}"
-    return f"{row.id}\t{row.title}"
+        return f"{row.videoId}\t{(row.publishedAt or '-')[:10]}\t{row.title}"
+    return f"{row.id}\t-\t{row.title}"
 
 
 def _wire(model: ApiModel) -> Any:

@@ -15,6 +15,7 @@ export type CliCommand =
       translateTo?: string;
       language?: string;
       mode?: components["schemas"]["TranscriptMode"];
+      chunkSize?: number;
       out?: string;
     }
   | { name: "languages"; link: string; json: boolean }
@@ -82,6 +83,11 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
     .option("--translate-to <language>", "translate the captions into this language (BCP 47), e.g. de")
     .option("--language <language>", "the preferred caption language (BCP 47), e.g. en")
     .addOption(new Option("--mode <mode>", "where the text may come from").choices(modes))
+    .option(
+      "--chunk-size <characters>",
+      "print chunks of about this many characters (100 to 10000), one JSON object a line, for a language model",
+      chunkSize,
+    )
     .option("--out <file>", "write the transcript to this file instead of standard output")
     .action(
       (
@@ -91,6 +97,7 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
           translateTo?: string;
           language?: string;
           mode?: components["schemas"]["TranscriptMode"];
+          chunkSize?: number;
           out?: string;
         },
       ) => choose({ name: "transcript", link, ...options }),
@@ -128,6 +135,14 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
     );
 
   return program;
+}
+
+function chunkSize(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 100 || number > 10_000) {
+    throw new InvalidArgumentError("a whole number from 100 to 10000");
+  }
+  return number;
 }
 
 function wholeNumber(value: string): number {

@@ -2,7 +2,12 @@ import { writeFile } from "node:fs/promises";
 import { ApiError, ConnectionError, JobTimeoutError, VerbatimError } from "../api-error.ts";
 import type { Verbatim } from "../client.ts";
 import { toSrt, toVtt } from "../formats.ts";
-import type { FinishedTranscriptResult, ListRow, TranscriptRequest } from "../resources/transcripts.ts";
+import type {
+  FinishedTranscriptResult,
+  ListRow,
+  TranscriptRequest,
+  TranscriptResult,
+} from "../resources/transcripts.ts";
 import { type CliCommand, exitCodes, type OutputFormat } from "./program.ts";
 import { type ProgressStream, progressDisplay } from "./progress.ts";
 
@@ -49,6 +54,7 @@ async function transcript(
     ...(command.translateTo === undefined ? {} : { translate_to: command.translateTo }),
     ...(command.language === undefined ? {} : { language: command.language }),
     ...(command.mode === undefined ? {} : { mode: command.mode }),
+    ...(command.chunkSize === undefined ? {} : { chunk_size: command.chunkSize }),
   };
   const progress = progressDisplay(streams.err);
   let result: FinishedTranscriptResult;
@@ -57,7 +63,10 @@ async function transcript(
   } finally {
     progress.finish();
   }
-  const document = rendered(result, command.format);
+  const document =
+    command.chunkSize === undefined || command.format === "json"
+      ? rendered(result, command.format)
+      : chunkLines(await chunksOf(result, command.chunkSize, verbatim));
   if (command.out === undefined) return streams.out(document);
   await writeFile(command.out, document);
   streams.err.write(`wrote ${command.out}\n`);
@@ -77,7 +86,29 @@ function rendered(result: FinishedTranscriptResult, format: OutputFormat): strin
   return required(answer.subtitles, "subtitles");
 }
 
-function required(value: string | undefined, field: string): string {
+type TranscriptChunk = NonNullable<TranscriptResult["data"]["chunks"]>[number];
+
+/**
+ * The chunks the server cut. A speech job completes with text and segments only, so its chunks
+ * come from the library's read of the same transcript, which is free.
+ */
+async function chunksOf(
+  result: FinishedTranscriptResult,
+  size: number,
+  verbatim: Verbatim,
+): Promise<TranscriptChunk[]> {
+  if (!("job_id" in result)) return required(result.data.chunks, "chunks");
+  const { platform, video_id } = result.data;
+  const { data } = await verbatim.library.get(`${platform}:${video_id}`, { chunk_size: size });
+  return required(data.chunks, "chunks");
+}
+
+/** One JSON object a line, as retrieval pipelines read them. */
+function chunkLines(chunks: readonly TranscriptChunk[]): string {
+  return chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join("");
+}
+
+function required<T>(value: T | undefined, field: string): T {
   if (value === undefined) throw new UnreadableAnswerError(`the server's answer has no ${field}`);
   return value;
 }

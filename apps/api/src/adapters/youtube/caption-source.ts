@@ -1,7 +1,7 @@
 import type { Innertube } from "youtubei.js";
 import type { CaptionSegment } from "./caption-formats.ts";
 import { CaptionFormatError, parseCaptionBody } from "./caption-formats.ts";
-import { chooseCaptionTrack, matchingLanguage, sameBaseLanguage } from "./caption-track-choice.ts";
+import { chooseCaptionTrack, matchingLanguage, sameWrittenLanguage } from "./caption-track-choice.ts";
 import { callInnertube } from "./innertube-calls.ts";
 import {
   type CaptionTrack,
@@ -46,14 +46,15 @@ export interface CaptionSource {
 
 /**
  * The languages YouTube translates a track into: none unless it is translatable, and never its
- * own language (`tlang` equal to the track's language answers damaged captions, yt-dlp notes).
+ * own language in its own script (`tlang` equal to the track's language answers damaged
+ * captions, yt-dlp notes); Simplified Chinese still translates into Traditional.
  */
 export function translationTargetsOf(
   track: CaptionTrack,
   languages: readonly TranslationLanguage[],
 ): TranslationLanguage[] {
   if (!track.translatable) return [];
-  return languages.filter((language) => !sameBaseLanguage(language.languageCode, track.language));
+  return languages.filter((language) => !sameWrittenLanguage(language.languageCode, track.language));
 }
 
 /**
@@ -75,7 +76,7 @@ export class YoutubeiCaptionSource implements CaptionSource {
     if (!tracks || tracks.length === 0) throw noCaptions(details, tracks === null);
     const track = chooseCaptionTrack(tracks, language, video.defaultTrackIndex);
     if (!track) throw noCaptions(details, false);
-    if (translateTo !== undefined && !sameBaseLanguage(translateTo, track.language)) {
+    if (translateTo !== undefined && !sameWrittenLanguage(translateTo, track.language)) {
       return this.translated(video, track, translateTo);
     }
     const body = await this.captionBody(track.baseUrl);

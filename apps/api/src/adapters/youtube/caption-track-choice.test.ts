@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { chooseCaptionTrack } from "./caption-track-choice.ts";
+import { translationTargetsOf } from "./caption-source.ts";
+import { chooseCaptionTrack, sameWrittenLanguage } from "./caption-track-choice.ts";
 import type { CaptionTrack } from "./player-response.ts";
 
 const track = (language: string, kind: "manual" | "auto" = "manual"): CaptionTrack => ({
@@ -36,5 +37,36 @@ describe("chooseCaptionTrack", () => {
   it("uses YouTube's default track when no automatic track tells the original language", () => {
     expect(chooseCaptionTrack([track("zh"), track("cs")], "fr", 1)).toEqual(track("cs"));
     expect(chooseCaptionTrack([track("zh"), track("cs")], "fr", null)).toEqual(track("zh"));
+  });
+});
+
+describe("sameWrittenLanguage", () => {
+  it("reads regions and a language's usual script as the same written language", () => {
+    expect(sameWrittenLanguage("en-GB", "en")).toBe(true);
+    expect(sameWrittenLanguage("zh-CN", "zh-Hans")).toBe(true);
+    expect(sameWrittenLanguage("zh", "zh-Hans")).toBe(true);
+    expect(sameWrittenLanguage("zh-TW", "zh-Hant")).toBe(true);
+  });
+
+  it("tells scripts apart, and languages", () => {
+    expect(sameWrittenLanguage("zh-Hans", "zh-Hant")).toBe(false);
+    expect(sameWrittenLanguage("zh", "zh-TW")).toBe(false);
+    expect(sameWrittenLanguage("sr", "sr-Latn")).toBe(false);
+    expect(sameWrittenLanguage("en", "de")).toBe(false);
+  });
+});
+
+describe("translationTargetsOf", () => {
+  const offered = ["en", "de", "zh-Hans", "zh-Hant"].map((languageCode) => ({ languageCode, languageName: null }));
+
+  it("offers every language but the track's own, Traditional Chinese for a Simplified track included", () => {
+    const codes = (of: CaptionTrack) => translationTargetsOf(of, offered).map((language) => language.languageCode);
+    expect(codes(track("zh"))).toEqual(["en", "de", "zh-Hant"]);
+    expect(codes(track("zh-TW"))).toEqual(["en", "de", "zh-Hans"]);
+    expect(codes(track("en-GB"))).toEqual(["de", "zh-Hans", "zh-Hant"]);
+  });
+
+  it("offers nothing for a track YouTube does not translate", () => {
+    expect(translationTargetsOf({ ...track("en"), translatable: false }, offered)).toEqual([]);
   });
 });

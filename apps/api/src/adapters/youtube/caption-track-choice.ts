@@ -42,6 +42,24 @@ export function sameBaseLanguage(a: string, b: string): boolean {
 }
 
 /**
+ * Whether two BCP-47 tags name the same language in the same script: `en-GB` and `en` do, and
+ * so do `zh-CN` and `zh-Hans`, but `zh-Hans` and `zh-Hant` do not, for a translation between
+ * them is one people ask for. A tag without a script takes its language's usual one (CLDR's
+ * likely subtags, through `Intl.Locale`).
+ */
+export function sameWrittenLanguage(a: string, b: string): boolean {
+  return sameBaseLanguage(a, b) && scriptOf(a) === scriptOf(b);
+}
+
+function scriptOf(language: string): string | undefined {
+  try {
+    return new Intl.Locale(language).maximize().script;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * The entry of `candidates` that `requested` names: the same tag (case aside), else the first of
  * the same base language, as tracks are chosen.
  */

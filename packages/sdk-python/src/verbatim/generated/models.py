@@ -58,7 +58,7 @@ OtherPlatform = str
 """A platform this contract does not list yet: a yt-dlp extractor's name, lowercased (`bluesky`, `streamable`)."""
 
 PlanName = Literal["free", "basic", "pro", "mega", "scale"]
-"""The plans of the specification's limits table."""
+"""The five plans, with the limits of docs/decisions.md rule 5."""
 
 RequestCount = int
 """A request count of an allowance: never negative, at most the int32 range."""
@@ -2362,12 +2362,15 @@ class TranscriptRequest(ApiModel):
 
     format: Optional[TranscriptFormat] = Field(default=None)
     """How the transcript is written out: `segments` (the default), `text`, or a subtitle file
-    (`srt`, `vtt`) in `subtitles`. A `timestamps` that says otherwise is refused (400).
+    (`srt`, `vtt`) in `subtitles`. A `timestamps` that says otherwise is refused (400). A request
+    that becomes a job (202) completes with `text` and `segments`; `GET /library/{id}` writes it
+    out in any format, free.
     """
 
     chunk_size: Optional[ChunkSize] = Field(default=None)
-    """Also cut the transcript into `chunks` of about this many characters for a language model:
-    cut at segment boundaries, a segment split only when it alone is longer.
+    """Also cut the transcript into `chunks` of at most this many characters for a language model:
+    cut at segment boundaries, a segment split at spaces only when it alone is longer (a single
+    longer word stays whole). A job's chunks come from `GET /library/{id}`.
     """
 
     episode: Optional[str] = Field(default=None)

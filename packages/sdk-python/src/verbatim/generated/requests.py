@@ -181,12 +181,15 @@ class TranscriptRequestOptions(TypedDict, total=False):
 
     format: TranscriptFormat
     """How the transcript is written out: `segments` (the default), `text`, or a subtitle file
-    (`srt`, `vtt`) in `subtitles`. A `timestamps` that says otherwise is refused (400).
+    (`srt`, `vtt`) in `subtitles`. A `timestamps` that says otherwise is refused (400). A request
+    that becomes a job (202) completes with `text` and `segments`; `GET /library/{id}` writes it
+    out in any format, free.
     """
 
     chunk_size: ChunkSize
-    """Also cut the transcript into `chunks` of about this many characters for a language model:
-    cut at segment boundaries, a segment split only when it alone is longer.
+    """Also cut the transcript into `chunks` of at most this many characters for a language model:
+    cut at segment boundaries, a segment split at spaces only when it alone is longer (a single
+    longer word stays whole). A job's chunks come from `GET /library/{id}`.
     """
 
     episode: str
