@@ -14,6 +14,8 @@ const nearestV1Code = {
   podcast_feed_not_found: "unavailable",
   audio_ineligible: "invalid_input",
   overloaded: "upstream_unavailable",
+  // v1 takes no `translate_to` and never meets this code; the map stays total all the same.
+  translation_unavailable: "no_captions",
 } as const satisfies Partial<Record<ErrorCode, V1ErrorCode>>;
 
 /** The v1 code of an error: its own code where v1 has it, else the nearest one. */
