@@ -68,6 +68,24 @@ let liveOperationIds: string[];
 let liveCollection: Collection;
 beforeAll(async () => {
   server = await startServer();
+  // The collection reads its example library entry (`youtube:jNQXAC9IVRw`): the account delivered it before.
+  await server.platform.library.record(server.account.id, {
+    kind: "transcript",
+    video_id: "jNQXAC9IVRw",
+    url: "https://www.youtube.com/watch?v=jNQXAC9IVRw",
+    platform: "youtube",
+    title: "Me at the zoo",
+    channel: "jawed",
+    duration: 19,
+    language: "en",
+    source: "captions",
+    caption_kind: "manual",
+    thumbnail_url: null,
+    speakers: null,
+    speech_engine: null,
+    text: "All right, so here we are in front of the elephants",
+    segments: [{ start: 1.2, duration: 2.16, text: "All right, so here we are in front of the elephants" }],
+  });
   liveOperationIds = liveRoutes(server.deps).map((route) => route.operationId);
   liveCollection = liveCollectionOf("v2");
 });
