@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { authenticate, authOf } from "../src/http/auth.ts";
+import { authenticate } from "../src/http/auth.ts";
 import { errorHandler } from "../src/http/error-handler.ts";
 import { idempotent, settlementOf } from "../src/http/idempotency.ts";
-import { requestIdOf } from "../src/http/locals.ts";
+import { authOf, requestIdOf } from "../src/http/locals.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
 import { Idempotency } from "../src/services/idempotency.ts";
 import { type LoopbackServer, listenOnLoopback } from "./support/listen.ts";

@@ -1,4 +1,3 @@
-import type { Dashboard } from "@verbatim/contract";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { call, csrf, dashboardApi, setCsrfToken, whenCredentialsRefused, whenSignedOut } from "./api.ts";
 import { Account } from "./pages/account.tsx";
@@ -10,9 +9,8 @@ import { SignIn } from "./pages/sign-in.tsx";
 import { Usage } from "./pages/usage.tsx";
 import { Webhooks } from "./pages/webhooks.tsx";
 import { base, navigate, onLinkClick, usePath } from "./router.ts";
+import type { Session } from "./session.ts";
 import { ErrorState, useAction } from "./ui.tsx";
-
-export type Session = Dashboard.components["schemas"]["Session"];
 
 /** What a page may need of the signed-in session. */
 interface PageContext {

@@ -3,10 +3,11 @@ import createFetchClient, { type Client } from "openapi-fetch";
 import packageJson from "../package.json" with { type: "json" };
 import { VerbatimError } from "./api-error.ts";
 import { versionedBaseUrl } from "./bare-client.ts";
+import type { ResourceClient } from "./resource.ts";
 import { Library } from "./resources/library.ts";
 import { Monitors } from "./resources/monitors.ts";
 import { Transcripts } from "./resources/transcripts.ts";
-import { type Result, unwrap } from "./result.ts";
+import { type Result, type SuccessBody, unwrap } from "./result.ts";
 import { fetchForCall, type RequestOptions, type TransportSettings } from "./transport.ts";
 
 /** The SDK's version, sent in its `User-Agent`. */
@@ -28,16 +29,6 @@ export interface VerbatimOptions {
   defaultHeaders?: Record<string, string>;
 }
 
-/** The envelope-shaped answer of an operation's success status. */
-export type SuccessBody<
-  Op extends keyof operations,
-  Status extends number = 200,
-> = operations[Op]["responses"] extends {
-  [S in Status]: { content: { "application/json": infer Body } };
-}
-  ? Body
-  : never;
-
 /**
  * A client of the Verbatim v2 API.
  *
@@ -46,7 +37,7 @@ export type SuccessBody<
  * const { data } = await verbatim.transcripts.video({ video: "jNQXAC9IVRw" });
  * ```
  */
-export class Verbatim {
+export class Verbatim implements ResourceClient {
   /** Transcripts, batches, lists and speech recognition jobs. */
   readonly transcripts: Transcripts;
   /** Monitors of YouTube channels and their events. */

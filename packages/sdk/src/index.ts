@@ -29,7 +29,7 @@ export {
 } from "./api-error.ts";
 export type { BareOr, BareStringOperation, JsonBody, SoleStringKey } from "./bare.ts";
 export { type BareClientOptions, createClient, type VerbatimClient } from "./bare-client.ts";
-export { type SuccessBody, sdkVersion, Verbatim, type VerbatimOptions } from "./client.ts";
+export { sdkVersion, Verbatim, type VerbatimOptions } from "./client.ts";
 export { type Segment, toSrt, toText, toVtt } from "./formats.ts";
 export { type PageResult, Paginator } from "./pagination.ts";
 export type {
@@ -70,6 +70,6 @@ export type {
   VideoPageResult,
   WaitOptions,
 } from "./resources/transcripts.ts";
-export type { RateLimit, ResponseMeta, Result } from "./result.ts";
+export type { RateLimit, ResponseMeta, Result, SuccessBody } from "./result.ts";
 export type { RequestOptions } from "./transport.ts";
 export { verifyWebhook, type WebhookEvent, type WebhookHeaders } from "./webhooks.ts";

@@ -1,3 +1,4 @@
+import type { operations } from "@verbatim/contract";
 import type { ErrorBody } from "./api-error.ts";
 import { UnexpectedResponseError } from "./api-error.ts";
 import { apiErrorFrom } from "./errors.ts";
@@ -27,6 +28,16 @@ export interface ResponseMeta {
 
 /** A successful answer: the body's fields (`data`, `usage`, ...) without `ok` and `request_id`, and the response's metadata. */
 export type Result<Body> = Body extends unknown ? Omit<Body, "ok" | "request_id"> & ResponseMeta : never;
+
+/** The envelope-shaped answer of an operation's success status. */
+export type SuccessBody<
+  Op extends keyof operations,
+  Status extends number = 200,
+> = operations[Op]["responses"] extends {
+  [S in Status]: { content: { "application/json": infer Body } };
+}
+  ? Body
+  : never;
 
 /** What an openapi-fetch call resolves to. */
 export interface FetchOutcome<Data> {

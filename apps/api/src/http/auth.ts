@@ -5,6 +5,7 @@ import { ApiError } from "../errors.ts";
 import { apiKeyPattern, hashApiKey } from "../services/api-keys.ts";
 import type { Allowance, AllowanceState, Authentication } from "../services/authenticator.ts";
 import { sessionSecretPattern } from "../services/dashboard-sessions.ts";
+import { keepApiKey, keepAuth, keepDashboardSession } from "./locals.ts";
 import { mcpTicketHeader, takeToolCallAdmission } from "./mcp-admissions.ts";
 import { holdSlot } from "./slots.ts";
 
@@ -16,18 +17,6 @@ const safeMethods = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Seconds a client should wait when admission is closed. */
 const admissionRetryAfterSeconds = 5;
-
-/** The authentication of the request; set by `authenticate`. */
-export function authOf(res: Response): Authentication {
-  const auth = res.locals.auth as Authentication | undefined;
-  if (!auth) throw new Error("route needs authentication but none ran");
-  return auth;
-}
-
-/** The dashboard session that authenticated the request, if one did (not an API key). */
-export function dashboardSessionOf(res: Response): string | undefined {
-  return res.locals.dashboardSession as string | undefined;
-}
 
 /**
  * Requires a valid API key, or a dashboard session's cookie, and counts the request against its
@@ -55,9 +44,9 @@ export function authenticate(
     if (auth.slot) holdSlot(deps, res, auth.slot);
     if (credential.kind === "session") {
       await requireCsrfToken(deps, req, auth.keyId);
-      res.locals.dashboardSession = auth.keyId;
+      keepDashboardSession(res, auth.keyId);
     }
-    res.locals.auth = auth;
+    keepAuth(res, auth);
     next();
   };
 }
@@ -124,7 +113,7 @@ async function requireCsrfToken(deps: AppDeps, req: Request, sessionId: string):
 
 /**
  * Requires a valid API key without counting the request against an allowance, and keeps the key
- * in `res.locals.apiKey`: for the MCP endpoint, which checks the key before it reads the body and
+ * (`apiKeyOf`): for the MCP endpoint, which checks the key before it reads the body and
  * counts each message of the body once it has read it.
  */
 export function requireApiKey(deps: AppDeps): RequestHandler {
@@ -138,7 +127,7 @@ export function requireApiKey(deps: AppDeps): RequestHandler {
       throw storeUnreachable(cause);
     }
     if (!active) throw unauthorized();
-    res.locals.apiKey = key;
+    keepApiKey(res, key);
     next();
   };
 }

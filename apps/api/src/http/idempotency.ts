@@ -3,7 +3,7 @@ import type { AppDeps } from "../deps.ts";
 import type { ChargeSettlement } from "../services/credits.ts";
 import { Idempotency, type IdempotentAnswer, type StoredResponse } from "../services/idempotency.ts";
 import { retryUntilReachable } from "../store/retry-until-reachable.ts";
-import { authOf } from "./auth.ts";
+import { authOf } from "./locals.ts";
 
 /**
  * Applies `Idempotency-Key` (docs/decisions.md, rule 9) to the operation. The response is stored (2xx) or the

@@ -1,9 +1,57 @@
+// What middleware keeps on `res.locals` for the code after it. Middleware and routes read and write
+// it only through here, so neither needs the other's module (`auth.ts` takes slots, `slots.ts` reads
+// the authentication).
 import { isIPv6 } from "node:net";
 import type { Request, Response } from "express";
+import type { Authentication } from "../services/authenticator.ts";
+import type { HeldSlot } from "../services/slots.ts";
 
 /** The request's id, assigned before anything else runs. */
 export function requestIdOf(res: Response): string {
   return res.locals.requestId as string;
+}
+
+/** The authentication of the request; set by `authenticate`. */
+export function authOf(res: Response): Authentication {
+  const auth = optionalAuthOf(res);
+  if (!auth) throw new Error("route needs authentication but none ran");
+  return auth;
+}
+
+/** The authentication of the request, if one ran: an error may be answered before any did. */
+export function optionalAuthOf(res: Response): Authentication | undefined {
+  return res.locals.auth as Authentication | undefined;
+}
+
+export function keepAuth(res: Response, auth: Authentication): void {
+  res.locals.auth = auth;
+}
+
+/** The dashboard session that authenticated the request, if one did (not an API key). */
+export function dashboardSessionOf(res: Response): string | undefined {
+  return res.locals.dashboardSession as string | undefined;
+}
+
+export function keepDashboardSession(res: Response, sessionId: string): void {
+  res.locals.dashboardSession = sessionId;
+}
+
+/** The API key `requireApiKey` checked, for a route that counts its requests itself. */
+export function apiKeyOf(res: Response): string {
+  return res.locals.apiKey as string;
+}
+
+export function keepApiKey(res: Response, key: string): void {
+  res.locals.apiKey = key;
+}
+
+/** The extraction slot the request holds, if it holds one. */
+export function slotOf(res: Response): HeldSlot | undefined {
+  return res.locals.slot as HeldSlot | undefined;
+}
+
+export function keepSlot(res: Response, slot: HeldSlot): void {
+  res.locals.slot = slot;
 }
 
 /** A host name, an IPv4 address or a bracketed IPv6 address, with an optional port: nothing that needs escaping. */

@@ -8,7 +8,7 @@ import { ApiError } from "../errors.ts";
 import { hashApiKey } from "../services/api-keys.ts";
 import type { Allowance, Authentication } from "../services/authenticator.ts";
 import { admit, requireApiKey } from "./auth.ts";
-import { connectedAddress, publicBaseUrl } from "./locals.ts";
+import { apiKeyOf, connectedAddress, publicBaseUrl } from "./locals.ts";
 import { holdToolCallAdmissions, mcpTicketHeader } from "./mcp-admissions.ts";
 import { allowanceOf } from "./routes/index.ts";
 
@@ -32,7 +32,7 @@ export function mcpRoutes(deps: AppDeps): Router {
   });
   router.use("/mcp", refuseForeignOrigins(deps.config));
   router.post("/mcp", requireApiKey(deps), readBody(), async (req, res) => {
-    const apiKey = res.locals.apiKey as string;
+    const apiKey = apiKeyOf(res);
     const messages = messagesOf(req.body, res.locals.unreadableBody !== undefined);
     let toolCalls: Array<{ allowance: Allowance; auth: Authentication }>;
     try {

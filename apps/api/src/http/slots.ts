@@ -3,7 +3,7 @@ import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { plans } from "../services/plans.ts";
 import { HeldSlot, type SlotLease } from "../services/slots.ts";
-import { authOf } from "./auth.ts";
+import { authOf, keepSlot, slotOf } from "./locals.ts";
 
 /** What a client is told to wait when every slot is busy: slots free as requests finish, usually within seconds. */
 export const busySlotsRetryAfterSeconds = 2;
@@ -38,15 +38,10 @@ export function holdExtractionSlot(deps: AppDeps): RequestHandler {
 /** Makes the lease the request's slot (`slotOf`), given back when the response closes unless a statement did first. */
 export function holdSlot(deps: AppDeps, res: Response, lease: SlotLease): void {
   const held = new HeldSlot(deps.platform.slots, lease);
-  res.locals.slot = held;
+  keepSlot(res, held);
   res.once("close", () => {
     void held.release().then((released) => {
       if (!released) deps.logger.warn({ lease: lease.id }, "slot release failed; retried until the store answers");
     });
   });
-}
-
-/** The extraction slot the request holds, if it holds one. */
-export function slotOf(res: Response): HeldSlot | undefined {
-  return res.locals.slot as HeldSlot | undefined;
 }

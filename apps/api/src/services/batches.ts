@@ -6,6 +6,7 @@ import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { Credits } from "./credits.ts";
 import type { PlanName } from "./plans.ts";
 import { pricing } from "./pricing.ts";
+import { runConcurrently } from "./run-concurrently.ts";
 import type { Transcripts } from "./transcripts.ts";
 
 export type BatchRow = Schema<"BatchRow">;
@@ -76,45 +77,39 @@ export class Batches {
     const rows = new Array<BatchRow | undefined>(batch.items.length);
     const keys = batch.items.map(videoKeyOf);
     const firstDeliveries = new Map<string, Promise<Delivery | null>>();
-    const order = fetchOrder(keys);
     let balance = batch.balance;
     let creditsSpent = 0;
-    let next = 0;
-    const runRows = async () => {
-      for (let position = next++; position < order.length; position = next++) {
-        if (stopped.aborted) return;
-        const index = order[position] as number;
-        const item = batch.items[index] as string;
-        const key = keys[index] as string;
-        const first = firstDeliveries.get(key);
-        let delivery: Delivery | null;
-        if (first) {
-          delivery = await first;
-          if (delivery?.kind === "transcript") {
-            const refusal = refusalFor(balance);
-            delivery = refusal
-              ? { kind: "error", error: refusal }
-              : await this.chargeRepeat(delivery, item, batch, stopped);
-          }
-        } else {
+    const runRow = async (index: number) => {
+      const item = batch.items[index] as string;
+      const key = keys[index] as string;
+      const first = firstDeliveries.get(key);
+      let delivery: Delivery | null;
+      if (first) {
+        delivery = await first;
+        if (delivery?.kind === "transcript") {
           const refusal = refusalFor(balance);
-          const fetching = refusal
-            ? Promise.resolve<Delivery>({ kind: "error", error: refusal })
-            : this.deliver(item, batch, balance, stopped);
-          firstDeliveries.set(key, fetching);
-          delivery = await fetching;
+          delivery = refusal
+            ? { kind: "error", error: refusal }
+            : await this.chargeRepeat(delivery, item, batch, stopped);
         }
-        if (delivery === null) return;
-        rows[index] = this.rowOf(item, delivery, batch.docsBaseUrl);
-        if (delivery.kind === "transcript") creditsSpent += delivery.creditsSpent;
-        // Rows charge concurrently and finish in any order: the lowest balance is the one after the last charge.
-        if (delivery.kind !== "job" && delivery.balance !== undefined) {
-          const after = delivery.balance;
-          balance = balance === null || after === null ? after : Math.min(balance, after);
-        }
+      } else {
+        const refusal = refusalFor(balance);
+        const fetching = refusal
+          ? Promise.resolve<Delivery>({ kind: "error", error: refusal })
+          : this.deliver(item, batch, balance, stopped);
+        firstDeliveries.set(key, fetching);
+        delivery = await fetching;
+      }
+      if (delivery === null) return;
+      rows[index] = this.rowOf(item, delivery, batch.docsBaseUrl);
+      if (delivery.kind === "transcript") creditsSpent += delivery.creditsSpent;
+      // Rows charge concurrently and finish in any order: the lowest balance is the one after the last charge.
+      if (delivery.kind !== "job" && delivery.balance !== undefined) {
+        const after = delivery.balance;
+        balance = balance === null || after === null ? after : Math.min(balance, after);
       }
     };
-    const runners = Promise.all(Array.from({ length: Math.max(1, batch.workers) }, runRows));
+    const runners = runConcurrently(fetchOrder(keys), batch.workers, runRow, stopped);
     let deadline: NodeJS.Timeout | undefined;
     const deadlinePassed = new Promise<void>((resolve) => {
       deadline = setTimeout(resolve, batch.deadlineMs);

@@ -27,9 +27,6 @@ export interface IdempotencyOptions {
   inFlightSeconds?: number;
 }
 
-/** The longest key docs/decisions.md rule 9 allows. */
-export const maxIdempotencyKeyLength = 255;
-
 /**
  * Idempotency keys (docs/decisions.md, rule 9): the first request with a key runs; a retry with the same body
  * replays its stored 2xx response; another body, or a retry while the first still runs, is a

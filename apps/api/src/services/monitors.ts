@@ -19,6 +19,7 @@ import type {
   TranscriptOutcomeData,
 } from "./monitor-events.ts";
 import { isPlanName, type PlanName } from "./plans.ts";
+import { runConcurrently } from "./run-concurrently.ts";
 import { type FinishedJob, jobStatusBody } from "./transcript-jobs.ts";
 import type { Transcripts } from "./transcripts.ts";
 import { checkListReference } from "./video-lists.ts";
@@ -279,7 +280,7 @@ export class Monitors {
       .set({ claimedUntil: new Date(now.getTime() + this.claimMs) })
       .where(inArray(monitors.id, due))
       .returning();
-    await eachWithConcurrency(claimed, transcriptConcurrency, async (monitor) => {
+    await runConcurrently(claimed, transcriptConcurrency, async (monitor) => {
       try {
         await this.check(monitor, {
           requestId: newId("req"),
@@ -340,7 +341,7 @@ export class Monitors {
       .set({ claimedUntil: new Date(now.getTime() + this.claimMs) })
       .where(inArray(monitorTranscriptTasks.id, due))
       .returning();
-    await eachWithConcurrency(tasks, transcriptConcurrency, async (task) => {
+    await runConcurrently(tasks, transcriptConcurrency, async (task) => {
       const [monitor] = await this.options.store.db.select().from(monitors).where(eq(monitors.id, task.monitorId));
       if (!monitor) return;
       await this.fetchTranscript(monitor, task, {
@@ -377,7 +378,7 @@ export class Monitors {
     if (!reported) return this.quietCheck(monitor);
     let creditsSpent = 1;
     let balance = reported.balance;
-    await eachWithConcurrency(reported.tasks, transcriptConcurrency, async (task) => {
+    await runConcurrently(reported.tasks, transcriptConcurrency, async (task) => {
       const fetched = await this.fetchTranscript(monitor, task, context);
       creditsSpent += fetched.creditsSpent;
       if (fetched.balance !== undefined) balance = fetched.balance;
@@ -667,15 +668,6 @@ function notFound(monitorId: string): ApiError {
 function planOf(plan: string): PlanName {
   if (!isPlanName(plan)) throw new Error(`unknown plan ${plan}`);
   return plan;
-}
-
-/** Runs `work` over `items`, at most `concurrency` at once. */
-async function eachWithConcurrency<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) {
-  const queue = [...items];
-  const runners = Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  });
-  await Promise.all(runners);
 }
 
 /** The monitor service of a process: its lists, transcripts and events as `deps` configures them. */

@@ -1,7 +1,7 @@
 import type { Dashboard } from "@verbatim/contract";
 import { useState } from "preact/hooks";
 import { call, csrf, dashboardApi } from "../api.ts";
-import type { Session } from "../app.tsx";
+import type { Session } from "../session.ts";
 import { CredentialsNotice, ErrorState, formatTime, Loading, Page, Secret, useAction, useLoad } from "../ui.tsx";
 
 type ApiKey = Dashboard.components["schemas"]["ApiKey"];

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { call, dashboardApi } from "../api.ts";
-import type { Session } from "../app.tsx";
+import type { Session } from "../session.ts";
 import { ErrorState, useAction } from "../ui.tsx";
 
 /** Reads a sign-in link's token from the fragment (`/dashboard/sign-in#token=...`) and drops it from the address. */

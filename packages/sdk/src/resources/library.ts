@@ -1,8 +1,8 @@
 import type { components, operations } from "@verbatim/contract";
 import { type BareOr, bodyOf } from "../bare.ts";
-import type { SuccessBody, Verbatim } from "../client.ts";
 import { Paginator } from "../pagination.ts";
-import { type Result, unwrap } from "../result.ts";
+import { ApiResource } from "../resource.ts";
+import { type Result, type SuccessBody, unwrap } from "../result.ts";
 import type { RequestOptions } from "../transport.ts";
 
 /** The query of `GET /library`. */
@@ -23,9 +23,7 @@ export type LibraryTranscriptResult = Result<SuccessBody<"getLibraryTranscript">
 export type LibrarySearchPageResult = Result<SuccessBody<"searchLibrary">>;
 
 /** The library: every transcript the account has fetched, listed and searched in full text. Free; each page is a request. */
-export class Library {
-  constructor(private readonly client: Verbatim) {}
-
+export class Library extends ApiResource {
   /** One page of the library, the most recently fetched first. */
   page(query: LibraryQuery = {}, options?: RequestOptions): Promise<LibraryPageResult> {
     return unwrap(

@@ -1,8 +1,8 @@
 import type { components, operations } from "@verbatim/contract";
 import { type BareOr, bodyOf } from "../bare.ts";
-import type { SuccessBody, Verbatim } from "../client.ts";
 import { Paginator } from "../pagination.ts";
-import { type Result, unwrap } from "../result.ts";
+import { ApiResource } from "../resource.ts";
+import { type Result, type SuccessBody, unwrap } from "../result.ts";
 import type { RequestOptions } from "../transport.ts";
 
 /** What `POST /monitors` takes. */
@@ -19,9 +19,7 @@ export type MonitorEventPageResult = Result<SuccessBody<"listMonitorEvents">>;
 type SinceQuery = NonNullable<operations["listMonitors"]["parameters"]["query"]>;
 
 /** Monitors: watch a YouTube channel on a schedule and receive its new videos as events. */
-export class Monitors {
-  constructor(private readonly client: Verbatim) {}
-
+export class Monitors extends ApiResource {
   /**
    * Creates a monitor; its free baseline is taken now. The answer carries the monitor's
    * `webhook_secret`, shown only this once. A string is the `target`.

@@ -2,10 +2,10 @@ import type { components } from "@verbatim/contract";
 import { errorCodes } from "../../generated/errors.ts";
 import { JobTimeoutError } from "../api-error.ts";
 import { type BareOr, bodyOf, type JsonBody } from "../bare.ts";
-import type { SuccessBody, Verbatim } from "../client.ts";
 import { apiErrorFrom } from "../errors.ts";
 import { Paginator } from "../pagination.ts";
-import { type FetchOutcome, type Result, unwrap } from "../result.ts";
+import { ApiResource } from "../resource.ts";
+import { type FetchOutcome, type Result, type SuccessBody, unwrap } from "../result.ts";
 import { type RequestOptions, sleep } from "../transport.ts";
 
 /** What `POST /transcripts/video` takes. */
@@ -61,9 +61,7 @@ export interface JobProgress {
 const longestPollIntervalMs = 10_000;
 
 /** Transcripts, batches, lists and jobs. */
-export class Transcripts {
-  constructor(private readonly client: Verbatim) {}
-
+export class Transcripts extends ApiResource {
   /**
    * The transcript of one video (YouTube, TikTok, Instagram, X, Vimeo, Facebook, Dailymotion,
    * Twitch, Loom), podcast episode, feed or media file. Captions and

@@ -12,8 +12,8 @@ import { usageBlock } from "../../services/credits.ts";
 import type { NewSession, SignInMethod } from "../../services/dashboard-sessions.ts";
 import { WebhookLog } from "../../services/webhook-log.ts";
 import type { ApiVersion } from "../api-router.ts";
-import { admit, authOf, dashboardSessionOf, sessionCookieName } from "../auth.ts";
-import { requestIdOf } from "../locals.ts";
+import { admit, sessionCookieName } from "../auth.ts";
+import { authOf, dashboardSessionOf, keepAuth, requestIdOf } from "../locals.ts";
 import { dashboardOperations } from "../operations.ts";
 import { bodyOf, type LiveRoute } from "../route.ts";
 
@@ -82,7 +82,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
    * allowance before anything is written, so refused sign-ins leave no session behind.
    */
   const signInWithKey = async (res: Response, apiKey: string): Promise<NewSession> => {
-    res.locals.auth = await admit(deps, res, apiKey, "request");
+    keepAuth(res, await admit(deps, res, apiKey, "request"));
     const session = await dashboard.openWithKey(apiKey);
     if (!session) {
       throw new ApiError(
@@ -103,7 +103,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
       );
     }
     try {
-      res.locals.auth = await admit(deps, res, session.secret, "request");
+      keepAuth(res, await admit(deps, res, session.secret, "request"));
     } catch (refused) {
       await dashboard.discard(session);
       throw refused;

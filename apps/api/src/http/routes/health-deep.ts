@@ -4,8 +4,8 @@ import { type QueueDepth, readQueueDepths } from "../../metrics.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { heartbeatFreshSeconds, readWorkerHeartbeats, type WorkerHeartbeat } from "../../services/worker-heartbeats.ts";
 import { ping } from "../../store/database.ts";
-import { authOf, storeUnreachable } from "../auth.ts";
-import { requestIdOf } from "../locals.ts";
+import { storeUnreachable } from "../auth.ts";
+import { authOf, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
 type DependencyName = "database" | "queue" | "speech_engine" | "video_platforms";

@@ -3,8 +3,8 @@ import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { renderTranscript, type TranscriptFormat, textOf } from "../../services/transcript-renderings.ts";
-import { authOf, storeUnreachable } from "../auth.ts";
-import { requestIdOf } from "../locals.ts";
+import { storeUnreachable } from "../auth.ts";
+import { authOf, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
 
 /**

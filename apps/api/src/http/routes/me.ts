@@ -1,7 +1,6 @@
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
-import { authOf } from "../auth.ts";
-import { requestIdOf } from "../locals.ts";
+import { authOf, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
 /**

@@ -2,8 +2,7 @@ import type { Request, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
 import type { MonitorCreate, Monitors, MonitorUpdate } from "../../services/monitors.ts";
-import { authOf } from "../auth.ts";
-import { publicBaseUrl, requestIdOf } from "../locals.ts";
+import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
 
 /**

@@ -2,8 +2,7 @@ import type { AppDeps, AudioDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { AudioTranscriptStore } from "../../services/audio-transcript-store.ts";
 import { jobStatusBody, TranscriptJobs } from "../../services/transcript-jobs.ts";
-import { authOf } from "../auth.ts";
-import { publicBaseUrl, requestIdOf } from "../locals.ts";
+import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
 /** `GET /transcripts/jobs/{jobId}`: a job's state; free, on the polling allowance, no extraction slot. */

@@ -7,8 +7,7 @@ import { usageBlock } from "../../services/credits.ts";
 import { plans } from "../../services/plans.ts";
 import type { SlotLease } from "../../services/slots.ts";
 import type { Transcripts } from "../../services/transcripts.ts";
-import { authOf } from "../auth.ts";
-import { publicBaseUrl, requestIdOf } from "../locals.ts";
+import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
 import { busySlotsRetryAfterSeconds } from "../slots.ts";
 

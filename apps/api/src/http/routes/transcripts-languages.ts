@@ -2,8 +2,7 @@ import type { RequestBody } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import type { CaptionLanguageLists } from "../../services/caption-languages.ts";
 import { usageBlock } from "../../services/credits.ts";
-import { authOf } from "../auth.ts";
-import { requestIdOf } from "../locals.ts";
+import { authOf, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
 
 /**

@@ -6,9 +6,8 @@ import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { pricing } from "../../services/pricing.ts";
 import { VideoLists } from "../../services/video-lists.ts";
-import { authOf } from "../auth.ts";
 import { settlementOf } from "../idempotency.ts";
-import { requestIdOf } from "../locals.ts";
+import { authOf, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
 
 type ListOperation = "fetchChannelVideos" | "fetchPlaylistVideos" | "searchVideos";

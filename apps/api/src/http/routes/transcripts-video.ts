@@ -8,11 +8,9 @@ import { type RenderingRequest, renderTranscript } from "../../services/transcri
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
 import type { TranscriptMode } from "../../services/video-transcripts.ts";
 import { webhookTargetProblem } from "../../services/webhook-targets.ts";
-import { authOf } from "../auth.ts";
 import { settlementOf } from "../idempotency.ts";
-import { publicBaseUrl, requestIdOf } from "../locals.ts";
+import { authOf, publicBaseUrl, requestIdOf, slotOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send, wasSent } from "../route.ts";
-import { slotOf } from "../slots.ts";
 
 type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
-import { authOf, storeUnreachable } from "../auth.ts";
-import { requestIdOf } from "../locals.ts";
+import { storeUnreachable } from "../auth.ts";
+import { authOf, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
 /** `GET /usage`: credits charged per day and per operation. Free. */

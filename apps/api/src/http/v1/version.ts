@@ -1,10 +1,9 @@
 import { type OperationId, openApiV1Path, type V1OperationId } from "@verbatim/contract";
 import type { RequestHandler, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
-import type { Authentication } from "../../services/authenticator.ts";
 import type { ApiVersion } from "../api-router.ts";
 import { type ErrorEnvelope, errorHandler } from "../error-handler.ts";
-import { requestIdOf } from "../locals.ts";
+import { optionalAuthOf, requestIdOf } from "../locals.ts";
 import { v1Operations } from "../operations.ts";
 import { allowanceOf, pendingOperations, publicOperations } from "../routes/index.ts";
 import { aiFallbackOf, reasonOf, v1CodeOf } from "./errors.ts";
@@ -72,5 +71,5 @@ const v1ErrorEnvelope: ErrorEnvelope = (error, req, res) => {
 };
 
 function balanceOf(res: Response): number | null | undefined {
-  return (res.locals.auth as Authentication | undefined)?.credits;
+  return optionalAuthOf(res)?.credits;
 }

@@ -1,0 +1,17 @@
+import type { paths } from "@verbatim/contract";
+import type { Client } from "openapi-fetch";
+import type { RequestOptions } from "./transport.ts";
+
+/** What a resource sends its calls through: the `Verbatim` client that made it. */
+export interface ResourceClient {
+  readonly raw: Client<paths>;
+  fetchFor(options?: RequestOptions): (request: Request) => Promise<Response>;
+}
+
+/**
+ * A group of the API's operations (`transcripts`, `monitors`, `library`). It knows the client
+ * only by the shape it uses, so the client imports the resources and never the other way round.
+ */
+export abstract class ApiResource {
+  constructor(protected readonly client: ResourceClient) {}
+}
