@@ -6,7 +6,7 @@ import type { AppDeps, MonitorDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
-import { isStoreError, type Store } from "../store/database.ts";
+import { type DatabaseOrTransaction, isStoreError, type Store } from "../store/database.ts";
 import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import { accounts, monitors, monitorTranscriptTasks, transcriptJobs } from "../store/schema.ts";
 import type { Credits } from "./credits.ts";
@@ -23,7 +23,6 @@ import { type FinishedJob, jobStatusBody } from "./transcript-jobs.ts";
 import type { Transcripts } from "./transcripts.ts";
 import { checkListReference } from "./video-lists.ts";
 import { toApiError } from "./video-transcripts.ts";
-import type { DatabaseOrTransaction } from "./webhook-events.ts";
 import { type WebhookTargetRule, webhookTargetProblem } from "./webhook-targets.ts";
 
 export type MonitorView = Schema<"Monitor">;
