@@ -7,12 +7,12 @@ import type { FaultPoint } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import type { Platform } from "./platform.ts";
+import type { TranscriptionQueue } from "./services/audio-transcripts.ts";
 import type { MonitorEvents } from "./services/monitor-events.ts";
 import type { JobFollower } from "./services/transcript-jobs.ts";
 import type { WebhookOutbox } from "./services/webhook-events.ts";
 import type { WebhookTargetRule } from "./services/webhook-targets.ts";
 import type { PlatformSources } from "./sources/index.ts";
-import type { TranscriptionQueue } from "./workers/transcription-queue.ts";
 
 /** Settings of the HTTP layer. */
 export interface HttpConfig {

@@ -18,7 +18,6 @@ import { choosePlatformTranslation } from "../sources/caption-translations.ts";
 import type { CaptionTrack, SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
 import { apiErrorOf, SourceError } from "../sources/source-error.ts";
-import type { TranscriptionQueue } from "../workers/transcription-queue.ts";
 import { AudioTranscriptStore, type FullTranscript } from "./audio-transcript-store.ts";
 import type { ChargeSettlement, Credits } from "./credits.ts";
 import { type PlanName, plans } from "./plans.ts";
@@ -109,6 +108,35 @@ export interface JobAttempt {
   signal: AbortSignal;
   /** No retry follows: a transient failure now fails the job instead of being retried. */
   finalAttempt: boolean;
+}
+
+/** The message of a transcription: the job row does the talking; the account and plan group it. */
+export interface TranscriptionMessage {
+  jobId: string;
+  accountId: string;
+  plan: PlanName;
+  /**
+   * Attempts the job ran before it was handed back for want of a free slot: a hand-back is a new
+   * queue job, and the job's attempts count across them, so its last attempt comes.
+   */
+  attemptsBefore?: number;
+}
+
+/** A queued message, until its job is admitted. */
+export interface QueuedTranscription {
+  /** Removes the message before a worker takes it. */
+  withdraw(): Promise<void>;
+}
+
+/** Hands accepted jobs to the workers, wherever they run. */
+export interface TranscriptionQueue {
+  /**
+   * Queues the job under its account and plan, so the plan's concurrency holds across every
+   * worker. Answers how to take the message back when the job is not admitted after all.
+   */
+  enqueue(job: TranscriptionMessage): Promise<QueuedTranscription>;
+  /** A cheap round trip to the queue, for the deep health check. */
+  check(): Promise<void>;
 }
 
 export interface AudioTranscriptsOptions {

@@ -1,13 +1,12 @@
 import type { Logger } from "../logger.ts";
 import type { Job, PgBoss } from "../queue/job-queue.ts";
-import type { AudioTranscripts } from "../services/audio-transcripts.ts";
+import type { AudioTranscripts, TranscriptionMessage } from "../services/audio-transcripts.ts";
 import { plans } from "../services/plans.ts";
 import type { AccountSlots } from "../services/slots.ts";
 import {
   abandonedTranscriptionQueueName,
   perAccountConcurrency,
   sendTranscription,
-  type TranscriptionMessage,
   transcriptionQueueName,
 } from "./transcription-queue.ts";
 
