@@ -1,13 +1,7 @@
 import type { Queue } from "pg-boss";
-import type { PgBoss } from "../queue/job-queue.ts";
+import { abandonedTranscriptionQueueName, type PgBoss, transcriptionQueueName } from "../queue/job-queue.ts";
 import type { QueuedTranscription, TranscriptionMessage, TranscriptionQueue } from "../services/audio-transcripts.ts";
 import { type PlanName, planNames, plans } from "../services/plans.ts";
-
-/** The queue of speech recognition jobs; each message names one `transcript_jobs` row. */
-export const transcriptionQueueName = "transcribe-audio";
-
-/** Where pg-boss moves a message whose every attempt died (killed worker, lost heartbeat): its job is failed there. */
-export const abandonedTranscriptionQueueName = "transcribe-audio-abandoned";
 
 export interface TranscriptionQueueSettings {
   /** A worker that has not reported for this long is presumed dead, and the job is retried. */
