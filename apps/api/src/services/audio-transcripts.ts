@@ -9,11 +9,9 @@ import { probeDuration } from "../adapters/media/decoder.ts";
 import { isDrmProtected } from "../adapters/media/protection.ts";
 import { DownloadCapReached, type DownloadOptions } from "../adapters/net/media-download.ts";
 import type { RoutedStream, YoutubeAudio, YoutubeAudioSource } from "../adapters/youtube/index.ts";
-import type { AudioDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
-import type { Platform } from "../platform.ts";
 import { choosePlatformTranslation } from "../sources/caption-translations.ts";
 import type { CaptionTrack, SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
@@ -869,30 +867,4 @@ function platformCaptionsTranscript(fields: TranscriptFields, captions: SourceCa
 /** Throws a source failure as the API error it answers. */
 function rethrowAsApiError(error: unknown): never {
   throw apiErrorOf(error);
-}
-
-/** The audio service over the platform's store and credits, as the route and the workers use it. */
-export function createAudioTranscripts(
-  platform: Platform,
-  audio: AudioDeps,
-  options: { now: () => Date; logger: Logger; workDir?: string },
-): AudioTranscripts {
-  const transcripts = new AudioTranscriptStore(platform.store);
-  return new AudioTranscripts({
-    credits: platform.credits,
-    jobs: new TranscriptJobs(platform.store, platform.credits, transcripts, options.now, audio.webhooks, [
-      platform.library,
-      ...(audio.jobFollowers ?? []),
-    ]),
-    transcripts,
-    sources: audio.sources,
-    ...(audio.youtube === undefined ? {} : { youtube: audio.youtube }),
-    ...(audio.platforms === undefined ? {} : { platforms: audio.platforms.registry }),
-    engine: audio.engine,
-    queue: audio.queue,
-    logger: options.logger,
-    inlineAudioSeconds: audio.inlineAudioSeconds,
-    maxQueuedJobs: audio.maxQueuedJobs,
-    ...(options.workDir === undefined ? {} : { workDir: options.workDir }),
-  });
 }

@@ -2,7 +2,6 @@ import { randomBytes } from "node:crypto";
 import type { RequestBody, Schema } from "@verbatim/contract";
 import { and, desc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { ListTarget, VideoListSource } from "../adapters/youtube/video-lists.ts";
-import type { AppDeps, MonitorDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
@@ -10,7 +9,7 @@ import { type DatabaseOrTransaction, isStoreError, type Store } from "../store/d
 import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import { accounts, monitors, monitorTranscriptTasks, transcriptJobs } from "../store/schema.ts";
 import type { Credits } from "./credits.ts";
-import { EventCursors } from "./event-cursors.ts";
+import type { EventCursors } from "./event-cursors.ts";
 import type {
   MonitorEvents,
   MonitorEventView,
@@ -675,32 +674,4 @@ async function eachWithConcurrency<T>(items: readonly T[], concurrency: number, 
     for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
   });
   await Promise.all(runners);
-}
-
-/** The monitor service of a process: its lists, transcripts and events as `deps` configures them. */
-export function createMonitors(
-  deps: Pick<AppDeps, "platform" | "now" | "logger">,
-  parts: {
-    lists: VideoListSource;
-    transcripts: Transcripts;
-    monitors: MonitorDeps;
-    docsBaseUrl: string;
-    claimSeconds?: number;
-  },
-): Monitors {
-  const { platform } = deps;
-  return new Monitors({
-    store: platform.store,
-    credits: platform.credits,
-    lists: parts.lists,
-    transcripts: parts.transcripts,
-    events: parts.monitors.events,
-    cursors: new EventCursors(platform.store, deps.now),
-    webhookTargets: parts.monitors.webhookTargets,
-    now: deps.now,
-    logger: deps.logger,
-    docsBaseUrl: parts.docsBaseUrl,
-    ...(parts.monitors.random ? { random: parts.monitors.random } : {}),
-    ...(parts.claimSeconds === undefined ? {} : { claimSeconds: parts.claimSeconds }),
-  });
 }

@@ -77,7 +77,7 @@ describe("a monitor's transcript that became a speech job", () => {
     h = await startMonitorHarness({ credits: 100 });
     const { store, credits } = h.server.platform;
     jobs = new TranscriptJobs(store, credits, new AudioTranscriptStore(store), () => h.clock.now(), undefined, [
-      h.deps.monitors.events,
+      h.parts.monitors.events,
     ]);
     const created = await h.server.client.POST("/monitors", {
       body: { target: channelUrl, transcripts: true, webhook_url: h.receiver.url() },
