@@ -21,7 +21,7 @@ interface DependencyCheck {
  * process reports workers running elsewhere. Free. A database that cannot be read answers 503
  * `overloaded`, as admission does.
  */
-export function deepHealthCheck(deps: AppDeps, probes: readonly DependencyProbe[] = []): LiveRoute {
+export function deepHealthCheck(deps: AppDeps, probes: readonly DependencyProbe[]): LiveRoute {
   const all: DependencyProbe[] = [{ name: "database", check: () => ping(deps.platform.store) }, ...probes];
   return {
     operationId: "deepHealthCheck",
