@@ -9,12 +9,12 @@ import { availableParallelism } from "node:os";
 import { createSpeechEngine } from "../src/adapters/asr/index.ts";
 import { createAudioSources } from "../src/adapters/audio-sources/index.ts";
 import { createApp } from "../src/app.ts";
+import { composeServices } from "../src/compose.ts";
 import { jobsConfigFrom } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
 import { startJobQueue } from "../src/queue/job-queue.ts";
-import { createAudioTranscripts } from "../src/services/audio-transcripts.ts";
 import { openEmbeddedStore } from "../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker } from "../src/workers/transcription-worker.ts";
@@ -43,7 +43,8 @@ async function main(): Promise<void> {
     inlineAudioSeconds: 0,
     maxQueuedJobs: settings.maxQueuedJobs,
   };
-  await startTranscriptionWorker(boss, createAudioTranscripts(platform, audio, { now, logger }), {
+  const services = composeServices({ platform, now, logger, audio });
+  await startTranscriptionWorker(boss, services.audioTranscripts, {
     workers: settings.workers,
     pollSeconds: settings.pollSeconds,
     retryLimit,
@@ -56,7 +57,14 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((resolve) => media.listen(0, "127.0.0.1", resolve));
   const mediaOrigin = `http://127.0.0.1:${(media.address() as AddressInfo).port}`;
-  const api = createApp({ config: { version: "bench" }, logger, now, platform, audio, metrics: new ServiceMetrics() });
+  const api = createApp({
+    config: { version: "bench" },
+    logger,
+    now,
+    platform,
+    services,
+    metrics: new ServiceMetrics(),
+  });
   const listening = api.listen(0, "127.0.0.1");
   await new Promise<void>((resolve) => listening.once("listening", () => resolve()));
   const baseUrl = `http://127.0.0.1:${(listening.address() as AddressInfo).port}`;

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { type SQL, sql } from "drizzle-orm";
 import express, { type Express, type RequestHandler } from "express";
 import { createApp } from "../src/app.ts";
-import type { YoutubeDeps } from "../src/deps.ts";
+import { composeServices, type YoutubeDeps } from "../src/compose.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
@@ -63,13 +63,14 @@ export async function apiTarget(
     ),
   );
   await store.query(options.planSetting);
+  const logger = createLogger(process.env.VERBATIM_LOG_LEVEL ?? "error");
   const app = createApp({
     metrics: new ServiceMetrics(),
     config: { version: "0.0.0-bench" },
-    logger: createLogger(process.env.VERBATIM_LOG_LEVEL ?? "error"),
+    logger,
     now,
     platform,
-    ...(options.youtube ? { youtube: options.youtube } : {}),
+    services: composeServices({ platform, now, logger, ...(options.youtube ? { youtube: options.youtube } : {}) }),
   });
   return {
     handler: app,

@@ -1,18 +1,14 @@
-import type { SpeechEngine } from "./adapters/asr/index.ts";
-import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
-import type { ResolveAll } from "./adapters/net/address-rule.ts";
-import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
-import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { FaultPoint } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import type { Platform } from "./platform.ts";
-import type { MonitorEvents } from "./services/monitor-events.ts";
-import type { JobFollower } from "./services/transcript-jobs.ts";
-import type { WebhookOutbox } from "./services/webhook-events.ts";
+import type { Batches } from "./services/batches.ts";
+import type { CaptionLanguageLists } from "./services/caption-languages.ts";
+import type { Monitors } from "./services/monitors.ts";
+import type { TranscriptJobs } from "./services/transcript-jobs.ts";
+import type { Transcripts } from "./services/transcripts.ts";
+import type { VideoLists } from "./services/video-lists.ts";
 import type { WebhookTargetRule } from "./services/webhook-targets.ts";
-import type { PlatformSources } from "./sources/index.ts";
-import type { TranscriptionQueue } from "./workers/transcription-queue.ts";
 
 /** Settings of the HTTP layer. */
 export interface HttpConfig {
@@ -42,55 +38,35 @@ export interface AppDeps {
   platform: Platform;
   /** This process's Prometheus metrics, fed by the code that owns each rule and served at `/metrics`. */
   metrics: ServiceMetrics;
-  /** YouTube access; without it the YouTube operations answer 404 as not live yet. */
-  youtube?: YoutubeDeps;
-  /** Podcasts, feeds and media files, and speech recognition jobs; without it, that input is refused as unsupported. */
-  audio?: AudioDeps;
-  /** Monitors; without them (or without YouTube lists) the monitor operations answer 404 as not live yet. */
-  monitors?: MonitorDeps;
+  /** What the operations run on, built once per process by `composeServices` (compose.ts). */
+  services: Services;
   /** Validate every response against the OpenAPI document (on in tests; a mismatch answers 500). */
   validateResponses?: boolean;
   /** Called at each fault point a request passes: where tests make the process die (`VERBATIM_TEST_FAULTS`). */
   faultPoint?: (point: FaultPoint) => void;
 }
 
-/** What monitors need beyond YouTube lists and the transcript service. */
-export interface MonitorDeps {
-  /** Where monitor events are written and delivered from; also told when a monitor's speech job finishes. */
-  events: MonitorEvents;
-  /** The address rule a monitor's `webhook_url` must pass. */
-  webhookTargets: WebhookTargetRule;
-  /** 0 (inclusive) to 1: where a check lands in its jitter window. Default `Math.random`. */
-  random?: () => number;
+/** The services behind the operations; without one, its operations answer 404 as not live yet. */
+export interface Services {
+  /** One transcript of any input; absent when neither YouTube nor audio sources are configured. */
+  transcripts?: Transcripts;
+  /** Transcripts of many inputs in one request, through `transcripts`. */
+  batches?: Batches;
+  /** A source's caption tracks and the languages they translate into. */
+  captionLanguages?: CaptionLanguageLists;
+  /** Speech recognition jobs, as their owners poll them; absent without speech recognition. */
+  jobs?: TranscriptJobs;
+  /** The rule a `callback_url` must pass; absent without speech recognition, whose jobs are all that call back. */
+  callbackTargets?: WebhookTargetRule;
+  /** Pages of YouTube channels, playlists and searches. */
+  lists?: VideoLists;
+  monitors?: Monitors;
+  /** What the deep health check asks besides the database. */
+  probes: readonly DependencyProbe[];
 }
 
-/** What the YouTube operations need. */
-export interface YoutubeDeps {
-  captions: CaptionSource;
-  /** Channel, playlist and search lists; absent, those operations answer 404 as not live yet. */
-  lists?: VideoListSource;
-}
-
-/** What audio transcripts and their jobs need. */
-export interface AudioDeps {
-  sources: AudioSources;
-  /** YouTube videos' audio, for `mode: "audio"` and the `auto` fallback; absent, YouTube audio is refused. */
-  youtube?: YoutubeAudioSource;
-  /** The other video platforms (TikTok, Instagram, X, Vimeo, …); absent, their links are refused as unsupported. */
-  platforms?: Pick<PlatformSources, "registry" | "check">;
-  engine: SpeechEngine;
-  /** Where accepted jobs go; the workers may run in this process or in others on the same database. */
-  queue: TranscriptionQueue;
-  /** Media shorter than this is transcribed within the request (200); 0 makes every transcription a job. */
-  inlineAudioSeconds: number;
-  /** Unfinished jobs beyond which new ones are refused with 503 `overloaded`. */
-  maxQueuedJobs: number;
-  /** Job callbacks (`callback_url`); without it they are not sent. */
-  webhooks?: WebhookOutbox;
-  /** Work waiting on jobs' outcomes (monitors' transcripts), told when a job finishes. */
-  jobFollowers?: readonly JobFollower[];
-  /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: a `callback_url` may be http or name a private address. */
-  allowPrivateCallbackTargets?: boolean;
-  /** Resolves a `callback_url`'s host at request time; default `dns.lookup`. Tests substitute it. */
-  resolveAll?: ResolveAll;
+/** A dependency the deep health check asks; it throws when the dependency fails. */
+export interface DependencyProbe {
+  name: "database" | "queue" | "speech_engine" | "video_platforms";
+  check(): Promise<void>;
 }

@@ -8,6 +8,7 @@ import { withDownloadDefaults } from "./adapters/net/media-download.ts";
 import { createYoutubeAdapter } from "./adapters/youtube/index.ts";
 import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
+import { composeServices } from "./compose.ts";
 import { type FaultPoint, loadConfig } from "./config.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { createHttpServer } from "./http/http-server.ts";
@@ -16,11 +17,8 @@ import { createLogger } from "./logger.ts";
 import { ServiceMetrics } from "./metrics.ts";
 import { createPlatform } from "./platform.ts";
 import { startJobQueue } from "./queue/job-queue.ts";
-import { createAudioTranscripts } from "./services/audio-transcripts.ts";
 import { MonitorEvents } from "./services/monitor-events.ts";
-import { createMonitors } from "./services/monitors.ts";
 import { MonthlyRefills } from "./services/monthly-refills.ts";
-import { createTranscripts } from "./services/transcripts.ts";
 import { createWebhooks } from "./services/webhooks.ts";
 import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
 import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
@@ -115,30 +113,33 @@ if (config.platforms.ytdlp) {
     `yt-dlp is not installed: links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`,
   );
 }
-const audio = {
-  sources: audioSources,
-  youtube: youtube.audio,
-  platforms: platformSources,
-  engine: meteredSpeechEngine(speechEngine, metrics),
-  queue: new PgBossTranscriptionQueue(boss),
-  inlineAudioSeconds: config.jobs.inlineAudioSeconds,
-  maxQueuedJobs: config.jobs.maxQueuedJobs,
-  webhooks,
-  jobFollowers: [monitorEvents],
-  allowPrivateCallbackTargets: config.allowPrivateTargets,
-};
-const monitorDeps = { events: monitorEvents, webhookTargets: { allowPrivateTargets: config.allowPrivateTargets } };
+const services = composeServices({
+  platform,
+  now,
+  logger,
+  youtube,
+  audio: {
+    sources: audioSources,
+    youtube: youtube.audio,
+    platforms: platformSources,
+    engine: meteredSpeechEngine(speechEngine, metrics),
+    queue: new PgBossTranscriptionQueue(boss),
+    inlineAudioSeconds: config.jobs.inlineAudioSeconds,
+    maxQueuedJobs: config.jobs.maxQueuedJobs,
+    webhooks,
+    jobFollowers: [monitorEvents],
+    allowPrivateCallbackTargets: config.allowPrivateTargets,
+  },
+  monitors: {
+    events: monitorEvents,
+    webhookTargets: { allowPrivateTargets: config.allowPrivateTargets },
+    // Scheduled checks have no request to take the address from: the public one, else where the API listens.
+    docsBaseUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
+    claimSeconds: config.scheduler.claimSeconds,
+  },
+});
 const scheduler = new Scheduler({
-  monitors: createMonitors(
-    { platform, now, logger },
-    {
-      lists: youtube.lists,
-      transcripts: createTranscripts({ platform, youtube, audio, now, logger }),
-      monitors: monitorDeps,
-      docsBaseUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
-      claimSeconds: config.scheduler.claimSeconds,
-    },
-  ),
+  ...(services.monitors ? { monitors: services.monitors } : {}),
   refills: new MonthlyRefills(store, now),
   logger,
   tickMs: config.scheduler.tickSeconds * 1000,
@@ -147,7 +148,7 @@ const scheduler = new Scheduler({
 const heartbeat = runsWorkers ? new HeartbeatWriter(store, { now, logger }) : undefined;
 if (runsWorkers) {
   await heartbeat?.start();
-  await startTranscriptionWorker(boss, createAudioTranscripts(platform, audio, { now, logger }), {
+  await startTranscriptionWorker(boss, services.audioTranscripts, {
     workers: config.jobs.workers,
     pollSeconds: config.jobs.pollSeconds,
     retryLimit: jobRetryLimit,
@@ -172,9 +173,7 @@ if (servesApi) {
     now,
     platform,
     metrics,
-    youtube,
-    audio,
-    monitors: monitorDeps,
+    services,
     ...(config.testFaults.length > 0 ? { faultPoint: dieAt(config.testFaults) } : {}),
   });
   const listening = createHttpServer(app).listen(config.port, config.host, () => {
@@ -200,7 +199,7 @@ if (!servesApi && config.operations.metricsPort !== undefined) {
   metricsApp.disable("x-powered-by");
   metricsApp.set("trust proxy", "loopback");
   metricsApp.use(metricsEndpoint(metrics, store, { token: metricsToken }));
-  metricsApp.use(errorHandler({ config: { version: config.version }, logger, now, platform, metrics }));
+  metricsApp.use(errorHandler({ config: { version: config.version }, logger, now, platform, metrics, services }));
   const listening = createHttpServer(metricsApp).listen(metricsPort, config.host, () => {
     const { address, port } = listening.address() as AddressInfo;
     logger.info({ address, port }, `Verbatim worker metrics on http://${address}:${port}/metrics`);

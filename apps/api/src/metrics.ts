@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { abandonedTranscriptionQueueName, transcriptionQueueName } from "./queue/job-queue.ts";
 import type { Store } from "./store/database.ts";
-import { abandonedTranscriptionQueueName, transcriptionQueueName } from "./workers/transcription-queue.ts";
 
 /** Which allowance refused a request: the request or polling rate limit, the extraction slots, or the credit balance. */
 export type RefusalKind = "requests" | "polling" | "slots" | "credits";

@@ -10,6 +10,7 @@ import { LibraryCursors } from "./services/library-cursors.ts";
 import { ListCursors } from "./services/list-cursors.ts";
 import { AccountSlots } from "./services/slots.ts";
 import { UsageReports } from "./services/usage.ts";
+import { WebhookLog } from "./services/webhook-log.ts";
 import type { Store } from "./store/database.ts";
 
 /** The account platform: what every billed endpoint runs through. */
@@ -30,6 +31,8 @@ export interface Platform {
   /** Jobs an account runs at once, on every worker process (its plan's workers). */
   jobSlots: AccountSlots;
   usage: UsageReports;
+  /** The webhook deliveries the dashboard and the admin commands show, and redeliver. */
+  webhookLog: WebhookLog;
 }
 
 export interface PlatformOptions {
@@ -64,5 +67,6 @@ export async function createPlatform(store: Store, options: PlatformOptions): Pr
     slots: new AccountSlots(store, { pool: "extraction", ...leases }),
     jobSlots: new AccountSlots(store, { pool: "transcription", ...leases }),
     usage: new UsageReports(store, options.now),
+    webhookLog: new WebhookLog(store, options.now),
   };
 }

@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../src/adapters/youtube/index.ts";
+import { composeServices } from "../src/compose.ts";
 import type { AppDeps } from "../src/deps.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
@@ -98,20 +99,31 @@ beforeAll(async () => {
     maxAttempts: 2,
     backoffBaseMs: 10,
   });
+  const logger = createLogger("silent");
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
-    logger: createLogger("silent"),
+    logger,
     metrics: new ServiceMetrics(),
     now,
     platform,
     validateResponses: true,
-    youtube,
-    monitors: {
-      events: new MonitorEvents(store, undefined, now),
-      // Webhook hosts resolve to a public address without asking DNS: the fuzz stays on loopback.
-      webhookTargets: { allowPrivateTargets: false, resolveAll: async () => [{ address: "93.184.215.14", family: 4 }] },
-      random: () => 0,
-    },
+    services: composeServices({
+      platform,
+      now,
+      logger,
+      youtube,
+      monitors: {
+        events: new MonitorEvents(store, undefined, now),
+        // Webhook hosts resolve to a public address without asking DNS: the fuzz stays on loopback.
+        webhookTargets: {
+          allowPrivateTargets: false,
+          resolveAll: async () => [{ address: "93.184.215.14", family: 4 }],
+        },
+        // The fuzz runs no scheduled check, the only work that links its errors' docs here.
+        docsBaseUrl: "http://127.0.0.1",
+        random: () => 0,
+      },
+    }),
   };
   server = await serveApp(deps, { plan: "scale", credits: 100_000_000, name: "fuzz" });
   // The fuzz account's allowances are set far above what a run sends, so requests reach their handlers instead of 429.

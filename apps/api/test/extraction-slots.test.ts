@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { composeServices } from "../src/compose.ts";
 import type { AppDeps } from "../src/deps.ts";
 import { authenticate } from "../src/http/auth.ts";
 import { errorHandler } from "../src/http/error-handler.ts";
@@ -170,12 +171,15 @@ describe.runIf(process.env.DATABASE_URL)("a slot held when the database goes awa
     proxied = await openPostgresStore(proxy.url, { poolSize: 2 });
     direct = await openPostgresStore(database.url, { poolSize: 1 });
     const now = () => new Date();
+    const logger = createLogger("silent");
+    const platform = await createPlatform(proxied, { now });
     deps = {
       config: { version: "0.0.0-test" },
-      logger: createLogger("silent"),
+      logger,
       now,
-      platform: await createPlatform(proxied, { now }),
+      platform,
       metrics: new ServiceMetrics(),
+      services: composeServices({ platform, now, logger }),
     };
     outageServer = await listenOnLoopback(extractionApp(deps, waiting));
   });

@@ -1,7 +1,6 @@
 import { ApiError } from "../errors.ts";
 import type { Platform } from "../platform.ts";
 import type { PlanName } from "../services/plans.ts";
-import { WebhookLog } from "../services/webhook-log.ts";
 
 /** An operator command: what `verbatim <command>` asks, directly or through the running service. */
 export type AdminCommand =
@@ -60,8 +59,7 @@ export async function runAdminCommand(platform: Platform, command: AdminCommand)
       return accounts.setKeyLimit(command.keyId, command.requestsPerMinute);
     case "webhooks.list": {
       await accounts.show(command.accountId);
-      const log = new WebhookLog(platform.store, () => new Date());
-      return (await log.list(command.accountId, { limit: command.limit })).deliveries;
+      return (await platform.webhookLog.list(command.accountId, { limit: command.limit })).deliveries;
     }
     case "dashboard.link": {
       await accounts.show(command.accountId);

@@ -4,6 +4,12 @@ import type { Store } from "../store/database.ts";
 
 export type { Job, PgBoss } from "pg-boss";
 
+/** The queue of speech recognition jobs; each message names one `transcript_jobs` row. */
+export const transcriptionQueueName = "transcribe-audio";
+
+/** Where pg-boss moves a message whose every attempt died (killed worker, lost heartbeat): its job is failed there. */
+export const abandonedTranscriptionQueueName = "transcribe-audio-abandoned";
+
 /**
  * How often pg-boss's supervisor runs, and how often it looks at each queue for expired jobs and
  * lapsed heartbeats (its monitor pass); both default to 60 s.

@@ -1,9 +1,8 @@
 import type { Schema } from "@verbatim/contract";
 import { eq } from "drizzle-orm";
 import type { SpeechEngineInfo } from "../adapters/asr/index.ts";
-import type { Store } from "../store/database.ts";
+import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { audioTranscripts } from "../store/schema.ts";
-import type { DatabaseOrTransaction } from "./webhook-events.ts";
 
 /** A finished transcript with both `text` and `segments`, as jobs and the store hold it. */
 export type FullTranscript = Schema<"FullTranscript">;

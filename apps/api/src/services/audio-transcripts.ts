@@ -9,16 +9,13 @@ import { probeDuration } from "../adapters/media/decoder.ts";
 import { isDrmProtected } from "../adapters/media/protection.ts";
 import { DownloadCapReached, type DownloadOptions } from "../adapters/net/media-download.ts";
 import type { RoutedStream, YoutubeAudio, YoutubeAudioSource } from "../adapters/youtube/index.ts";
-import type { AudioDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
-import type { Platform } from "../platform.ts";
 import { choosePlatformTranslation } from "../sources/caption-translations.ts";
 import type { CaptionTrack, SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
 import { apiErrorOf, SourceError } from "../sources/source-error.ts";
-import type { TranscriptionQueue } from "../workers/transcription-queue.ts";
 import { AudioTranscriptStore, type FullTranscript } from "./audio-transcript-store.ts";
 import type { ChargeSettlement, Credits } from "./credits.ts";
 import { type PlanName, plans } from "./plans.ts";
@@ -109,6 +106,35 @@ export interface JobAttempt {
   signal: AbortSignal;
   /** No retry follows: a transient failure now fails the job instead of being retried. */
   finalAttempt: boolean;
+}
+
+/** The message of a transcription: the job row does the talking; the account and plan group it. */
+export interface TranscriptionMessage {
+  jobId: string;
+  accountId: string;
+  plan: PlanName;
+  /**
+   * Attempts the job ran before it was handed back for want of a free slot: a hand-back is a new
+   * queue job, and the job's attempts count across them, so its last attempt comes.
+   */
+  attemptsBefore?: number;
+}
+
+/** A queued message, until its job is admitted. */
+export interface QueuedTranscription {
+  /** Removes the message before a worker takes it. */
+  withdraw(): Promise<void>;
+}
+
+/** Hands accepted jobs to the workers, wherever they run. */
+export interface TranscriptionQueue {
+  /**
+   * Queues the job under its account and plan, so the plan's concurrency holds across every
+   * worker. Answers how to take the message back when the job is not admitted after all.
+   */
+  enqueue(job: TranscriptionMessage): Promise<QueuedTranscription>;
+  /** A cheap round trip to the queue, for the deep health check. */
+  check(): Promise<void>;
 }
 
 export interface AudioTranscriptsOptions {
@@ -841,30 +867,4 @@ function platformCaptionsTranscript(fields: TranscriptFields, captions: SourceCa
 /** Throws a source failure as the API error it answers. */
 function rethrowAsApiError(error: unknown): never {
   throw apiErrorOf(error);
-}
-
-/** The audio service over the platform's store and credits, as the route and the workers use it. */
-export function createAudioTranscripts(
-  platform: Platform,
-  audio: AudioDeps,
-  options: { now: () => Date; logger: Logger; workDir?: string },
-): AudioTranscripts {
-  const transcripts = new AudioTranscriptStore(platform.store);
-  return new AudioTranscripts({
-    credits: platform.credits,
-    jobs: new TranscriptJobs(platform.store, platform.credits, transcripts, options.now, audio.webhooks, [
-      platform.library,
-      ...(audio.jobFollowers ?? []),
-    ]),
-    transcripts,
-    sources: audio.sources,
-    ...(audio.youtube === undefined ? {} : { youtube: audio.youtube }),
-    ...(audio.platforms === undefined ? {} : { platforms: audio.platforms.registry }),
-    engine: audio.engine,
-    queue: audio.queue,
-    logger: options.logger,
-    inlineAudioSeconds: audio.inlineAudioSeconds,
-    maxQueuedJobs: audio.maxQueuedJobs,
-    ...(options.workDir === undefined ? {} : { workDir: options.workDir }),
-  });
 }

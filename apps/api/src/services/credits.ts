@@ -1,7 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { ApiError } from "../errors.ts";
-import type { Store } from "../store/database.ts";
-import type { DatabaseOrTransaction } from "./webhook-events.ts";
+import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 
 /** What a charge records in the ledger. */
 export interface ChargeRequest {

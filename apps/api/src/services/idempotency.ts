@@ -2,9 +2,8 @@ import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { stringify as canonicalJson } from "safe-stable-stringify";
 import { ApiError } from "../errors.ts";
-import type { Store } from "../store/database.ts";
+import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import type { ChargeSettlement } from "./credits.ts";
-import type { DatabaseOrTransaction } from "./webhook-events.ts";
 
 /** A stored 2xx response, replayed for a retry with the same key. */
 export interface StoredResponse {

@@ -2,12 +2,11 @@ import { createHash } from "node:crypto";
 import type { Schema } from "@verbatim/contract";
 import { type SQL, sql } from "drizzle-orm";
 import { momentLinkOf, ytdlpPlatforms } from "../sources/ytdlp/ytdlp-platforms.ts";
-import type { Store } from "../store/database.ts";
+import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { ChargeStep } from "./credits.ts";
 import type { LibraryCursors, LibraryPosition } from "./library-cursors.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
-import type { DatabaseOrTransaction } from "./webhook-events.ts";
 
 export type LibraryEntry = Schema<"LibraryEntry">;
 type Segment = Schema<"Segment">;

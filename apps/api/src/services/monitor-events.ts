@@ -1,11 +1,11 @@
 import type { Schema } from "@verbatim/contract";
 import { and, eq, sql } from "drizzle-orm";
 import { newId } from "../ids.ts";
-import type { Store } from "../store/database.ts";
+import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { monitorEvents, monitors, monitorTranscriptTasks } from "../store/schema.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
 import { youtubeWatchUrl } from "./video-transcripts.ts";
-import type { DatabaseOrTransaction, WebhookOutbox } from "./webhook-events.ts";
+import type { WebhookOutbox } from "./webhook-events.ts";
 
 export type MonitorRow = typeof monitors.$inferSelect;
 export type MonitorEventView = Schema<"MonitorEvent">;

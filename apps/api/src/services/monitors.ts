@@ -2,15 +2,14 @@ import { randomBytes } from "node:crypto";
 import type { RequestBody, Schema } from "@verbatim/contract";
 import { and, desc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { ListTarget, VideoListSource } from "../adapters/youtube/video-lists.ts";
-import type { AppDeps, MonitorDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
-import { isStoreError, type Store } from "../store/database.ts";
+import { type DatabaseOrTransaction, isStoreError, type Store } from "../store/database.ts";
 import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import { accounts, monitors, monitorTranscriptTasks, transcriptJobs } from "../store/schema.ts";
 import type { Credits } from "./credits.ts";
-import { EventCursors } from "./event-cursors.ts";
+import type { EventCursors } from "./event-cursors.ts";
 import type {
   MonitorEvents,
   MonitorEventView,
@@ -24,7 +23,6 @@ import { type FinishedJob, jobStatusBody } from "./transcript-jobs.ts";
 import type { Transcripts } from "./transcripts.ts";
 import { checkListReference } from "./video-lists.ts";
 import { toApiError } from "./video-transcripts.ts";
-import type { DatabaseOrTransaction } from "./webhook-events.ts";
 import { type WebhookTargetRule, webhookTargetProblem } from "./webhook-targets.ts";
 
 export type MonitorView = Schema<"Monitor">;
@@ -668,32 +666,4 @@ function notFound(monitorId: string): ApiError {
 function planOf(plan: string): PlanName {
   if (!isPlanName(plan)) throw new Error(`unknown plan ${plan}`);
   return plan;
-}
-
-/** The monitor service of a process: its lists, transcripts and events as `deps` configures them. */
-export function createMonitors(
-  deps: Pick<AppDeps, "platform" | "now" | "logger">,
-  parts: {
-    lists: VideoListSource;
-    transcripts: Transcripts;
-    monitors: MonitorDeps;
-    docsBaseUrl: string;
-    claimSeconds?: number;
-  },
-): Monitors {
-  const { platform } = deps;
-  return new Monitors({
-    store: platform.store,
-    credits: platform.credits,
-    lists: parts.lists,
-    transcripts: parts.transcripts,
-    events: parts.monitors.events,
-    cursors: new EventCursors(platform.store, deps.now),
-    webhookTargets: parts.monitors.webhookTargets,
-    now: deps.now,
-    logger: deps.logger,
-    docsBaseUrl: parts.docsBaseUrl,
-    ...(parts.monitors.random ? { random: parts.monitors.random } : {}),
-    ...(parts.claimSeconds === undefined ? {} : { claimSeconds: parts.claimSeconds }),
-  });
 }

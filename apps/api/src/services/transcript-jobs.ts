@@ -1,11 +1,11 @@
 import type { ErrorCode, ResponseBody } from "@verbatim/contract";
 import { and, eq, sql } from "drizzle-orm";
 import { ApiError, type ErrorExtra } from "../errors.ts";
-import type { Store } from "../store/database.ts";
+import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { accounts, transcriptJobs } from "../store/schema.ts";
 import type { AudioTranscriptStore, FullTranscript } from "./audio-transcript-store.ts";
 import { type Credits, type UsageBlock, usageBlock } from "./credits.ts";
-import type { DatabaseOrTransaction, WebhookOutbox } from "./webhook-events.ts";
+import type { WebhookOutbox } from "./webhook-events.ts";
 
 export type TranscriptJobRow = typeof transcriptJobs.$inferSelect;
 

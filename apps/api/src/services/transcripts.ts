@@ -1,10 +1,9 @@
 import { sql } from "drizzle-orm";
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
-import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
-import { type AudioRequest, type AudioTranscripts, createAudioTranscripts } from "./audio-transcripts.ts";
+import type { AudioRequest, AudioTranscripts } from "./audio-transcripts.ts";
 import type { ChargeStep, Credits } from "./credits.ts";
 import type { RecordedEntry, TranscriptLibrary } from "./library.ts";
 import { pricing } from "./pricing.ts";
@@ -13,7 +12,7 @@ import {
   isCaptionless,
   toApiError,
   translationUnavailable,
-  VideoTranscripts,
+  type VideoTranscripts,
   type YoutubeTranscript,
   youtubeWatchUrl,
 } from "./video-transcripts.ts";
@@ -209,24 +208,6 @@ export class Transcripts {
     );
     return query.slot ? [recording, query.slot.releaseStep(sql`exists (select 1 from found)`)] : [recording];
   }
-}
-
-/** The transcript service of a server: YouTube captions and audio sources as `deps` configures them. */
-export function createTranscripts(
-  deps: Pick<AppDeps, "platform" | "youtube" | "audio" | "now" | "logger">,
-): Transcripts {
-  const { platform } = deps;
-  return new Transcripts({
-    credits: platform.credits,
-    library: platform.library,
-    logger: deps.logger,
-    ...(deps.youtube
-      ? { youtube: new VideoTranscripts(platform.store, deps.youtube.captions, platform.credits, deps.now) }
-      : {}),
-    ...(deps.audio
-      ? { audio: createAudioTranscripts(platform, deps.audio, { now: deps.now, logger: deps.logger }) }
-      : {}),
-  });
 }
 
 /** Captions as the wire's transcript: `text` is the segments joined. */

@@ -1,7 +1,4 @@
-import type { Database } from "../store/database.ts";
-
-/** The database or an open transaction on it: an event enqueued inside a transaction commits with it. */
-export type DatabaseOrTransaction = Database | Parameters<Parameters<Database["transaction"]>[0]>[0];
+import type { DatabaseOrTransaction } from "../store/database.ts";
 
 /** One event for an account's webhook endpoint. */
 export interface WebhookEvent {

@@ -8,10 +8,10 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import type { ServiceMetrics } from "../metrics.ts";
-import type { Store } from "../store/database.ts";
+import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { accounts, monitors, webhookAttempts, webhookDeliveries } from "../store/schema.ts";
 import { AccountSlots, type SlotLease } from "./slots.ts";
-import type { DatabaseOrTransaction, WebhookEvent, WebhookOutbox } from "./webhook-events.ts";
+import type { WebhookEvent, WebhookOutbox } from "./webhook-events.ts";
 import { defaultRetryScheduleSeconds } from "./webhook-retry-schedule.ts";
 
 /** The request the deliverer hands its fetch: one signed POST that must not follow redirects. */

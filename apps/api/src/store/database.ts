@@ -13,6 +13,9 @@ import * as schema from "./schema.ts";
 /** The Drizzle database, the same type on PGlite and on PostgreSQL. */
 export type Database = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** The database or an open transaction on it: work written inside a transaction commits with it. */
+export type DatabaseOrTransaction = Database | Parameters<Parameters<Database["transaction"]>[0]>[0];
+
 /** Which engine holds the data. */
 export type Engine = "embedded" | "postgres";
 

@@ -1,11 +1,16 @@
 import { chmodSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import lockfile from "proper-lockfile";
-import type { Config } from "../config.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "./database.ts";
 
 /** Raised when another process holds the embedded data directory. */
 export class DataDirectoryBusyError extends Error {}
+
+/** Where the store lives: `VERBATIM_DATA_DIR` and `DATABASE_URL`, as config.ts reads them. */
+export interface StoreLocation {
+  dataDir: string;
+  databaseUrl: string | undefined;
+}
 
 /**
  * Opens the store the configuration names: PostgreSQL when `DATABASE_URL` is set, otherwise
@@ -13,7 +18,7 @@ export class DataDirectoryBusyError extends Error {}
  * opened while holding the data directory's lock; closing the store releases it.
  */
 export async function openConfiguredStore(
-  config: Pick<Config, "dataDir" | "databaseUrl">,
+  config: StoreLocation,
   onConnectionError?: (error: Error) => void,
   onDataDirectoryTightened?: (previousMode: number) => void,
 ): Promise<Store> {

@@ -1,24 +1,7 @@
 import type { Queue } from "pg-boss";
-import type { PgBoss } from "../queue/job-queue.ts";
+import { abandonedTranscriptionQueueName, type PgBoss, transcriptionQueueName } from "../queue/job-queue.ts";
+import type { QueuedTranscription, TranscriptionMessage, TranscriptionQueue } from "../services/audio-transcripts.ts";
 import { type PlanName, planNames, plans } from "../services/plans.ts";
-
-/** The queue of speech recognition jobs; each message names one `transcript_jobs` row. */
-export const transcriptionQueueName = "transcribe-audio";
-
-/** Where pg-boss moves a message whose every attempt died (killed worker, lost heartbeat): its job is failed there. */
-export const abandonedTranscriptionQueueName = "transcribe-audio-abandoned";
-
-/** The message of a transcription: the job row does the talking; the account and plan group it. */
-export interface TranscriptionMessage {
-  jobId: string;
-  accountId: string;
-  plan: PlanName;
-  /**
-   * Attempts the job ran before it was handed back for want of a free slot: a hand-back is a new
-   * queue job, and the job's attempts count across them, so its last attempt comes.
-   */
-  attemptsBefore?: number;
-}
 
 export interface TranscriptionQueueSettings {
   /** A worker that has not reported for this long is presumed dead, and the job is retried. */
@@ -56,23 +39,6 @@ export function perAccountConcurrency(workers: number): { default: number; tiers
     planNames.map((name) => [name, Math.min(shareOfOneAccount, plans[name].batchWorkers)]),
   ) as Record<PlanName, number>;
   return { default: Math.min(...Object.values(tiers)), tiers };
-}
-
-/** A queued message, until its job is admitted. */
-export interface QueuedTranscription {
-  /** Removes the message before a worker takes it. */
-  withdraw(): Promise<void>;
-}
-
-/** Hands accepted jobs to the workers, wherever they run. */
-export interface TranscriptionQueue {
-  /**
-   * Queues the job under its account and plan, so the plan's concurrency holds across every
-   * worker. Answers how to take the message back when the job is not admitted after all.
-   */
-  enqueue(job: TranscriptionMessage): Promise<QueuedTranscription>;
-  /** A cheap round trip to the queue, for the deep health check. */
-  check(): Promise<void>;
 }
 
 /** The transcription queue on pg-boss. */

@@ -6,12 +6,12 @@ import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
 import { withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
-import type { AppDeps, AudioDeps } from "../../src/deps.ts";
+import { type AudioDeps, composeServices, type ServiceParts } from "../../src/compose.ts";
+import type { AppDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform } from "../../src/platform.ts";
 import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
-import { createAudioTranscripts } from "../../src/services/audio-transcripts.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
@@ -78,6 +78,8 @@ export interface AudioServer extends TestServer {
   host: FakePodcastHost;
   sources: ClosableAudioSources;
   audio: AudioDeps;
+  /** What the server's services were built from: another process's, or another app's, can be built from them. */
+  parts: ServiceParts & { audio: AudioDeps };
   /** Starts this process's workers (again, after `stopWorkers`). */
   startWorkers(workers?: number): Promise<void>;
   stopWorkers(): Promise<void>;
@@ -138,14 +140,15 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     ...(options.allowPrivateCallbackTargets || callbacks ? { allowPrivateCallbackTargets: true } : {}),
     ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}),
   };
+  const parts = { platform, now, logger, audio, ...(youtube ? { youtube } : {}) };
+  const services = composeServices(parts);
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
     logger,
     now,
     metrics: new ServiceMetrics(),
     platform,
-    audio,
-    ...(youtube ? { youtube } : {}),
+    services,
     validateResponses: true,
   };
   const served = await serveApp(deps, {
@@ -156,7 +159,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
   let worker: TranscriptionWorker | undefined;
   const startWorkers = async (workers = options.workers ?? 2) => {
     if (workers === 0) return;
-    worker = await startTranscriptionWorker(boss, createAudioTranscripts(platform, audio, { now, logger }), {
+    worker = await startTranscriptionWorker(boss, services.audioTranscripts, {
       workers,
       pollSeconds: 0.5,
       retryLimit: testRetryLimit,
@@ -177,6 +180,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     host,
     sources,
     audio,
+    parts,
     startWorkers,
     stopWorkers,
     async close() {

@@ -1,10 +1,10 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { composeServices } from "../../src/compose.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createPlatform } from "../../src/platform.ts";
 import type { PgBoss } from "../../src/queue/job-queue.ts";
 import { startJobQueue } from "../../src/queue/job-queue.ts";
-import { createAudioTranscripts } from "../../src/services/audio-transcripts.ts";
 import { plans } from "../../src/services/plans.ts";
 import { transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
@@ -26,7 +26,8 @@ async function startWorkerProcess(server: AudioServer, workers: number): Promise
     logger,
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
-  const worker = await startTranscriptionWorker(boss, createAudioTranscripts(platform, server.audio, { now, logger }), {
+  const { audioTranscripts } = composeServices({ ...server.parts, platform, now, logger });
+  const worker = await startTranscriptionWorker(boss, audioTranscripts, {
     workers,
     pollSeconds: 0.5,
     retryLimit: testRetryLimit,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAudioSources } from "../../src/adapters/audio-sources/index.ts";
 import { createApp } from "../../src/app.ts";
+import { composeServices } from "../../src/compose.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { audioFixture } from "../support/fake-podcast-host.ts";
@@ -443,7 +444,8 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
       // The same platform and account, but sources under the public-address rule, as in production.
       const sources = createAudioSources({ allowPrivateTargets: false, logger: createLogger("silent") });
       closeSources = () => sources.close();
-      strict = await listenOnLoopback(createApp({ ...server.deps, audio: { ...server.audio, sources } }));
+      const services = composeServices({ ...server.parts, audio: { ...server.audio, sources } });
+      strict = await listenOnLoopback(createApp({ ...server.deps, services }));
     });
     afterAll(async () => {
       await strict?.close();

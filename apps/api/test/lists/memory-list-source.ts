@@ -106,5 +106,5 @@ export function startListServer(currentSource: () => MemoryListSource): Promise<
     fetchCaptions: () => Promise.reject(new Error("the list tests fetch no captions")),
     listCaptions: () => Promise.reject(new Error("the list tests list no captions")),
   };
-  return startServer({ credits: 1000, deps: { youtube: { captions, lists } } });
+  return startServer({ credits: 1000, parts: { youtube: { captions, lists } } });
 }

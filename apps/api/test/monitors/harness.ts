@@ -1,14 +1,20 @@
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
-import type { AppDeps, AudioDeps, MonitorDeps } from "../../src/deps.ts";
+import {
+  type AudioDeps,
+  composeServices,
+  type MonitorDeps,
+  type ServiceParts,
+  type YoutubeDeps,
+} from "../../src/compose.ts";
+import type { AppDeps, Services } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform } from "../../src/platform.ts";
 import { MonitorEvents } from "../../src/services/monitor-events.ts";
-import { createMonitors, type Monitors } from "../../src/services/monitors.ts";
+import type { Monitors } from "../../src/services/monitors.ts";
 import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
 import type { PlanName } from "../../src/services/plans.ts";
-import { createTranscripts } from "../../src/services/transcripts.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
 import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
@@ -79,8 +85,8 @@ export function fixedClock(start = new Date()): Clock {
 
 export interface MonitorHarness {
   server: TestServer;
-  /** What the API was built from; another worker's monitor service can be built from it too. */
-  deps: AppDeps & { monitors: MonitorDeps; youtube: { lists: VideoListSource } };
+  /** What the API's services were built from; another worker's services can be built from them too. */
+  parts: ServiceParts & { monitors: MonitorDeps; youtube: YoutubeDeps };
   fake: FakeYoutube;
   /** A loopback webhook endpoint; `VERBATIM_ALLOW_PRIVATE_TARGETS` is on, so monitors may deliver to it. */
   receiver: Receiver;
@@ -139,36 +145,40 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   const monitorDeps = {
     events: new MonitorEvents(store, webhooks, now),
     webhookTargets: { allowPrivateTargets: options.allowPrivateWebhooks ?? true },
+    // The server's port is not known before it listens; no test reads a scheduled check's docs links.
+    docsBaseUrl: "http://127.0.0.1",
     random: () => 0,
   };
-  const deps = {
+  const parts = {
+    platform,
+    now,
+    logger,
+    youtube,
+    monitors: monitorDeps,
+    ...(options.audio
+      ? { audio: { ...options.audio, youtube: youtube.audio, jobFollowers: [monitorDeps.events] } }
+      : {}),
+  };
+  const services = composeServices(parts);
+  const deps: AppDeps = {
     config: { version: "0.0.0-test" },
     logger,
     now,
     metrics: new ServiceMetrics(),
     platform,
     validateResponses: true,
-    youtube,
-    monitors: monitorDeps,
-    ...(options.audio
-      ? { audio: { ...options.audio, youtube: youtube.audio, jobFollowers: [monitorDeps.events] } }
-      : {}),
-  } satisfies AppDeps;
+    services,
+  };
   const server = await serveApp(deps, {
     plan: options.plan ?? "pro",
     ...(options.credits === undefined ? {} : { credits: options.credits }),
   });
-  const monitors = createMonitors(deps, {
-    lists: youtube.lists,
-    transcripts: createTranscripts(deps),
-    monitors: monitorDeps,
-    docsBaseUrl: server.baseUrl,
-  });
+  const monitors = monitorsOf(services);
   const scheduler = new Scheduler({ monitors, refills: new MonthlyRefills(store, now), logger });
   webhooks.start();
   return {
     server,
-    deps,
+    parts,
     fake,
     receiver,
     monitors,
@@ -216,13 +226,23 @@ export async function eventually<T>(condition: () => T | Promise<T>, timeoutMs =
 /** Another worker's monitor service on the harness's database: what a second process would run. */
 export function anotherWorker(
   h: MonitorHarness,
-  options: { random?: () => number; claimSeconds?: number } = {},
+  options: { random?: () => number; claimSeconds?: number; lists?: VideoListSource } = {},
 ): Monitors {
-  return createMonitors(h.deps, {
-    lists: h.deps.youtube.lists,
-    transcripts: createTranscripts(h.deps),
-    monitors: { ...h.deps.monitors, ...(options.random ? { random: options.random } : {}) },
-    docsBaseUrl: h.server.baseUrl,
-    ...(options.claimSeconds === undefined ? {} : { claimSeconds: options.claimSeconds }),
-  });
+  return monitorsOf(
+    composeServices({
+      ...h.parts,
+      ...(options.lists ? { youtube: { ...h.parts.youtube, lists: options.lists } } : {}),
+      monitors: {
+        ...h.parts.monitors,
+        ...(options.random ? { random: options.random } : {}),
+        ...(options.claimSeconds === undefined ? {} : { claimSeconds: options.claimSeconds }),
+      },
+    }),
+  );
+}
+
+/** The monitor service of services built with YouTube lists and monitors, which always have one. */
+function monitorsOf(services: Services): Monitors {
+  if (!services.monitors) throw new Error("services built without YouTube lists or monitors have no monitor service");
+  return services.monitors;
 }

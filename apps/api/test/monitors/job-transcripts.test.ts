@@ -6,8 +6,8 @@ import { newId } from "../../src/ids.ts";
 import { createLogger } from "../../src/logger.ts";
 import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { AudioTranscriptStore } from "../../src/services/audio-transcript-store.ts";
+import type { TranscriptionQueue } from "../../src/services/audio-transcripts.ts";
 import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
-import type { TranscriptionQueue } from "../../src/workers/transcription-queue.ts";
 import { fromFixture } from "../support/fake-youtube.ts";
 import { verbatimValidator } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
@@ -77,7 +77,7 @@ describe("a monitor's transcript that became a speech job", () => {
     h = await startMonitorHarness({ credits: 100 });
     const { store, credits } = h.server.platform;
     jobs = new TranscriptJobs(store, credits, new AudioTranscriptStore(store), () => h.clock.now(), undefined, [
-      h.deps.monitors.events,
+      h.parts.monitors.events,
     ]);
     const created = await h.server.client.POST("/monitors", {
       body: { target: channelUrl, transcripts: true, webhook_url: h.receiver.url() },

@@ -2,9 +2,7 @@ import { DrizzleQueryError, type SQL, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { newId } from "../../src/ids.ts";
-import { createMonitors } from "../../src/services/monitors.ts";
 import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
-import { createTranscripts } from "../../src/services/transcripts.ts";
 import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { openTestStore } from "../support/store.ts";
@@ -139,12 +137,7 @@ describe("the scheduler", () => {
     answerFirstPageOnce(h.fake, { body: firstPageWithUpload("stalledUp01"), heldUntil: answered });
     // The stalled worker waits on YouTube longer than its claim lasts.
     const patientYoutube = createYoutubeAdapter({ origin: h.fake.origin, attemptTimeoutMs: 30_000, budgetMs: 30_000 });
-    const stalledWorker = createMonitors(h.deps, {
-      lists: patientYoutube.lists,
-      transcripts: createTranscripts(h.deps),
-      monitors: h.deps.monitors,
-      docsBaseUrl: h.server.baseUrl,
-    });
+    const stalledWorker = anotherWorker(h, { lists: patientYoutube.lists });
     const pageCalls = () => h.fake.requests.filter((request) => request.body?.params !== undefined).length;
     const callsBefore = pageCalls();
     h.clock.advanceMinutes(16);
@@ -185,7 +178,7 @@ describe("the scheduler", () => {
     const restarted = new Scheduler({
       monitors: anotherWorker(h),
       refills: new MonthlyRefills(h.server.platform.store, () => h.clock.now()),
-      logger: h.deps.logger,
+      logger: h.parts.logger,
     });
     h.clock.advanceMinutes(61);
     await restarted.tick();

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
+import { composeServices } from "../../src/compose.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createPlatform, type Platform } from "../../src/platform.ts";
 import { MonitorEvents } from "../../src/services/monitor-events.ts";
-import { createMonitors, type Monitors } from "../../src/services/monitors.ts";
-import { createTranscripts } from "../../src/services/transcripts.ts";
+import type { Monitors } from "../../src/services/monitors.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type ServiceProcess, startServiceProcess } from "../audio/service-process.ts";
 import { FakeYoutube, fixture, newpipeRequest } from "../support/fake-youtube.ts";
@@ -71,13 +71,19 @@ describe.skipIf(!process.env.DATABASE_URL)("monitor checks by worker processes o
     platform = await createPlatform(store, { now });
     const logger = createLogger("silent");
     const youtube = createYoutubeAdapter({ origin: fake.origin });
-    const deps = { platform, now, logger, youtube };
-    monitors = createMonitors(deps, {
-      lists: youtube.lists,
-      transcripts: createTranscripts(deps),
-      monitors: { events: new MonitorEvents(store, undefined, now), webhookTargets: { allowPrivateTargets: true } },
-      docsBaseUrl: "http://127.0.0.1",
+    const services = composeServices({
+      platform,
+      now,
+      logger,
+      youtube,
+      monitors: {
+        events: new MonitorEvents(store, undefined, now),
+        webhookTargets: { allowPrivateTargets: true },
+        docsBaseUrl: "http://127.0.0.1",
+      },
     });
+    if (!services.monitors) throw new Error("no monitor service");
+    monitors = services.monitors;
     accountId = (await platform.accounts.create({ plan: "pro", credits: 1000 })).account.id;
   }, 60_000);
 

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.ts";
-import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
+import { type PgBoss, startJobQueue, transcriptionQueueName } from "../../src/queue/job-queue.ts";
 import { HeartbeatWriter, heartbeatFreshSeconds } from "../../src/services/worker-heartbeats.ts";
-import { transcriptionQueueName, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
+import { transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 
 /** The deep health check, reading the workers' heartbeats against a clock the test moves. */

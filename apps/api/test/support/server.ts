@@ -1,6 +1,7 @@
 import { get } from "node:http";
 import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { createApp } from "../../src/app.ts";
+import { composeServices, type ServiceParts } from "../../src/compose.ts";
 import type { AppDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
@@ -28,7 +29,9 @@ export interface TestServerOptions {
   plan?: PlanName;
   credits?: number | null;
   now?: () => Date;
-  deps?: Partial<Omit<AppDeps, "platform">>;
+  deps?: Partial<Omit<AppDeps, "platform" | "services">>;
+  /** The adapters the server's services are built from (`composeServices`); without them, only the account operations are live. */
+  parts?: Omit<ServiceParts, "platform" | "now" | "logger">;
   /**
    * A store the server empties and works on, and leaves open on `close`: tests of a file that
    * each start a server share one (see `emptyStore`). Without it, the server opens its own.
@@ -42,14 +45,16 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
   const store = options.store ?? (await openTestStore());
   if (options.store) await emptyStore(options.store);
   const platform = await createPlatform(store, { now });
+  const logger = options.deps?.logger ?? createLogger("silent");
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
-    logger: createLogger("silent"),
+    logger,
     now,
     platform,
     validateResponses: true,
     ...options.deps,
     metrics: options.deps?.metrics ?? new ServiceMetrics(),
+    services: composeServices({ platform, now, logger, ...options.parts }),
   };
   const served = await serveApp(deps, options);
   return {

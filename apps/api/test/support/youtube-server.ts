@@ -32,7 +32,7 @@ export async function startYoutubeServer(options: YoutubeTestServerOptions = {})
     ...options.upstream,
   });
   const { upstream: _upstream, ...serverOptions } = options;
-  const server = await startServer({ ...serverOptions, deps: { ...options.deps, youtube } });
+  const server = await startServer({ ...serverOptions, parts: { ...options.parts, youtube } });
   return {
     server,
     fake,

@@ -10,7 +10,6 @@ import { ApiError } from "../../errors.ts";
 import type { ApiKeyView } from "../../services/accounts.ts";
 import { usageBlock } from "../../services/credits.ts";
 import type { NewSession, SignInMethod } from "../../services/dashboard-sessions.ts";
-import { WebhookLog } from "../../services/webhook-log.ts";
 import type { ApiVersion } from "../api-router.ts";
 import { admit, sessionCookieName } from "../auth.ts";
 import { authOf, dashboardSessionOf, keepAuth, requestIdOf } from "../locals.ts";
@@ -73,8 +72,7 @@ function setSessionCookie(req: Request, res: Response, secret: string, expires: 
 
 /** The operations of the dashboard's API. */
 export function dashboardRoutes(deps: AppDeps): Route[] {
-  const { accounts, dashboard } = deps.platform;
-  const webhookLog = new WebhookLog(deps.platform.store, deps.now);
+  const { accounts, dashboard, webhookLog } = deps.platform;
   const sessionGuards = [requireSession];
 
   /**

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import type { AppDeps } from "../../deps.ts";
+import type { AppDeps, DependencyProbe } from "../../deps.ts";
 import { type QueueDepth, readQueueDepths } from "../../metrics.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { heartbeatFreshSeconds, readWorkerHeartbeats, type WorkerHeartbeat } from "../../services/worker-heartbeats.ts";
@@ -8,19 +8,11 @@ import { storeUnreachable } from "../auth.ts";
 import { authOf, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
-type DependencyName = "database" | "queue" | "speech_engine" | "video_platforms";
-
 interface DependencyCheck {
-  name: DependencyName | "workers";
+  name: DependencyProbe["name"] | "workers";
   status: "ok" | "failing";
   latency_ms: number;
   detail: string | null;
-}
-
-/** A dependency the deep health check asks; it throws when the dependency fails. */
-export interface DependencyProbe {
-  name: DependencyName;
-  check(): Promise<void>;
 }
 
 /**
@@ -29,7 +21,7 @@ export interface DependencyProbe {
  * process reports workers running elsewhere. Free. A database that cannot be read answers 503
  * `overloaded`, as admission does.
  */
-export function deepHealthCheck(deps: AppDeps, probes: DependencyProbe[] = []): LiveRoute {
+export function deepHealthCheck(deps: AppDeps, probes: readonly DependencyProbe[]): LiveRoute {
   const all: DependencyProbe[] = [{ name: "database", check: () => ping(deps.platform.store) }, ...probes];
   return {
     operationId: "deepHealthCheck",

@@ -1,12 +1,9 @@
 import type { OperationId } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import type { Allowance } from "../../services/authenticator.ts";
-import { CaptionLanguageLists } from "../../services/caption-languages.ts";
-import { createMonitors } from "../../services/monitors.ts";
-import { createTranscripts } from "../../services/transcripts.ts";
 import type { LiveRoute } from "../route.ts";
 import { healthCheck } from "./health.ts";
-import { type DependencyProbe, deepHealthCheck } from "./health-deep.ts";
+import { deepHealthCheck } from "./health-deep.ts";
 import { libraryRoutes } from "./library.ts";
 import { me } from "./me.ts";
 import { monitorRoutes } from "./monitors.ts";
@@ -17,54 +14,20 @@ import { listRoutes } from "./transcripts-lists.ts";
 import { fetchVideoTranscript } from "./transcripts-video.ts";
 import { getUsage } from "./usage.ts";
 
-/** The operations this server serves. */
+/** The operations this server serves: each maps to the service behind it, when the server has that service. */
 export function liveRoutes(deps: AppDeps): LiveRoute[] {
-  const transcriptService = createTranscripts(deps);
-  const captionLanguages = new CaptionLanguageLists({
-    ...(deps.youtube ? { youtube: deps.youtube.captions } : {}),
-    ...(deps.audio ? { sources: deps.audio.sources } : {}),
-    ...(deps.audio?.platforms ? { platforms: deps.audio.platforms.registry } : {}),
-  });
-  const transcripts =
-    deps.youtube || deps.audio
-      ? [
-          fetchVideoTranscript(deps, transcriptService),
-          fetchTranscriptsBatch(deps, transcriptService),
-          listTranscriptLanguages(deps, captionLanguages),
-        ]
-      : [];
-  const jobs = deps.audio ? [getTranscriptJob(deps, deps.audio)] : [];
-  const lists = deps.youtube?.lists ? listRoutes(deps, deps.youtube.lists) : [];
-  const monitors =
-    deps.youtube?.lists && deps.monitors
-      ? monitorRoutes(
-          deps,
-          createMonitors(deps, {
-            lists: deps.youtube.lists,
-            transcripts: transcriptService,
-            monitors: deps.monitors,
-            docsBaseUrl: deps.config.publicUrl ?? "http://localhost",
-          }),
-        )
-      : [];
-  const { audio } = deps;
-  const platforms = audio?.platforms;
-  const probes: DependencyProbe[] = audio
-    ? [
-        { name: "queue", check: () => audio.queue.check() },
-        { name: "speech_engine", check: () => audio.engine.check() },
-        ...(platforms ? [{ name: "video_platforms" as const, check: () => platforms.check() }] : []),
-      ]
-    : [];
+  const { transcripts, batches, captionLanguages, jobs, callbackTargets, lists, monitors, probes } = deps.services;
   return [
     healthCheck(deps),
     deepHealthCheck(deps, probes),
     me(deps),
     getUsage(deps),
-    ...transcripts,
-    ...jobs,
-    ...lists,
-    ...monitors,
+    ...(transcripts ? [fetchVideoTranscript(deps, transcripts, callbackTargets)] : []),
+    ...(batches ? [fetchTranscriptsBatch(deps, batches)] : []),
+    ...(captionLanguages ? [listTranscriptLanguages(deps, captionLanguages)] : []),
+    ...(jobs ? [getTranscriptJob(deps, jobs)] : []),
+    ...(lists ? listRoutes(deps, lists) : []),
+    ...(monitors ? monitorRoutes(deps, monitors) : []),
     ...libraryRoutes(deps),
   ];
 }

@@ -1,14 +1,11 @@
-import type { AppDeps, AudioDeps } from "../../deps.ts";
+import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { AudioTranscriptStore } from "../../services/audio-transcript-store.ts";
-import { jobStatusBody, TranscriptJobs } from "../../services/transcript-jobs.ts";
+import { jobStatusBody, type TranscriptJobs } from "../../services/transcript-jobs.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
 /** `GET /transcripts/jobs/{jobId}`: a job's state; free, on the polling allowance, no extraction slot. */
-export function getTranscriptJob(deps: AppDeps, audio: AudioDeps): LiveRoute {
-  const { store, credits } = deps.platform;
-  const jobs = new TranscriptJobs(store, credits, new AudioTranscriptStore(store), deps.now, audio.webhooks);
+export function getTranscriptJob(deps: AppDeps, jobs: TranscriptJobs): LiveRoute {
   return {
     operationId: "getTranscriptJob",
     handler: async (req, res) => {

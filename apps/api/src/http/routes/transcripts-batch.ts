@@ -2,11 +2,10 @@ import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { Batches } from "../../services/batches.ts";
+import type { Batches } from "../../services/batches.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { plans } from "../../services/plans.ts";
 import type { SlotLease } from "../../services/slots.ts";
-import type { Transcripts } from "../../services/transcripts.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
 import { busySlotsRetryAfterSeconds } from "../slots.ts";
@@ -22,8 +21,7 @@ export const defaultBatchDeadlineMs = 60_000;
  * free, at least one. Each row is what a single request for the item gives; the answer comes
  * within the deadline, with the rows that did not finish as retryable errors.
  */
-export function fetchTranscriptsBatch(deps: AppDeps, transcripts: Transcripts): LiveRoute {
-  const batches = new Batches(transcripts, deps.platform.credits, deps.logger);
+export function fetchTranscriptsBatch(deps: AppDeps, batches: Batches): LiveRoute {
   return {
     operationId: "fetchTranscriptsBatch",
     handler: async (req, res) => {

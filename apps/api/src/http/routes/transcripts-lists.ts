@@ -1,11 +1,11 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { Request } from "express";
-import type { ListTarget, VideoListSource } from "../../adapters/youtube/video-lists.ts";
+import type { ListTarget } from "../../adapters/youtube/video-lists.ts";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { pricing } from "../../services/pricing.ts";
-import { VideoLists } from "../../services/video-lists.ts";
+import type { VideoLists } from "../../services/video-lists.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send } from "../route.ts";
@@ -15,9 +15,8 @@ type ListOperation = "fetchChannelVideos" | "fetchPlaylistVideos" | "searchVideo
 /** The paging fields every list request shares. */
 type PageFields = Pick<RequestBody<ListOperation>, "limit" | "cursor" | "since_video_id">;
 
-/** The three list operations over one list service and the platform's cursors. */
-export function listRoutes(deps: AppDeps, source: VideoListSource): LiveRoute[] {
-  const lists = new VideoLists(source, deps.platform.listCursors);
+/** The three list operations over the list service. */
+export function listRoutes(deps: AppDeps, lists: VideoLists): LiveRoute[] {
   return [
     listRoute(deps, lists, "fetchChannelVideos", (req) => {
       const body = bodyOf<RequestBody<"fetchChannelVideos">>(req);

@@ -1,13 +1,13 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
-import type { AppDeps, AudioDeps } from "../../deps.ts";
+import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { type ChargeSettlement, usageBlock } from "../../services/credits.ts";
 import type { HeldSlot } from "../../services/slots.ts";
 import { type RenderingRequest, renderTranscript } from "../../services/transcript-renderings.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
 import type { TranscriptMode } from "../../services/video-transcripts.ts";
-import { webhookTargetProblem } from "../../services/webhook-targets.ts";
+import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhook-targets.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, publicBaseUrl, requestIdOf, slotOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, send, wasSent } from "../route.ts";
@@ -21,7 +21,11 @@ type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
  * answers inline for short media, otherwise as a job (202) charged on completion. The route reads
  * the body and shapes the envelope; `Transcripts` decides.
  */
-export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): LiveRoute {
+export function fetchVideoTranscript(
+  deps: AppDeps,
+  transcripts: Transcripts,
+  callbackTargets: WebhookTargetRule | undefined,
+): LiveRoute {
   return {
     operationId: "fetchVideoTranscript",
     holdsExtractionSlot: true,
@@ -30,8 +34,8 @@ export function fetchVideoTranscript(deps: AppDeps, transcripts: Transcripts): L
       const mode = modeOf(body, wasSent(res, "mode"));
       const auth = authOf(res);
       const rendering = renderingOf(body, wasSent(res, "timestamps"));
-      if (body.callback_url !== undefined && deps.audio) {
-        await requireDeliverableCallback(body.callback_url, deps.audio);
+      if (body.callback_url !== undefined && callbackTargets) {
+        await requireDeliverableCallback(body.callback_url, callbackTargets);
       }
       const outcome = await transcripts.fetch({
         video: body.video,
@@ -96,11 +100,8 @@ function sendOutcome(res: Response, outcome: TranscriptOutcome, rendering: Rende
 }
 
 /** Refuses a `callback_url` the webhook deliverer would never reach (`webhookTargetProblem`). */
-async function requireDeliverableCallback(callbackUrl: string, audio: AudioDeps): Promise<void> {
-  const problem = await webhookTargetProblem(callbackUrl, {
-    allowPrivateTargets: audio.allowPrivateCallbackTargets ?? false,
-    ...(audio.resolveAll ? { resolveAll: audio.resolveAll } : {}),
-  });
+async function requireDeliverableCallback(callbackUrl: string, targets: WebhookTargetRule): Promise<void> {
+  const problem = await webhookTargetProblem(callbackUrl, targets);
   if (problem) throw callbackRefused(problem);
 }
 

@@ -1,0 +1,190 @@
+import type { SpeechEngine } from "./adapters/asr/index.ts";
+import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
+import type { ResolveAll } from "./adapters/net/address-rule.ts";
+import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
+import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
+import type { DependencyProbe, Services } from "./deps.ts";
+import type { Logger } from "./logger.ts";
+import type { Platform } from "./platform.ts";
+import { AudioTranscriptStore } from "./services/audio-transcript-store.ts";
+import { AudioTranscripts, type TranscriptionQueue } from "./services/audio-transcripts.ts";
+import { Batches } from "./services/batches.ts";
+import { CaptionLanguageLists } from "./services/caption-languages.ts";
+import { EventCursors } from "./services/event-cursors.ts";
+import type { MonitorEvents } from "./services/monitor-events.ts";
+import { Monitors } from "./services/monitors.ts";
+import { type JobFollower, TranscriptJobs } from "./services/transcript-jobs.ts";
+import { Transcripts } from "./services/transcripts.ts";
+import { VideoLists } from "./services/video-lists.ts";
+import { VideoTranscripts } from "./services/video-transcripts.ts";
+import type { WebhookOutbox } from "./services/webhook-events.ts";
+import type { WebhookTargetRule } from "./services/webhook-targets.ts";
+import type { PlatformSources } from "./sources/index.ts";
+
+/** What the services of a process are built from: the account platform, and the adapters configured (or a test's). */
+export interface ServiceParts {
+  platform: Platform;
+  /** The clock; tests may fix it. */
+  now: () => Date;
+  logger: Logger;
+  /** YouTube access; without it the YouTube operations answer 404 as not live yet. */
+  youtube?: YoutubeDeps;
+  /** Podcasts, feeds and media files, and speech recognition jobs; without it, that input is refused as unsupported. */
+  audio?: AudioDeps;
+  /** Monitors; without them (or without YouTube lists) the monitor operations answer 404 as not live yet. */
+  monitors?: MonitorDeps;
+}
+
+/** What the YouTube operations need. */
+export interface YoutubeDeps {
+  captions: CaptionSource;
+  /** Channel, playlist and search lists; absent, those operations answer 404 as not live yet. */
+  lists?: VideoListSource;
+}
+
+/** What audio transcripts and their jobs need. */
+export interface AudioDeps {
+  sources: AudioSources;
+  /** YouTube videos' audio, for `mode: "audio"` and the `auto` fallback; absent, YouTube audio is refused. */
+  youtube?: YoutubeAudioSource;
+  /** The other video platforms (TikTok, Instagram, X, Vimeo, …); absent, their links are refused as unsupported. */
+  platforms?: Pick<PlatformSources, "registry" | "check">;
+  engine: SpeechEngine;
+  /** Where accepted jobs go; the workers may run in this process or in others on the same database. */
+  queue: TranscriptionQueue;
+  /** Media shorter than this is transcribed within the request (200); 0 makes every transcription a job. */
+  inlineAudioSeconds: number;
+  /** Unfinished jobs beyond which new ones are refused with 503 `overloaded`. */
+  maxQueuedJobs: number;
+  /** Job callbacks (`callback_url`); without it they are not sent. */
+  webhooks?: WebhookOutbox;
+  /** Work waiting on jobs' outcomes (monitors' transcripts), told when a job finishes. */
+  jobFollowers?: readonly JobFollower[];
+  /** `VERBATIM_ALLOW_PRIVATE_TARGETS=1`: a `callback_url` may be http or name a private address. */
+  allowPrivateCallbackTargets?: boolean;
+  /** Resolves a `callback_url`'s host at request time; default `dns.lookup`. Tests substitute it. */
+  resolveAll?: ResolveAll;
+}
+
+/** What monitors need beyond YouTube lists and the transcript service. */
+export interface MonitorDeps {
+  /** Where monitor events are written and delivered from; also told when a monitor's speech job finishes. */
+  events: MonitorEvents;
+  /** The address rule a monitor's `webhook_url` must pass. */
+  webhookTargets: WebhookTargetRule;
+  /** The base of `error.docs` links in what scheduled checks record; a check a request asks for uses the request's. */
+  docsBaseUrl: string;
+  /** How long a worker holds a due check or transcript it claimed (`VERBATIM_MONITOR_CLAIM_SECONDS`); default the service's. */
+  claimSeconds?: number;
+  /** 0 (inclusive) to 1: where a check lands in its jitter window. Default `Math.random`. */
+  random?: () => number;
+}
+
+/** The services of one process: what its operations run on, and what its transcription workers run. */
+export interface ProcessServices extends Services {
+  /** Podcasts, feeds and media files, and speech recognition; absent without `audio`. */
+  audioTranscripts?: AudioTranscripts;
+}
+
+/**
+ * Builds the services of a process once, from its platform and adapters: the API's operations,
+ * the transcription workers and the scheduler all run on these, so a job finishes with the same
+ * followers (the library, the monitors) wherever it was accepted or run.
+ */
+export function composeServices(
+  parts: ServiceParts & { audio: AudioDeps },
+): ProcessServices & { audioTranscripts: AudioTranscripts };
+export function composeServices(parts: ServiceParts): ProcessServices;
+export function composeServices(parts: ServiceParts): ProcessServices {
+  const { platform, now, logger, youtube, audio, monitors } = parts;
+  const { store, credits, library } = platform;
+  const speech = audio ? speechServices(platform, audio, { now, logger }) : undefined;
+  const transcripts =
+    youtube || speech
+      ? new Transcripts({
+          credits,
+          library,
+          logger,
+          ...(youtube ? { youtube: new VideoTranscripts(store, youtube.captions, credits, now) } : {}),
+          ...(speech ? { audio: speech.audioTranscripts } : {}),
+        })
+      : undefined;
+  return {
+    ...(transcripts
+      ? {
+          transcripts,
+          batches: new Batches(transcripts, credits, logger),
+          captionLanguages: new CaptionLanguageLists({
+            ...(youtube ? { youtube: youtube.captions } : {}),
+            ...(audio ? { sources: audio.sources } : {}),
+            ...(audio?.platforms ? { platforms: audio.platforms.registry } : {}),
+          }),
+        }
+      : {}),
+    ...speech,
+    ...(youtube?.lists ? { lists: new VideoLists(youtube.lists, platform.listCursors) } : {}),
+    ...(youtube?.lists && monitors && transcripts
+      ? {
+          monitors: new Monitors({
+            store,
+            credits,
+            lists: youtube.lists,
+            transcripts,
+            events: monitors.events,
+            cursors: new EventCursors(store, now),
+            webhookTargets: monitors.webhookTargets,
+            now,
+            logger,
+            docsBaseUrl: monitors.docsBaseUrl,
+            ...(monitors.random ? { random: monitors.random } : {}),
+            ...(monitors.claimSeconds === undefined ? {} : { claimSeconds: monitors.claimSeconds }),
+          }),
+        }
+      : {}),
+    probes: audio ? dependencyProbes(audio) : [],
+  };
+}
+
+/**
+ * Speech recognition, its jobs (a job that finishes tells the library and the work waiting on
+ * it), and the rule their callbacks must pass.
+ */
+function speechServices(
+  platform: Platform,
+  audio: AudioDeps,
+  options: { now: () => Date; logger: Logger },
+): Required<Pick<ProcessServices, "audioTranscripts" | "jobs" | "callbackTargets">> {
+  const transcripts = new AudioTranscriptStore(platform.store);
+  const jobs = new TranscriptJobs(platform.store, platform.credits, transcripts, options.now, audio.webhooks, [
+    platform.library,
+    ...(audio.jobFollowers ?? []),
+  ]);
+  const audioTranscripts = new AudioTranscripts({
+    credits: platform.credits,
+    jobs,
+    transcripts,
+    sources: audio.sources,
+    ...(audio.youtube === undefined ? {} : { youtube: audio.youtube }),
+    ...(audio.platforms === undefined ? {} : { platforms: audio.platforms.registry }),
+    engine: audio.engine,
+    queue: audio.queue,
+    logger: options.logger,
+    inlineAudioSeconds: audio.inlineAudioSeconds,
+    maxQueuedJobs: audio.maxQueuedJobs,
+  });
+  const callbackTargets = {
+    allowPrivateTargets: audio.allowPrivateCallbackTargets ?? false,
+    ...(audio.resolveAll ? { resolveAll: audio.resolveAll } : {}),
+  };
+  return { audioTranscripts, jobs, callbackTargets };
+}
+
+/** The dependencies of speech recognition the deep health check asks, besides the database. */
+function dependencyProbes(audio: AudioDeps): DependencyProbe[] {
+  const { platforms } = audio;
+  return [
+    { name: "queue", check: () => audio.queue.check() },
+    { name: "speech_engine", check: () => audio.engine.check() },
+    ...(platforms ? [{ name: "video_platforms" as const, check: () => platforms.check() }] : []),
+  ];
+}
