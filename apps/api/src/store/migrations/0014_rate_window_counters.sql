@@ -60,7 +60,6 @@ $$;
 -- when the window counted fewer than `limit` requests in the 60 seconds up to this one. A request
 -- frees its place when the 60th second after the one it was admitted in begins. The window rows
 -- of the account (and of a key with a lower limit) are locked in that order for the statement,
--- each read only once locked (a join would see the counters as they were before the lock waited),
 -- so API processes on one database never admit more than the limit in any 60 seconds; a process
 -- whose clock lags counts in the window's newest second. It also answers the request allowance,
 -- which `GET /me` shows while counting against the polling allowance, and records when the key
@@ -90,12 +89,10 @@ DECLARE
   account_limit integer;
   key_limit integer;
   account_second bigint;
-  account_newest bigint;
   account_counts integer[];
   account_total integer;
   account_oldest bigint;
   key_second bigint;
-  key_newest bigint;
   key_counts integer[];
   key_total integer := 0;
   key_oldest bigint;
@@ -134,19 +131,21 @@ BEGIN
 
   INSERT INTO rate_windows (scope, counts, newest_second) VALUES (account_scope, empty_counts, now_second)
     ON CONFLICT DO NOTHING;
-  SELECT w.counts, w.newest_second INTO account_counts, account_newest
-    FROM rate_windows w WHERE w.scope = account_scope FOR UPDATE;
-  account_second := greatest(account_newest, now_second);
-  SELECT live.counts, live.total, live.oldest INTO account_counts, account_total, account_oldest
-    FROM verbatim_window_at(account_counts, account_newest, account_second) live;
+  SELECT greatest(w.newest_second, now_second), live.counts, live.total, live.oldest
+    INTO account_second, account_counts, account_total, account_oldest
+    FROM rate_windows w,
+         LATERAL verbatim_window_at(w.counts, w.newest_second, greatest(w.newest_second, now_second)) live
+   WHERE w.scope = account_scope
+     FOR UPDATE OF w;
   IF key_limit IS NOT NULL THEN
     INSERT INTO rate_windows (scope, counts, newest_second) VALUES (key_scope, empty_counts, now_second)
       ON CONFLICT DO NOTHING;
-    SELECT w.counts, w.newest_second INTO key_counts, key_newest
-      FROM rate_windows w WHERE w.scope = key_scope FOR UPDATE;
-    key_second := greatest(key_newest, now_second);
-    SELECT live.counts, live.total, live.oldest INTO key_counts, key_total, key_oldest
-      FROM verbatim_window_at(key_counts, key_newest, key_second) live;
+    SELECT greatest(w.newest_second, now_second), live.counts, live.total, live.oldest
+      INTO key_second, key_counts, key_total, key_oldest
+      FROM rate_windows w,
+           LATERAL verbatim_window_at(w.counts, w.newest_second, greatest(w.newest_second, now_second)) live
+     WHERE w.scope = key_scope
+       FOR UPDATE OF w;
   END IF;
 
   admitted := account_total < account_limit AND (key_limit IS NULL OR key_total < key_limit);
