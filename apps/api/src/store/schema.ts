@@ -129,21 +129,18 @@ export const creditLedger = pgTable(
 );
 
 /**
- * The sliding 60-second window of one allowance, at one-second resolution: how many requests it
- * admitted in each of the last 60 seconds. Sixty counters whatever the allowance's limit, so an
- * admission costs the same for a free account and for one allowed thousands a minute.
+ * The exact sliding window of one allowance: the times of its admitted requests of the last 60
+ * seconds, oldest first. It never holds more than the allowance's limit, so an admission costs
+ * the same however busy the account is.
  */
 export const rateWindows = pgTable("rate_windows", {
   /** `<allowance>:<account id>`, or `request:<key id>` for a key's own lower limit. */
   scope: text("scope").primaryKey(),
-  /** Admitted requests by Unix second: element `1 + second % 60`, for the 60 seconds up to `newest_second`. */
-  counts: integer("counts").array().notNull(),
-  /** The Unix second of the window's newest admission; counters of seconds 60 or more before it are stale. */
-  newestSecond: bigint("newest_second", { mode: "number" }).notNull(),
+  hits: timestamp("hits", { withTimezone: true, precision: 6 }).array().notNull(),
 });
 
 /**
- * An account's slots in use, by pool: `extraction` for requests (docs/decisions.md, rule 7), `transcription` for
+ * An account's slots in use, by pool: `extraction` for requests (spec 8.4), `transcription` for
  * the plan's jobs running at once on any worker, `webhook_account` for its webhook attempts in
  * flight; `webhook_host` counts the attempts in flight to one receiver, its `account_id` holding
  * the host (name and port). A lease that is not renewed expires, so a dead process frees its slots.
@@ -167,7 +164,7 @@ export const slotLeases = pgTable(
   ],
 );
 
-/** Stored responses of requests sent with an `Idempotency-Key` (docs/decisions.md, rule 9). */
+/** Stored responses of requests sent with an `Idempotency-Key` (spec 4.9). */
 export const idempotencyRecords = pgTable(
   "idempotency_records",
   {
@@ -251,7 +248,7 @@ export const serviceSecrets = pgTable("service_secrets", {
 });
 
 /**
- * A speech-recognition job (docs/decisions.md, rule 13). The queue row (pg-boss) drives the work;
+ * A speech-recognition job (api-decisions.md, Jobs). The queue row (pg-boss) drives the work;
  * this row is what the account sees, and moves once from `processing` to `completed` or
  * `failed`. The charge is written in the same transaction as the move to `completed`.
  */
@@ -319,7 +316,7 @@ export const audioTranscripts = pgTable("audio_transcripts", {
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
-    /** The event id, `evt_<ulid>` (docs/decisions.md, rule 13), sent as `webhook-id`. */
+    /** The event id, `evt_<ulid>` (api-decisions.md), sent as `webhook-id`. */
     id: text("id").primaryKey(),
     accountId: text("account_id")
       .notNull()
@@ -384,7 +381,7 @@ export const listPositions = pgTable(
 );
 
 /**
- * A channel tab checked on a schedule (docs/decisions.md, rule 14). `seen_video_ids` is what the
+ * A channel tab checked on a schedule (api-decisions.md, Monitors). `seen_video_ids` is what the
  * monitor already knows: a check reports the videos listed before the first of them.
  */
 export const monitors = pgTable(

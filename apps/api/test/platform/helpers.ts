@@ -97,7 +97,7 @@ export async function authenticated(
 /** How many admitted requests a window (`<allowance>:<account or key id>`) holds. */
 export async function windowSize(store: Store, scope: string): Promise<number> {
   const [row] = await store.query<{ size: number }>(
-    sql`select (select coalesce(sum(count), 0) from unnest(counts) as count)::int as size from rate_windows where scope = ${scope}`,
+    sql`select coalesce(cardinality(hits), 0)::int as size from rate_windows where scope = ${scope}`,
   );
   return row?.size ?? 0;
 }

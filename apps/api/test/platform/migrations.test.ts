@@ -39,8 +39,7 @@ describe(`a fresh store holds each migration once (${testEngine})`, () => {
     expect(rows.map((row) => row.proname)).toEqual([
       "verbatim_acquire_slot",
       "verbatim_authenticate",
-      "verbatim_counted",
-      "verbatim_window_at",
+      "verbatim_recent_hits",
     ]);
   });
 });

@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/services/api-keys.ts";
 import type { Allowance, Authentication } from "../../src/services/authenticator.ts";
@@ -85,39 +84,6 @@ describe("the window slides: a request frees its place exactly 60 seconds after 
     expect(later.allowance).toMatchObject({ remaining: 8, resetAt: at(minute) });
     const afterFirstLeft = await authenticated(fixture.platform, key.key, at(minute + 1));
     expect(afterFirstLeft.allowance).toMatchObject({ remaining: 8, resetAt: at(45 * second + minute) });
-  });
-});
-
-describe("the window counts per second: 60 counters whatever the limit", () => {
-  it("frees a place when the 60th second after the one it was admitted in begins", async () => {
-    const { key } = await fixture.account("free");
-    expect(admittedCount(await hits(key.key, at(900), 10))).toBe(10);
-    const lastMoment = await authenticated(fixture.platform, key.key, at(minute - 1));
-    expect(lastMoment).toMatchObject({ admitted: false, allowance: { remaining: 0, resetAt: at(minute) } });
-    expect(admittedCount(await hits(key.key, at(minute), 11))).toBe(10);
-  });
-
-  it("holds 60 counters for an allowance of 1,800 polls a minute, and counts every admission", async () => {
-    const { account, key } = await fixture.account("mega");
-    for (const offset of times(30))
-      expect(admittedCount(await hits(key.key, at(offset * second), 10, "poll"))).toBe(10);
-    const scope = `poll:${account.id}`;
-    const [row] = await fixture.store.query<{ counters: number }>(
-      sql`select cardinality(counts)::int as counters from rate_windows where scope = ${scope}`,
-    );
-    expect(row?.counters).toBe(60);
-    expect(await windowSize(fixture.store, scope)).toBe(300);
-    const next = await authenticated(fixture.platform, key.key, at(30 * second), "poll");
-    expect(next.allowance).toMatchObject({ limit: 1800, remaining: 1800 - 301, resetAt: at(minute) });
-  });
-
-  it("counts a request from a process whose clock lags in the window's newest second", async () => {
-    const { key } = await fixture.account("free");
-    expect(admittedCount(await hits(key.key, at(10 * second), 9))).toBe(9);
-    const lagging = await authenticated(fixture.platform, key.key, at(5 * second));
-    expect(lagging).toMatchObject({ admitted: true, allowance: { remaining: 0, resetAt: at(10 * second + minute) } });
-    expect((await authenticated(fixture.platform, key.key, at(10 * second + minute - 1))).admitted).toBe(false);
-    expect(admittedCount(await hits(key.key, at(10 * second + minute), 11))).toBe(10);
   });
 });
 
