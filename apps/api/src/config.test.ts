@@ -132,9 +132,9 @@ describe("loadConfig: VERBATIM_MCP_ALLOWED_ORIGINS", () => {
 });
 
 describe("loadConfig: Idempotency-Key locks and test faults", () => {
-  it("locks an abandoned key for 5 minutes and injects no fault by default", () => {
+  it("locks an abandoned key for 30 seconds and injects no fault by default", () => {
     const config = loadConfig({});
-    expect(config.idempotencyLockSeconds).toBe(300);
+    expect(config.idempotencyLockSeconds).toBe(30);
     expect(config.testFaults).toEqual([]);
   });
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { caCertificatesFrom } from "./adapters/net/ca-certificates.ts";
 import type { DownloadLimits } from "./adapters/net/media-download.ts";
 import type { YoutubeAdapterConfig } from "./adapters/youtube/index.ts";
+import { defaultInFlightSeconds } from "./services/idempotency.ts";
 import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
 import { findYtdlp, type YtdlpEngine } from "./sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "./sources/ytdlp/ytdlp-extractors.ts";
@@ -149,7 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     idempotencyLockSeconds: numberFrom(
       "VERBATIM_IDEMPOTENCY_LOCK_SECONDS",
       env.VERBATIM_IDEMPOTENCY_LOCK_SECONDS,
-      300,
+      defaultInFlightSeconds,
       {
         min: 1,
       },

@@ -70,8 +70,10 @@ const housekeeping = setInterval(() => {
 }, 60_000);
 housekeeping.unref();
 
-// Transcription attempts after the first: a worker killed mid-job costs one.
-const jobRetryLimit = 2;
+// Transcription attempts after the first. A worker killed mid-job costs one, and so does a worker
+// stopped whose grace ran out before the job did (pg-boss fails what it hands back): a job may meet
+// a crash, a lapsed heartbeat and a rolling restart and still complete.
+const jobRetryLimit = 3;
 const boss = await startJobQueue(
   store,
   transcriptionQueues({ heartbeatSeconds: config.jobs.heartbeatSeconds, retryLimit: jobRetryLimit }),

@@ -99,6 +99,8 @@ describe("the same key with another body: 409", () => {
     const other = await work("conflict-1", { note: "b" });
     expect(other.response.status, JSON.stringify(other.body)).toBe(409);
     expect(other.body.error).toMatchObject({ code: "idempotency_conflict", number: 1201 });
+    // Waiting would not help: the same key with this body will never run.
+    expect(other.response.headers.get("retry-after")).toBeNull();
     expect(await balance()).toBe(before);
   });
 
@@ -107,7 +109,11 @@ describe("the same key with another body: 409", () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const second = await work("in-flight-1", { delayMs: 400 });
     expect(second.response.status, JSON.stringify(second.body)).toBe(409);
-    expect(second.body.error).toMatchObject({ code: "idempotency_conflict" });
+    expect(second.body.error).toMatchObject({ code: "idempotency_conflict", number: 1201 });
+    // Until the first request's lock lapses (30 seconds by default), by when its answer is stored or its key free.
+    const retryAfter = Number(second.response.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(29);
+    expect(retryAfter).toBeLessThanOrEqual(30);
     expect((await first).response.status).toBe(200);
   });
 });

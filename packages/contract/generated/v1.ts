@@ -1049,7 +1049,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
+             */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -1064,6 +1068,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1270,7 +1276,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
+             */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -1285,6 +1295,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1703,7 +1715,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
+             */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -1718,6 +1734,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1968,7 +1986,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
+             */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -1983,6 +2005,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2256,7 +2280,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The request failed; `error.code` says why. */
+            /**
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
+             */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -2271,6 +2299,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {

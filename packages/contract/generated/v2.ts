@@ -4312,8 +4312,9 @@ export interface operations {
                 };
             };
             /**
-             * @description The request failed; `error.code` says why. When the request was counted against an
-             *     allowance it carries the `X-RateLimit-*` headers too.
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
              */
             409: {
                 headers: {
@@ -4325,6 +4326,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4999,8 +5002,9 @@ export interface operations {
                 };
             };
             /**
-             * @description The request failed; `error.code` says why. When the request was counted against an
-             *     allowance it carries the `X-RateLimit-*` headers too.
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
              */
             409: {
                 headers: {
@@ -5012,6 +5016,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5315,8 +5321,9 @@ export interface operations {
                 };
             };
             /**
-             * @description The request failed; `error.code` says why. When the request was counted against an
-             *     allowance it carries the `X-RateLimit-*` headers too.
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
              */
             409: {
                 headers: {
@@ -5328,6 +5335,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5502,8 +5511,9 @@ export interface operations {
                 };
             };
             /**
-             * @description The request failed; `error.code` says why. When the request was counted against an
-             *     allowance it carries the `X-RateLimit-*` headers too.
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
              */
             409: {
                 headers: {
@@ -5515,6 +5525,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6005,8 +6017,9 @@ export interface operations {
                 };
             };
             /**
-             * @description The request failed; `error.code` says why. When the request was counted against an
-             *     allowance it carries the `X-RateLimit-*` headers too.
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
              */
             409: {
                 headers: {
@@ -6018,6 +6031,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6212,8 +6227,9 @@ export interface operations {
                 };
             };
             /**
-             * @description The request failed; `error.code` says why. When the request was counted against an
-             *     allowance it carries the `X-RateLimit-*` headers too.
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
              */
             409: {
                 headers: {
@@ -6225,6 +6241,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6438,8 +6456,9 @@ export interface operations {
                 };
             };
             /**
-             * @description The request failed; `error.code` says why. When the request was counted against an
-             *     allowance it carries the `X-RateLimit-*` headers too.
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
              */
             409: {
                 headers: {
@@ -6451,6 +6470,8 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {

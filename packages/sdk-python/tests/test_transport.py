@@ -129,6 +129,32 @@ def test_retry_after_is_waited_for_instead_of_the_backoff(client: Verbatim, slee
 
 
 @respx.mock
+def test_a_409_still_running_is_retried_after_its_retry_after_with_the_same_key(
+    client: Verbatim, sleeps: List[float]
+) -> None:
+    route = respx.post(f"{BASE}/transcripts/batch").mock(
+        side_effect=[
+            failure("idempotency_conflict", 1201, 409, {"retry-after": "4"}),
+            httpx.Response(200, json=BATCH, headers={"idempotent-replayed": "true"}),
+        ]
+    )
+    result = client.transcripts.batch(video_ids=["jNQXAC9IVRw"])
+    assert result.response.replayed
+    assert sleeps == [4.0]
+    keys = {call.request.headers["idempotency-key"] for call in route.calls}
+    assert len(keys) == 1
+
+
+@respx.mock
+def test_a_409_without_retry_after_is_raised_at_once(client: Verbatim, sleeps: List[float]) -> None:
+    route = respx.post(f"{BASE}/transcripts/batch").mock(return_value=failure("idempotency_conflict", 1201, 409))
+    with pytest.raises(RequestError) as raised:
+        client.transcripts.batch(video_ids=["a"])
+    assert (raised.value.status, raised.value.code, raised.value.retryable) == (409, "idempotency_conflict", False)
+    assert route.call_count == 1 and sleeps == []
+
+
+@respx.mock
 def test_a_retry_after_over_a_minute_is_raised_at_once_with_retry_after(client: Verbatim, sleeps: List[float]) -> None:
     route = respx.get(f"{BASE}/me").mock(return_value=failure("rate_limited", 2101, 429, {"retry-after": "120"}))
     with pytest.raises(AccountError) as raised:

@@ -29,7 +29,8 @@ const maxBackoffMs = 8_000;
  * The `fetch` openapi-fetch sends through, made for one call: it adds the client's headers and
  * the call's idempotency key, bounds each attempt by `timeout` (the body included, so a server
  * that stalls mid-answer times out too), and retries 429, 5xx and connection failures with
- * exponential backoff and full jitter, or after a `Retry-After` of at most a minute.
+ * exponential backoff and full jitter, or after a `Retry-After` of at most a minute; a 409 only
+ * after its `Retry-After`.
  */
 export function fetchForCall(settings: TransportSettings, options: RequestOptions = {}): typeof globalThis.fetch {
   const timeout = options.timeout ?? settings.timeout;
@@ -97,10 +98,16 @@ async function attemptOnce(
 
 const nullBodyStatuses = new Set([101, 204, 205, 304]);
 
-/** How long to wait before retrying an answer, or `null` when it is not retried. */
+/**
+ * How long to wait before retrying an answer, or `null` when it is not retried. A 409 is retried
+ * only with `Retry-After`: the key's first request is still running, and a retry then replays its
+ * answer (or runs, if that request was lost with its server); another body's 409 has none.
+ */
 function retryDelayMs(response: Response, attempt: number): number | null {
-  if (response.status !== 429 && response.status < 500) return null;
   const retryAfter = retryAfterSeconds(response.headers);
+  if (response.status === 409)
+    return retryAfter !== null && retryAfter <= maxRetryAfterSeconds ? retryAfter * 1000 : null;
+  if (response.status !== 429 && response.status < 500) return null;
   if (retryAfter === null) return backoffMs(attempt);
   return retryAfter <= maxRetryAfterSeconds ? retryAfter * 1000 : null;
 }

@@ -74,6 +74,31 @@ describe("retries", () => {
     expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(950);
   });
 
+  it("retries a 409 still running after its Retry-After, with the same key, and answers the replay", async () => {
+    const stillRunning: Fault = {
+      status: 409,
+      headers: { "retry-after": "1" },
+      body: errorEnvelope("idempotency_conflict", 1201),
+    };
+    const replayed: Fault = { ...batchOk, headers: { ...batchOk.headers, "idempotent-replayed": "true" } };
+    const { verbatim, server } = await clientFacing([unavailable, stillRunning, replayed]);
+    const result = await verbatim.transcripts.batch({ video_ids: ["jNQXAC9IVRw"] });
+    expect(result.replayed).toBe(true);
+    const [, second, third] = server.requests;
+    expect((third?.at ?? 0) - (second?.at ?? 0)).toBeGreaterThanOrEqual(950);
+    expect(new Set(server.requests.map((request) => request.headers["idempotency-key"])).size).toBe(1);
+  });
+
+  it("does not retry a 409 without Retry-After: the key was used with another body", async () => {
+    const conflict: Fault = { status: 409, body: errorEnvelope("idempotency_conflict", 1201) };
+    const { verbatim, server } = await clientFacing([conflict, batchOk]);
+    const error = await verbatim.transcripts
+      .batch({ video_ids: ["a"] }, { idempotencyKey: "order-42" })
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ status: 409, code: "idempotency_conflict", retryable: false });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("answers a Retry-After over a minute to the caller instead of waiting, as an AccountError with retryAfter", async () => {
     const limited: Fault = {
       status: 429,

@@ -16,6 +16,7 @@ import { choosePlatformTranslation } from "../sources/caption-translations.ts";
 import type { CaptionTrack, SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
 import { apiErrorOf, SourceError } from "../sources/source-error.ts";
+import { whenReachable } from "../store/retry-until-reachable.ts";
 import { AudioTranscriptStore, type FullTranscript } from "./audio-transcript-store.ts";
 import type { ChargeSettlement, Credits } from "./credits.ts";
 import { type PlanName, plans } from "./plans.ts";
@@ -31,6 +32,12 @@ const progressIntervalMs = 1_000;
 
 /** How long a worker waits for the row of a job it was handed: the API queues the message just before it writes the row. */
 const rowArrivalMs = 10_000;
+
+/**
+ * How long an attempt waits for a store that went away, at its start and before recording its
+ * result, instead of failing: an outage of seconds must not cost a transcription its attempt.
+ */
+const storeOutageToleranceMs = 60_000;
 
 /** Seconds a client is told to wait when too many jobs are queued. */
 const overloadedRetryAfterSeconds = 30;
@@ -414,7 +421,7 @@ export class AudioTranscripts {
    */
   async runJob(jobId: string, attempt: JobAttempt): Promise<void> {
     const { jobs, logger } = this.options;
-    const job = await this.awaitRow(jobId, attempt.signal);
+    const job = await whenReachable(() => this.awaitRow(jobId, attempt.signal), storeOutageToleranceMs, attempt.signal);
     if (!job) {
       logger.warn({ job_id: jobId }, "a queued transcription has no job row; the request that queued it failed");
       return;
@@ -431,12 +438,18 @@ export class AudioTranscripts {
       });
       if (!transcribed) throw new Error("recognition stopped before the end");
       const transcript = fullTranscript(work.fields, this.options.engine, transcribed);
-      const outcome = await jobs.complete(job, {
-        transcript,
-        durationSeconds: transcribed.duration,
-        credits: pricing.speechRecognition(transcribed.duration),
-        storeKey: work.store_key,
-      });
+      // Completing twice is harmless: only a job still processing is completed and charged.
+      const outcome = await whenReachable(
+        () =>
+          jobs.complete(job, {
+            transcript,
+            durationSeconds: transcribed.duration,
+            credits: pricing.speechRecognition(transcribed.duration),
+            storeKey: work.store_key,
+          }),
+        storeOutageToleranceMs,
+        attempt.signal,
+      );
       logger.info({ job_id: jobId, outcome: outcome.kind }, "transcription job finished");
     } catch (error) {
       if (attempt.signal.aborted) throw error;

@@ -15,6 +15,13 @@ export interface StoredResponse {
 /** What `begin` decided: run the request, or replay what its first run answered. */
 export type IdempotencyStart = { action: "run" } | { action: "replay"; response: StoredResponse };
 
+/**
+ * How long a key stays locked without a renewal. Short, so that the retry of a request whose process
+ * died runs within it (a 409 says how long to wait); long enough that a renewal missed while the
+ * store was briefly away does not hand a running request's key to its retry.
+ */
+export const defaultInFlightSeconds = 30;
+
 export interface IdempotencyOptions {
   now: () => Date;
   /** How long a stored response is replayed (docs/decisions.md rule 9: 24 hours). */
@@ -40,7 +47,7 @@ export class Idempotency {
     private readonly options: IdempotencyOptions,
   ) {
     this.retentionSeconds = options.retentionSeconds ?? 24 * 60 * 60;
-    this.inFlightSeconds = options.inFlightSeconds ?? 5 * 60;
+    this.inFlightSeconds = options.inFlightSeconds ?? defaultInFlightSeconds;
   }
 
   /** The fingerprint of a request: its method, path and canonical JSON body. */
@@ -71,11 +78,12 @@ export class Idempotency {
     const [existing] = await this.store.query<{
       fingerprint: string;
       state: "in_flight" | "completed";
+      locked_until: string;
       response_status: number | null;
       response_headers: Record<string, string> | null;
       response_body: unknown;
     }>(sql`
-      select fingerprint, state, response_status, response_headers, response_body
+      select fingerprint, state, locked_until, response_status, response_headers, response_body
         from idempotency_records where account_id = ${accountId} and key = ${key}`);
     // The first request failed and gave the key back between the two statements: run again.
     if (!existing) return this.begin(accountId, key, fingerprint);
@@ -83,7 +91,11 @@ export class Idempotency {
       throw new ApiError("idempotency_conflict", "This Idempotency-Key was used with a different request body.");
     }
     if (existing.state === "in_flight" || existing.response_status === null) {
-      throw new ApiError("idempotency_conflict", "The first request with this Idempotency-Key is still running.");
+      // By the time the lock lapses the first request has stored its answer, or its process died and the retry runs.
+      const lapsesInMs = new Date(existing.locked_until).getTime() - now.getTime();
+      throw new ApiError("idempotency_conflict", "The first request with this Idempotency-Key is still running.", {
+        retryAfterSeconds: Math.min(this.inFlightSeconds, Math.max(1, Math.ceil(lapsesInMs / 1000))),
+      });
     }
     return {
       action: "replay",

@@ -1,3 +1,5 @@
+import { isStoreUnreachable } from "./database.ts";
+
 /** How often a write that failed is tried again while the store may be away. */
 export const unreachableRetryMs = 1_000;
 
@@ -18,4 +20,38 @@ export function retryUntilReachable(write: () => Promise<unknown>, withinMs: num
       },
     );
   return attempt();
+}
+
+/**
+ * Runs `action` and answers its result; while it fails because the store cannot be reached, runs it
+ * again every second for at most `withinMs`, or until `signal` aborts. Any other failure, and the
+ * last one once the time is up, is thrown. For work too costly to lose to a brief outage, such as
+ * recording a finished transcription: `action` must be safe to run twice.
+ */
+export async function whenReachable<T>(action: () => Promise<T>, withinMs: number, signal?: AbortSignal): Promise<T> {
+  const giveUpAt = Date.now() + withinMs;
+  for (;;) {
+    try {
+      return await action();
+    } catch (error) {
+      if (!isStoreUnreachable(error) || Date.now() >= giveUpAt || signal?.aborted) throw error;
+      await pause(unreachableRetryMs, signal);
+      if (signal?.aborted) throw error;
+    }
+  }
+}
+
+/** Waits `ms`, or less if `signal` aborts first. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      "abort",
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
+  });
 }

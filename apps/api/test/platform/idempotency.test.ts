@@ -217,9 +217,9 @@ describe("rule 7: a key reused with another body, or while its first request run
       "idempotency_conflict",
       409,
     );
-    fixture.clock.advance(4 * minute);
+    fixture.clock.advance(29 * second);
     await expectApiError(begin(account.id, key), "idempotency_conflict", 409);
-    fixture.clock.advance(-4 * minute);
+    fixture.clock.advance(-29 * second);
     await fixture.platform.idempotency.finish(account.id, key, print, ok);
     expect((await begin(account.id, key)).action).toBe("replay");
   });
@@ -236,14 +236,17 @@ describe("rule 7: a key reused with another body, or while its first request run
 });
 
 describe("an in-flight key abandoned by a dead process is taken over after its lock", () => {
-  it("runs the key again once the 5-minute in-flight lock has passed", async () => {
+  it("runs the key again once the 30-second in-flight lock has passed, and says so in Retry-After", async () => {
     const { account } = await fixture.account();
     const key = newKey();
     const start = fixture.clock.now();
     expect((await begin(account.id, key)).action).toBe("run");
-    fixture.clock.set(new Date(start.getTime() + 5 * minute - second));
-    await expectApiError(begin(account.id, key), "idempotency_conflict", 409);
-    fixture.clock.set(new Date(start.getTime() + 5 * minute));
+    const early = await begin(account.id, key).catch((error: unknown) => error);
+    expect(early).toMatchObject({ code: "idempotency_conflict", retryAfterSeconds: 30 });
+    fixture.clock.set(new Date(start.getTime() + 30 * second - 1_500));
+    const late = await begin(account.id, key).catch((error: unknown) => error);
+    expect(late).toMatchObject({ code: "idempotency_conflict", retryAfterSeconds: 2 });
+    fixture.clock.set(new Date(start.getTime() + 30 * second));
     expect(await begin(account.id, key)).toEqual({ action: "run" });
     // The new run holds the key again.
     await expectApiError(begin(account.id, key), "idempotency_conflict", 409);

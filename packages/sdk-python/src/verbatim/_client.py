@@ -167,7 +167,7 @@ class Verbatim:
 
     def _send(self, call: calls.Call[Answer], idempotency_key: Optional[str] = None) -> Answer:
         """Sends a call, retrying 429, 5xx and connection failures with full-jitter backoff or after a ``Retry-After``
-        of at most a minute.
+        of at most a minute, and a 409 only after its ``Retry-After``.
         """
         request = build_request(self._http, self._settings, call, idempotency_key)
         attempt = 0

@@ -95,10 +95,16 @@ def build_request(
 
 
 def retry_delay(response: httpx.Response, attempt: int) -> Optional[float]:
-    """How long to wait before retrying an answer, or ``None`` when it is not retried."""
+    """How long to wait before retrying an answer, or ``None`` when it is not retried.
+
+    A 409 is retried only with ``Retry-After``: the key's first request is still running, and a retry then replays
+    its answer (or runs, if that request was lost with its server); another body's 409 has none.
+    """
+    retry_after = retry_after_seconds(response.headers)
+    if response.status_code == 409:
+        return retry_after if retry_after is not None and retry_after <= MAX_RETRY_AFTER_SECONDS else None
     if response.status_code != 429 and response.status_code < 500:
         return None
-    retry_after = retry_after_seconds(response.headers)
     if retry_after is None:
         return backoff_seconds(attempt)
     return retry_after if retry_after <= MAX_RETRY_AFTER_SECONDS else None
