@@ -129,14 +129,20 @@ export const creditLedger = pgTable(
 );
 
 /**
- * The exact sliding window of one allowance: the times of its admitted requests of the last 60
- * seconds, oldest first. It never holds more than the allowance's limit, so an admission costs
- * the same however busy the account is.
+ * The sliding 60-second window of one allowance, in 61 one-second buckets (docs/decisions.md,
+ * rule 6): bucket `epoch second mod 61` counts the requests admitted in that second and keeps the
+ * latest one's time. A bucket counts until its latest request is 60 seconds old, so no request
+ * leaves the window before it would in an exact one, and none stays more than a second longer.
+ * An admission costs the same however high the allowance's limit.
  */
 export const rateWindows = pgTable("rate_windows", {
   /** `<allowance>:<account id>`, or `request:<key id>` for a key's own lower limit. */
   scope: text("scope").primaryKey(),
-  hits: timestamp("hits", { withTimezone: true, precision: 6 }).array().notNull(),
+  counts: integer("counts").array().notNull().default(sql`array_fill(0, array[61])`),
+  latest: timestamp("latest", { withTimezone: true, precision: 6 })
+    .array()
+    .notNull()
+    .default(sql`array_fill('-infinity'::timestamptz, array[61])`),
 });
 
 /**

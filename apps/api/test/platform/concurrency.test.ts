@@ -133,7 +133,7 @@ describe(`parallel authentications admit exactly the limit (${testEngine})`, () 
     expect(results.filter((result) => result?.admitted === false)).toHaveLength(50);
     const remaining = results.flatMap((result) => (result?.admitted ? [result.allowance.remaining] : []));
     expect(remaining.sort((a, b) => a - b)).toEqual(times(10));
-    expect(await windowSize(fixture.store, `request:${account.id}`)).toBe(10);
+    expect(await windowSize(fixture.store, `request:${account.id}`, now)).toBe(10);
   });
 
   it("admits exactly 300 of 400 parallel requests of a pro account", async () => {

@@ -94,10 +94,11 @@ export async function authenticated(
   return auth;
 }
 
-/** How many admitted requests a window (`<allowance>:<account or key id>`) holds. */
-export async function windowSize(store: Store, scope: string): Promise<number> {
+/** How many admitted requests a window (`<allowance>:<account or key id>`) counts at `at`. */
+export async function windowSize(store: Store, scope: string, at: Date): Promise<number> {
   const [row] = await store.query<{ size: number }>(
-    sql`select coalesce(cardinality(hits), 0)::int as size from rate_windows where scope = ${scope}`,
+    sql`select u.used as size from rate_windows w, verbatim_window_use(w.counts, w.latest, ${at.toISOString()}::timestamptz) u
+         where w.scope = ${scope}`,
   );
   return row?.size ?? 0;
 }

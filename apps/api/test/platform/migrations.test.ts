@@ -39,7 +39,8 @@ describe(`a fresh store holds each migration once (${testEngine})`, () => {
     expect(rows.map((row) => row.proname)).toEqual([
       "verbatim_acquire_slot",
       "verbatim_authenticate",
-      "verbatim_recent_hits",
+      "verbatim_window_admit",
+      "verbatim_window_use",
     ]);
   });
 });

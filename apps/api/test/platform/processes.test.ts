@@ -90,7 +90,7 @@ describe.runIf(databaseUrl)("separate API processes on one PostgreSQL", () => {
 
       expect(counts.reduce((sum, count) => sum + count.admitted, 0)).toBe(10);
       expect(counts.reduce((sum, count) => sum + count.refused, 0)).toBe(70);
-      expect(await windowSize(store, `request:${account.id}`)).toBe(10);
+      expect(await windowSize(store, `request:${account.id}`, new Date(now))).toBe(10);
     }, 40_000);
   });
 });

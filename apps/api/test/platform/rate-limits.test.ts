@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateApiKey } from "../../src/services/api-keys.ts";
 import type { Allowance, Authentication } from "../../src/services/authenticator.ts";
@@ -87,6 +88,52 @@ describe("the window slides: a request frees its place exactly 60 seconds after 
   });
 });
 
+describe("the window in one-second buckets: never more than the limit in any 60 seconds", () => {
+  it("counts the requests of one second until the last of them is 60 s old, and says so in the reset", async () => {
+    const { key } = await fixture.account("free");
+    expect(admittedCount(await hits(key.key, at(200), 5))).toBe(5);
+    expect(admittedCount(await hits(key.key, at(900), 5))).toBe(5);
+    // An exact window would free the first five here; the bucket frees all ten at 900 ms, never before.
+    const early = await authenticated(fixture.platform, key.key, at(minute + 500));
+    expect(early).toMatchObject({ admitted: false, allowance: { remaining: 0, resetAt: at(minute + 900) } });
+    expect((await authenticated(fixture.platform, key.key, at(minute + 899))).admitted).toBe(false);
+    expect(admittedCount(await hits(key.key, at(minute + 900), 11))).toBe(10);
+  });
+
+  it("keeps a second 61 seconds later apart from the bucket it reuses", async () => {
+    const { key } = await fixture.account("free");
+    expect(admittedCount(await hits(key.key, at(0), 4))).toBe(4);
+    // 61 s later the same bucket starts again at one: the four of t0 left the window at t0+60s.
+    const reused = await hits(key.key, at(61 * second), 11);
+    expect(admittedCount(reused)).toBe(10);
+    expect(reused[0]?.allowance).toMatchObject({ remaining: 9, resetAt: at(61 * second + minute) });
+  });
+
+  it("admits at most the limit in any 60 s, and refuses only while the last 61 s hold the limit", async () => {
+    const limit = 10;
+    const spacing = fc.integer({ min: 0, max: 9_000 });
+    await fc.assert(
+      fc.asyncProperty(fc.array(spacing, { minLength: 1, maxLength: 40 }), async (gaps) => {
+        const { key } = await fixture.account("free");
+        let time = t0.getTime() + 5 * minute;
+        const admitted: number[] = [];
+        for (const gap of gaps) {
+          time += gap;
+          const result = await authenticated(fixture.platform, key.key, new Date(time));
+          const inLast = (span: number) => admitted.filter((hit) => hit > time - span).length;
+          if (result.admitted) {
+            expect(inLast(minute)).toBeLessThan(limit);
+            admitted.push(time);
+          } else {
+            expect(inLast(minute + second)).toBe(limit);
+          }
+        }
+      }),
+      { numRuns: 12 },
+    );
+  });
+});
+
 describe("refused requests are not counted", () => {
   it("frees the whole window 60 s after the admitted requests however many were refused meanwhile", async () => {
     const { key } = await fixture.account("free");
@@ -95,7 +142,7 @@ describe("refused requests are not counted", () => {
     expect(admittedCount(await hits(key.key, at(59 * second), 5))).toBe(0);
     const afterWindow = await hits(key.key, at(minute), 11);
     expect(admittedCount(afterWindow)).toBe(10);
-    expect(await windowSize(fixture.store, `request:${afterWindow[0]?.accountId}`)).toBe(10);
+    expect(await windowSize(fixture.store, `request:${afterWindow[0]?.accountId}`, at(minute))).toBe(10);
   });
 });
 
