@@ -146,10 +146,10 @@ export const rateWindows = pgTable("rate_windows", {
 });
 
 /**
- * An account's slots in use, by pool: `extraction` for requests (spec 8.4), `transcription` for
- * the plan's jobs running at once on any worker, `webhook_account` for its webhook attempts in
- * flight; `webhook_host` counts the attempts in flight to one receiver, its `account_id` holding
- * the host (name and port). A lease that is not renewed expires, so a dead process frees its slots.
+ * An account's slots in use, by pool: `extraction` for requests (docs/decisions.md, rule 7),
+ * `transcription` for the plan's jobs running at once on any worker, `webhook_account` for its
+ * webhook attempts in flight; `webhook_host` counts the attempts in flight to one receiver, its
+ * `account_id` holding the host (name and port). A lease that is not renewed expires, so a dead process frees its slots.
  */
 export const slotLeases = pgTable(
   "slot_leases",
@@ -170,7 +170,7 @@ export const slotLeases = pgTable(
   ],
 );
 
-/** Stored responses of requests sent with an `Idempotency-Key` (spec 4.9). */
+/** Stored responses of requests sent with an `Idempotency-Key` (docs/decisions.md, rule 9). */
 export const idempotencyRecords = pgTable(
   "idempotency_records",
   {
@@ -254,7 +254,7 @@ export const serviceSecrets = pgTable("service_secrets", {
 });
 
 /**
- * A speech-recognition job (api-decisions.md, Jobs). The queue row (pg-boss) drives the work;
+ * A speech-recognition job (docs/decisions.md, rule 13). The queue row (pg-boss) drives the work;
  * this row is what the account sees, and moves once from `processing` to `completed` or
  * `failed`. The charge is written in the same transaction as the move to `completed`.
  */
@@ -322,7 +322,7 @@ export const audioTranscripts = pgTable("audio_transcripts", {
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
-    /** The event id, `evt_<ulid>` (api-decisions.md), sent as `webhook-id`. */
+    /** The event id, `evt_<ulid>` (docs/decisions.md, rule 13), sent as `webhook-id`. */
     id: text("id").primaryKey(),
     accountId: text("account_id")
       .notNull()
@@ -387,7 +387,7 @@ export const listPositions = pgTable(
 );
 
 /**
- * A channel tab checked on a schedule (api-decisions.md, Monitors). `seen_video_ids` is what the
+ * A channel tab checked on a schedule (docs/decisions.md, rule 14). `seen_video_ids` is what the
  * monitor already knows: a check reports the videos listed before the first of them.
  */
 export const monitors = pgTable(
