@@ -1,5 +1,6 @@
 import type { OperationId, ResponseBody } from "@verbatim/contract";
 import type { Request, RequestHandler, Response } from "express";
+import { requestIdOf } from "./locals.ts";
 
 /** A live operation: its id in the contract and the handler that serves it. */
 export interface LiveRoute<Id extends string = OperationId> {
@@ -11,7 +12,7 @@ export interface LiveRoute<Id extends string = OperationId> {
   holdsExtractionSlot?: boolean;
 }
 
-/** Sends a response body typed by the contract for the operation and status. */
+/** Sends a body typed by the contract as it is: the job poll's, whose 200 may say `ok: false`. */
 export function send<Op extends OperationId, Status extends number>(
   res: Response,
   _operationId: Op,
@@ -19,6 +20,27 @@ export function send<Op extends OperationId, Status extends number>(
   body: ResponseBody<Op, Status>,
 ): void {
   res.status(status).json(body);
+}
+
+/** A success body without the fields every one carries first, `ok` and `request_id`. */
+export type SuccessFields<Op extends OperationId, Status extends number> =
+  ResponseBody<Op, Status> extends infer Body
+    ? Body extends unknown
+      ? Omit<Body, "ok" | "request_id">
+      : never
+    : never;
+
+/**
+ * Sends the success envelope of the operation and status, typed by the contract: `ok` and the
+ * request's id, then what the handler answers (`data`, `usage`, and a job's fields), in that order.
+ */
+export function sendOk<Op extends OperationId, Status extends number>(
+  res: Response,
+  _operationId: Op,
+  status: Status,
+  fields: SuccessFields<Op, Status>,
+): void {
+  res.status(status).json({ ok: true, request_id: requestIdOf(res), ...fields });
 }
 
 /** The validated JSON body of a request. */

@@ -5,8 +5,8 @@ import { usageBlock } from "../../services/credits.ts";
 import { heartbeatFreshSeconds, readWorkerHeartbeats, type WorkerHeartbeat } from "../../services/worker-heartbeats.ts";
 import { ping } from "../../store/database.ts";
 import { storeUnreachable } from "../auth.ts";
-import { authOf, requestIdOf } from "../locals.ts";
-import { type LiveRoute, send } from "../route.ts";
+import { authOf } from "../locals.ts";
+import { type LiveRoute, sendOk } from "../route.ts";
 
 interface DependencyCheck {
   name: DependencyProbe["name"] | "workers";
@@ -40,9 +40,7 @@ export function deepHealthCheck(deps: AppDeps, probes: readonly DependencyProbe[
         throw storeUnreachable(cause);
       }
       checks.push(workersCheck(queues, workers, elapsed(workersStarted)));
-      send(res, "deepHealthCheck", 200, {
-        ok: true,
-        request_id: requestIdOf(res),
+      sendOk(res, "deepHealthCheck", 200, {
         data: {
           kind: "health_deep",
           status: checks.every((check) => check.status === "ok") ? "ok" : "degraded",

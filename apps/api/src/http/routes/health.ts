@@ -1,6 +1,5 @@
 import type { AppDeps } from "../../deps.ts";
-import { requestIdOf } from "../locals.ts";
-import { type LiveRoute, send } from "../route.ts";
+import { type LiveRoute, sendOk } from "../route.ts";
 
 const service = "verbatim";
 
@@ -10,9 +9,7 @@ export function healthCheck(deps: AppDeps): LiveRoute {
     operationId: "healthCheck",
     handler: (_req, res) => {
       const status = { status: "ok" as const, service, version: deps.config.version, time: deps.now().toISOString() };
-      send(res, "healthCheck", 200, {
-        ok: true,
-        request_id: requestIdOf(res),
+      sendOk(res, "healthCheck", 200, {
         ...status,
         data: { kind: "health", ...status },
         usage: { credits_spent: 0, balance: null, bytes: 0 },

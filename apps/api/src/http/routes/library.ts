@@ -4,8 +4,8 @@ import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { renderTranscript, type TranscriptFormat, textOf } from "../../services/transcript-renderings.ts";
 import { storeUnreachable } from "../auth.ts";
-import { authOf, requestIdOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, send } from "../route.ts";
+import { authOf } from "../locals.ts";
+import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 
 /**
  * `GET /library`, `POST /library/search` and `GET /library/{id}`: the account's fetched
@@ -22,9 +22,7 @@ export function libraryRoutes(deps: AppDeps): LiveRoute[] {
         const page = await library.list(auth.accountId, limit ?? 20, cursor || undefined).catch((cause: unknown) => {
           throw storeUnreachable(cause);
         });
-        send(res, "listLibrary", 200, {
-          ok: true,
-          request_id: requestIdOf(res),
+        sendOk(res, "listLibrary", 200, {
           data: { kind: "library_page", entries: page.rows, next_cursor: page.nextCursor },
           usage: usageBlock(0, auth.credits),
         });
@@ -46,9 +44,7 @@ export function libraryRoutes(deps: AppDeps): LiveRoute[] {
           .catch((cause: unknown) => {
             throw storeUnreachable(cause);
           });
-        send(res, "searchLibrary", 200, {
-          ok: true,
-          request_id: requestIdOf(res),
+        sendOk(res, "searchLibrary", 200, {
           data: { kind: "library_search", hits: page.rows, next_cursor: page.nextCursor },
           usage: usageBlock(0, auth.credits),
         });
@@ -65,9 +61,7 @@ export function libraryRoutes(deps: AppDeps): LiveRoute[] {
         });
         // Another account's entry is as unknown as a missing one.
         if (!found) throw new ApiError("not_found", `No transcript ${id} in this account's library.`);
-        send(res, "getLibraryTranscript", 200, {
-          ok: true,
-          request_id: requestIdOf(res),
+        sendOk(res, "getLibraryTranscript", 200, {
           data: {
             kind: "library_transcript",
             ...found.entry,

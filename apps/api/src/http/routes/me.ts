@@ -1,7 +1,7 @@
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
-import { authOf, requestIdOf } from "../locals.ts";
-import { type LiveRoute, send } from "../route.ts";
+import { authOf } from "../locals.ts";
+import { type LiveRoute, sendOk } from "../route.ts";
 
 /**
  * `GET /me`: validates the key; the balance, the plan and the key's request allowance. Free.
@@ -13,9 +13,7 @@ export function me(_deps: AppDeps): LiveRoute {
     handler: (_req, res) => {
       const auth = authOf(res);
       const allowance = auth.requestAllowance;
-      send(res, "me", 200, {
-        ok: true,
-        request_id: requestIdOf(res),
+      sendOk(res, "me", 200, {
         data: {
           kind: "me",
           user_id: auth.accountId,

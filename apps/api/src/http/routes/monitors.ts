@@ -3,7 +3,7 @@ import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
 import type { MonitorCreate, Monitors, MonitorUpdate } from "../../services/monitors.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, send } from "../route.ts";
+import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 
 /**
  * The seven `/monitors` operations over the monitor service. Reading and changing monitors is
@@ -18,9 +18,7 @@ export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
       handler: async (req, res) => {
         const auth = authOf(res);
         const created = await monitors.create(auth.accountId, bodyOf<MonitorCreate>(req));
-        send(res, "createMonitor", 201, {
-          ok: true,
-          request_id: requestIdOf(res),
+        sendOk(res, "createMonitor", 201, {
           data: created,
           usage: usageBlock(0, auth.credits),
         });
@@ -30,9 +28,7 @@ export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
       operationId: "listMonitors",
       handler: async (req, res) => {
         const auth = authOf(res);
-        send(res, "listMonitors", 200, {
-          ok: true,
-          request_id: requestIdOf(res),
+        sendOk(res, "listMonitors", 200, {
           data: await monitors.list(auth.accountId, sinceOf(req)),
           usage: usageBlock(0, auth.credits),
         });
@@ -42,9 +38,7 @@ export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
       operationId: "getMonitor",
       handler: async (req, res) => {
         const auth = authOf(res);
-        send(res, "getMonitor", 200, {
-          ok: true,
-          request_id: requestIdOf(res),
+        sendOk(res, "getMonitor", 200, {
           data: await monitors.get(auth.accountId, monitorIdOf(req), sinceOf(req)),
           usage: usageBlock(0, auth.credits),
         });
@@ -55,9 +49,7 @@ export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
       handler: async (req, res) => {
         const auth = authOf(res);
         const updated = await monitors.update(auth.accountId, monitorIdOf(req), bodyOf<MonitorUpdate>(req));
-        send(res, "updateMonitor", 200, {
-          ok: true,
-          request_id: requestIdOf(res),
+        sendOk(res, "updateMonitor", 200, {
           data: updated,
           usage: usageBlock(0, auth.credits),
         });
@@ -69,9 +61,7 @@ export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
         const auth = authOf(res);
         const monitorId = monitorIdOf(req);
         await monitors.delete(auth.accountId, monitorId);
-        send(res, "deleteMonitor", 200, {
-          ok: true,
-          request_id: requestIdOf(res),
+        sendOk(res, "deleteMonitor", 200, {
           data: { kind: "monitor_deleted", id: monitorId },
           usage: usageBlock(0, auth.credits),
         });
@@ -86,9 +76,7 @@ export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
           requestId: requestIdOf(res),
           docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
         });
-        send(res, "checkMonitor", 200, {
-          ok: true,
-          request_id: requestIdOf(res),
+        sendOk(res, "checkMonitor", 200, {
           data: {
             kind: "monitor_check",
             monitor: result.monitor,
@@ -124,9 +112,7 @@ function sendEvents(
   page: Awaited<ReturnType<Monitors["events"]>>,
   balance: number | null,
 ): void {
-  send(res, "listMonitorEvents", 200, {
-    ok: true,
-    request_id: requestIdOf(res),
+  sendOk(res, "listMonitorEvents", 200, {
     data: { kind: "monitor_event_list", monitor_id: monitorId, events: page.events, next_cursor: page.nextCursor },
     usage: usageBlock(0, balance),
   });

@@ -7,7 +7,7 @@ import { usageBlock } from "../../services/credits.ts";
 import { plans } from "../../services/plans.ts";
 import type { SlotLease } from "../../services/slots.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, send } from "../route.ts";
+import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 import { busySlotsRetryAfterSeconds } from "../slots.ts";
 
 type BatchBody = RequestBody<"fetchTranscriptsBatch">;
@@ -59,9 +59,7 @@ export function fetchTranscriptsBatch(deps: AppDeps, batches: Batches): LiveRout
         (sum, row) => sum + (row.outcome === "ok" ? Buffer.byteLength(row.text) : 0),
         0,
       );
-      send(res, "fetchTranscriptsBatch", 200, {
-        ok: true,
-        request_id: requestIdOf(res),
+      sendOk(res, "fetchTranscriptsBatch", 200, {
         data: { kind: "transcript_batch", results: outcome.rows },
         usage: usageBlock(outcome.creditsSpent, outcome.balance, bytes),
       });

@@ -2,8 +2,8 @@ import type { RequestBody } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import type { CaptionLanguageLists } from "../../services/caption-languages.ts";
 import { usageBlock } from "../../services/credits.ts";
-import { authOf, requestIdOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, send } from "../route.ts";
+import { authOf } from "../locals.ts";
+import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 
 /**
  * `POST /transcripts/languages`: a source's caption tracks and the languages `translate_to` can
@@ -18,9 +18,7 @@ export function listTranscriptLanguages(_deps: AppDeps, languages: CaptionLangua
       const body = bodyOf<RequestBody<"listTranscriptLanguages">>(req);
       const auth = authOf(res);
       const data = await languages.list(body.video);
-      send(res, "listTranscriptLanguages", 200, {
-        ok: true,
-        request_id: requestIdOf(res),
+      sendOk(res, "listTranscriptLanguages", 200, {
         data,
         usage: usageBlock(0, auth.credits),
       });

@@ -8,7 +8,7 @@ import { pricing } from "../../services/pricing.ts";
 import type { VideoLists } from "../../services/video-lists.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, requestIdOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, send } from "../route.ts";
+import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 
 type ListOperation = "fetchChannelVideos" | "fetchPlaylistVideos" | "searchVideos";
 
@@ -91,9 +91,7 @@ function listRoute(
         requestId: requestIdOf(res),
         ...(settlement ? { settlement } : {}),
       });
-      send(res, operationId, 200, {
-        ok: true,
-        request_id: requestIdOf(res),
+      sendOk(res, operationId, 200, {
         data: {
           kind: "video_list",
           source: sources[operationId],

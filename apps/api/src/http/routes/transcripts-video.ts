@@ -10,7 +10,7 @@ import type { TranscriptMode } from "../../services/video-transcripts.ts";
 import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhook-targets.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, publicBaseUrl, requestIdOf, slotOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, send, wasSent } from "../route.ts";
+import { bodyOf, type LiveRoute, sendOk, wasSent } from "../route.ts";
 
 type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
 
@@ -78,9 +78,7 @@ function withSettlement(res: Response): { settlement?: ChargeSettlement } {
  */
 function sendOutcome(res: Response, outcome: TranscriptOutcome, rendering: RenderingRequest, balance: number | null) {
   if (outcome.kind === "job") {
-    send(res, "fetchVideoTranscript", 202, {
-      ok: true,
-      request_id: requestIdOf(res),
+    sendOk(res, "fetchVideoTranscript", 202, {
       status: "processing",
       job_id: outcome.jobId,
       poll_url: `/api/v2/transcripts/jobs/${outcome.jobId}`,
@@ -91,9 +89,7 @@ function sendOutcome(res: Response, outcome: TranscriptOutcome, rendering: Rende
   }
   const { text, segments, ...fields } = outcome.transcript;
   // `usage.bytes` counts the words returned either way: the joined text.
-  send(res, "fetchVideoTranscript", 200, {
-    ok: true,
-    request_id: requestIdOf(res),
+  sendOk(res, "fetchVideoTranscript", 200, {
     data: { ...fields, ...renderTranscript(segments, rendering) },
     usage: usageBlock(outcome.creditsSpent, outcome.balance, Buffer.byteLength(text)),
   });

@@ -1,8 +1,8 @@
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { storeUnreachable } from "../auth.ts";
-import { authOf, requestIdOf } from "../locals.ts";
-import { type LiveRoute, send } from "../route.ts";
+import { authOf } from "../locals.ts";
+import { type LiveRoute, sendOk } from "../route.ts";
 
 /** `GET /usage`: credits charged per day and per operation. Free. */
 export function getUsage(deps: AppDeps): LiveRoute {
@@ -16,9 +16,7 @@ export function getUsage(deps: AppDeps): LiveRoute {
         .catch((cause: unknown) => {
           throw storeUnreachable(cause);
         });
-      send(res, "getUsage", 200, {
-        ok: true,
-        request_id: requestIdOf(res),
+      sendOk(res, "getUsage", 200, {
         data: report,
         usage: usageBlock(0, auth.credits),
       });
