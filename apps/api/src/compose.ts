@@ -127,6 +127,7 @@ export function composeServices(parts: ServiceParts): ProcessServices {
       ? {
           monitors: new Monitors({
             store,
+            accounts: platform.accounts,
             credits,
             lists: youtube.lists,
             transcripts,

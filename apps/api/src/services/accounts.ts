@@ -6,7 +6,7 @@ import type { Database, Store } from "../store/database.ts";
 import { accounts, apiKeys, plans as planRows } from "../store/schema.ts";
 import { displayPrefixOf, generateApiKey, hashApiKey } from "./api-keys.ts";
 import { nextRefillAt } from "./monthly-refills.ts";
-import { type PlanName, plans, pollsPerMinute } from "./plans.ts";
+import { isPlanName, type PlanName, plans, pollsPerMinute } from "./plans.ts";
 
 /** An account as the operator sees it. */
 export interface AccountView {
@@ -110,6 +110,17 @@ export class Accounts {
     const [row] = await this.store.db.select().from(accounts).where(eq(accounts.id, accountId));
     if (!row) throw new ApiError("not_found", `No account ${accountId}.`);
     return accountView(row);
+  }
+
+  /** The plan the account runs on and its balance (`null` when unlimited): what work done for it is admitted under. */
+  async planAndBalance(accountId: string): Promise<{ plan: PlanName; credits: number | null }> {
+    const [row] = await this.store.db
+      .select({ plan: accounts.plan, credits: accounts.credits })
+      .from(accounts)
+      .where(eq(accounts.id, accountId));
+    if (!row) throw new ApiError("not_found", `No account ${accountId}.`);
+    if (!isPlanName(row.plan)) throw new Error(`unknown plan ${row.plan}`);
+    return { plan: row.plan, credits: row.credits };
   }
 
   async webhookSecret(accountId: string): Promise<string> {

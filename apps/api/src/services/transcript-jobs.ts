@@ -271,6 +271,28 @@ export class TranscriptJobs {
     return sourceOf(job).work;
   }
 
+  /**
+   * How the job ended, as its followers learn it; `null` while it is processing. A failure's
+   * `error.docs` link starts with `docsBaseUrl`.
+   */
+  static outcomeOf(job: TranscriptJobRow, docsBaseUrl: string): FinishedJob | null {
+    switch (job.status) {
+      case "completed":
+        return {
+          status: "completed",
+          transcript: job.result as unknown as FullTranscript,
+          usage: job.usage as unknown as UsageBlock,
+        };
+      case "failed":
+        return {
+          status: "failed",
+          error: apiErrorOf(job.error as unknown as JobFailure).toBody(docsBaseUrl) as JobErrorBody,
+        };
+      default:
+        return null;
+    }
+  }
+
   private async notify(
     job: TranscriptJobRow,
     type: "transcript_job.completed" | "transcript_job.failed",
@@ -292,25 +314,12 @@ export function jobStatusBody(
   docsBaseUrl: string,
 ): ResponseBody<"getTranscriptJob", 200> {
   const common = { request_id: requestId, job_id: job.id, data: null };
-  switch (job.status) {
-    case "completed":
-      return {
-        ...common,
-        ok: true,
-        status: "completed",
-        data: job.result as unknown as FullTranscript,
-        usage: job.usage as unknown as UsageBlock,
-      };
-    case "failed":
-      return {
-        ...common,
-        ok: false,
-        status: "failed",
-        error: apiErrorOf(job.error as unknown as JobFailure).toBody(docsBaseUrl) as JobErrorBody,
-      };
-    default:
-      return { ...common, ok: true, status: "processing", progress: job.progress };
+  const outcome = TranscriptJobs.outcomeOf(job, docsBaseUrl);
+  if (outcome === null) return { ...common, ok: true, status: "processing", progress: job.progress };
+  if (outcome.status === "completed") {
+    return { ...common, ok: true, status: "completed", data: outcome.transcript, usage: outcome.usage };
   }
+  return { ...common, ok: false, status: "failed", error: outcome.error };
 }
 
 function apiErrorOf(failure: JobFailure): ApiError {

@@ -1,5 +1,6 @@
 import type { Logger } from "../logger.ts";
-import { claimBatchSize, type Monitors } from "../services/monitors.ts";
+import { claimBatchSize } from "../services/monitor-schedule.ts";
+import type { Monitors } from "../services/monitors.ts";
 import type { MonthlyRefills } from "../services/monthly-refills.ts";
 
 export interface SchedulerOptions {
