@@ -19,7 +19,7 @@ import { createPlatform } from "./platform.ts";
 import { startJobQueue } from "./queue/job-queue.ts";
 import { MonitorEvents } from "./services/monitor-events.ts";
 import { MonthlyRefills } from "./services/monthly-refills.ts";
-import { createWebhooks } from "./services/webhooks.ts";
+import { createWebhooks } from "./services/webhook-deliverer.ts";
 import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
 import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
 import type { Store } from "./store/database.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { linkAt, passagesOf, segmentsOfPassages } from "./library.ts";
+import { passagesOf, segmentsOfPassages } from "./library-passages.ts";
+import { linkAt } from "./library-snippets.ts";
 
 function segments(...timed: Array<[number, string]>) {
   return timed.map(([start, text]) => ({ start, duration: 2, text }));

@@ -5,7 +5,8 @@ import type { Logger } from "../logger.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { AudioRequest, AudioTranscripts } from "./audio-transcripts.ts";
 import type { ChargeStep, Credits } from "./credits.ts";
-import type { RecordedEntry, TranscriptLibrary } from "./library.ts";
+import type { TranscriptLibrary } from "./library.ts";
+import type { RecordedEntry } from "./library-recording.ts";
 import { pricing } from "./pricing.ts";
 import type { HeldSlot } from "./slots.ts";
 import {

@@ -1,4 +1,6 @@
+import { newId } from "../ids.ts";
 import type { DatabaseOrTransaction } from "../store/database.ts";
+import { webhookDeliveries } from "../store/schema.ts";
 
 /** One event for an account's webhook endpoint. */
 export interface WebhookEvent {
@@ -23,4 +25,21 @@ export interface WebhookEvent {
 export interface WebhookOutbox {
   /** Records the event for delivery, in `db` (a transaction, so it commits with the change it reports). Answers its `webhook-id`. */
   enqueue(event: WebhookEvent, db?: DatabaseOrTransaction): Promise<string>;
+}
+
+/** Records the event as a delivery due at `now`, in `db`; answers its `webhook-id`. */
+export async function recordWebhookEvent(event: WebhookEvent, db: DatabaseOrTransaction, now: Date): Promise<string> {
+  const id = event.id ?? newId("evt");
+  await db.insert(webhookDeliveries).values({
+    id,
+    accountId: event.accountId,
+    monitorId: event.monitorId ?? null,
+    eventType: event.type,
+    url: event.url,
+    payload: event.payload,
+    status: "pending",
+    nextAttemptAt: now,
+    createdAt: now,
+  });
+  return id;
 }

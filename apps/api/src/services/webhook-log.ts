@@ -15,7 +15,7 @@ export interface DeliveryPage {
 
 /**
  * An account's webhook deliveries (job callbacks and monitor events) with each attempt, as the
- * dashboard shows them, and redelivery. Sending is the outbox's (`webhooks.ts`): a redelivered
+ * dashboard shows them, and redelivery. Sending is the outbox's (`webhook-deliverer.ts`): a redelivered
  * delivery is put back in its queue, due now.
  */
 export class WebhookLog {

@@ -6,7 +6,7 @@ import { newId } from "../../src/ids.ts";
 import { createLogger } from "../../src/logger.ts";
 import { AudioTranscriptStore, type FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
-import { createWebhooks } from "../../src/services/webhooks.ts";
+import { createWebhooks } from "../../src/services/webhook-deliverer.ts";
 import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope, verbatimValidator } from "../support/http.ts";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { createLogger } from "../../src/logger.ts";
 import { sessionLifetimeMs, signInLinkLifetimeMs } from "../../src/services/dashboard-sessions.ts";
-import { createWebhooks } from "../../src/services/webhooks.ts";
+import { createWebhooks } from "../../src/services/webhook-deliverer.ts";
 import { type Answer, expectErrorEnvelope, expectIssueAt, send } from "../support/http.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 

@@ -15,7 +15,7 @@ import { MonitorEvents } from "../../src/services/monitor-events.ts";
 import type { Monitors } from "../../src/services/monitors.ts";
 import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
 import type { PlanName } from "../../src/services/plans.ts";
-import { createWebhooks, type Webhooks } from "../../src/services/webhooks.ts";
+import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
 import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { type FakeReply, FakeYoutube, fixture, newpipeRecording, newpipeRequest } from "../support/fake-youtube.ts";

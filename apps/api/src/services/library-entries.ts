@@ -1,0 +1,131 @@
+import { createHash } from "node:crypto";
+import type { Schema } from "@verbatim/contract";
+import { type SQL, sql } from "drizzle-orm";
+import type { Store } from "../store/database.ts";
+import type { LibraryCursors, LibraryPosition } from "./library-cursors.ts";
+import { type StoredPassage, segmentsOfPassages } from "./library-passages.ts";
+
+export type LibraryEntry = Schema<"LibraryEntry">;
+type Segment = Schema<"Segment">;
+
+/** A page of the library or of a search, and the cursor of the next one. */
+export interface Page<Row> {
+  rows: Row[];
+  nextCursor: string | null;
+}
+
+/** An entry as the library's listings select it (`entryColumns`). */
+export interface EntryRow {
+  id: number | string;
+  video_key: string;
+  fetched_micros: number | string;
+  video_id: string;
+  platform: LibraryEntry["platform"];
+  url: string | null;
+  title: string | null;
+  channel: string | null;
+  language: string | null;
+  source: LibraryEntry["source"];
+  duration_seconds: number | null;
+  fetched_at: string | Date;
+  search_config: string;
+}
+
+/** The columns of an `EntryRow`, of the entry `e`. */
+export const entryColumns =
+  sql.raw(`e.id, e.video_key, (extract(epoch from e.fetched_at) * 1000000)::bigint::text as fetched_micros,
+  e.video_id, e.platform, e.url, e.title, e.channel, e.language, e.source, e.duration_seconds, e.fetched_at, e.search_config`);
+
+/**
+ * The account's library as it lists and reads its entries: pages the most recently fetched
+ * first, each entry's words rebuilt from its passages.
+ */
+export class LibraryReader {
+  constructor(
+    private readonly store: Store,
+    private readonly cursors: LibraryCursors,
+  ) {}
+
+  /** A page of the account's library, the most recently fetched first. */
+  async list(accountId: string, limit: number, cursor: string | undefined): Promise<Page<LibraryEntry>> {
+    const scope = cursorScope(accountId, "list");
+    const after = cursor ? await this.cursors.read(scope, cursor) : null;
+    const rows = await this.store.query<EntryRow>(
+      sql`select ${entryColumns} from library_entries e
+           where e.account_id = ${accountId} ${after ? olderThan(after) : sql``}
+           order by e.fetched_at desc, e.id desc
+           limit ${limit + 1}`,
+    );
+    return pageOf(this.cursors, rows, limit, scope, entryOf);
+  }
+
+  /**
+   * The account's entry `id` (`<platform>:<video_id>`) with its segments, rebuilt from its
+   * passages (`segmentsOfPassages`); `null` when the account has no such entry.
+   */
+  async transcript(accountId: string, id: string): Promise<{ entry: LibraryEntry; segments: Segment[] } | null> {
+    const [row] = await this.store.query<EntryRow & { passages: StoredPassage[] }>(
+      sql`select ${entryColumns},
+                 (select coalesce(jsonb_agg(jsonb_build_object('text', p.text, 'starts', p.segment_starts,
+                                                               'offsets', p.segment_offsets) order by p.position),
+                                  '[]'::jsonb)
+                    from library_passages p where p.entry_id = e.id) as passages
+            from library_entries e
+           where e.account_id = ${accountId} and e.video_key = ${id}`,
+    );
+    if (!row) return null;
+    const entry = entryOf(row);
+    return { entry, segments: segmentsOfPassages(row.passages, entry.duration) };
+  }
+}
+
+/**
+ * The first `limit` rows shaped for the answer, and a cursor bound to `scope` after the last of
+ * them when more follow (`rows` holds one row more than the page then).
+ */
+export async function pageOf<Row>(
+  cursors: LibraryCursors,
+  rows: EntryRow[],
+  limit: number,
+  scope: string,
+  shape: (row: EntryRow) => Row,
+): Promise<Page<Row>> {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const nextCursor =
+    rows.length > limit && last
+      ? await cursors.issue(scope, { fetchedMicros: String(last.fetched_micros), id: String(last.id) })
+      : null;
+  return { rows: page.map(shape), nextCursor };
+}
+
+/** Entries after the cursor's in newest-first order; microseconds from the epoch keep `fetched_at` exact. */
+export function olderThan(after: LibraryPosition): SQL {
+  return sql`and (e.fetched_at, e.id) < (timestamptz 'epoch' + ${after.fetchedMicros}::bigint * interval '1 microsecond', ${after.id}::bigint)`;
+}
+
+/** What a cursor is bound to: the account, and for a search the query and filters it pages. */
+export function cursorScope(
+  accountId: string,
+  kind: "list" | "search",
+  search?: { query: string; platform?: string; channel?: string },
+): string {
+  const filters = search ? JSON.stringify([search.query, search.platform ?? null, search.channel ?? null]) : "";
+  return `${kind}.${accountId}.${createHash("sha256").update(filters).digest("base64url")}`;
+}
+
+/** An entry as the API answers it. */
+export function entryOf(row: EntryRow): LibraryEntry {
+  return {
+    id: row.video_key,
+    video_id: row.video_id,
+    url: row.url,
+    platform: row.platform,
+    title: row.title,
+    channel: row.channel,
+    language: row.language,
+    source: row.source,
+    duration: row.duration_seconds === null ? null : Number(row.duration_seconds),
+    fetched_at: new Date(row.fetched_at).toISOString(),
+  };
+}

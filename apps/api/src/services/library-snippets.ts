@@ -1,0 +1,123 @@
+import type { Schema } from "@verbatim/contract";
+import { sql } from "drizzle-orm";
+import { momentLinkOf, ytdlpPlatforms } from "../sources/ytdlp/ytdlp-platforms.ts";
+import type { Store } from "../store/database.ts";
+import type { EntryRow, LibraryEntry } from "./library-entries.ts";
+
+type Snippet = Schema<"LibrarySnippet">;
+
+/** Snippets a hit carries, and how much text surrounds a snippet's first match. */
+const snippetsPerHit = 3;
+const snippetCharactersBefore = 80;
+const snippetCharactersAfter = 200;
+
+/** ts_headline's match markers: control characters, which `passagesOf` strips from the text. */
+const matchStart = "\u0002";
+const matchEnd = "\u0003";
+
+interface SnippetRow {
+  entry_id: number | string;
+  marked: string;
+  segment_starts: number[];
+  segment_offsets: number[];
+}
+
+/**
+ * The first matching passages of each entry, highlighted, with a link to the moment each begins;
+ * only the page's entries pay for `ts_headline`.
+ */
+export async function snippetsOf(store: Store, entries: EntryRow[], query: string): Promise<Map<number, Snippet[]>> {
+  const snippets = new Map<number, Snippet[]>();
+  if (entries.length === 0) return snippets;
+  const ids = entries.map((entry) => Number(entry.id));
+  const rows = await store.query<SnippetRow>(
+    sql`select e.id as entry_id, p.segment_starts, p.segment_offsets,
+               ts_headline(e.search_config::regconfig, p.text, websearch_to_tsquery(e.search_config::regconfig, ${query}),
+                           ${`HighlightAll=true, StartSel=${matchStart}, StopSel=${matchEnd}`}) as marked
+          from library_entries e
+          cross join lateral (
+            select p.* from library_passages p
+             where p.entry_id = e.id and p.words @@ websearch_to_tsquery(e.search_config::regconfig, ${query})
+             order by p.position limit ${snippetsPerHit}
+          ) p
+         where e.id in (${sql.join(
+           ids.map((id) => sql`${id}`),
+           sql`, `,
+         )})
+         order by e.id, p.position`,
+  );
+  const urls = new Map(entries.map((entry) => [Number(entry.id), { url: entry.url, platform: entry.platform }]));
+  for (const row of rows) {
+    const id = Number(row.entry_id);
+    const source = urls.get(id);
+    const found = snippetOf(row);
+    const list = snippets.get(id) ?? [];
+    list.push({
+      start: found.start,
+      url: source?.url ? linkAt(source.url, source.platform, found.start) : null,
+      highlight: found.highlight,
+    });
+    snippets.set(id, list);
+  }
+  return snippets;
+}
+
+/**
+ * A link that opens the source at `seconds`: YouTube's `t` parameter, a video platform's own way
+ * where it has one (the plain link where it has none), else a media fragment (W3C Media Fragments).
+ */
+export function linkAt(url: string, platform: LibraryEntry["platform"], seconds: number): string {
+  const whole = Math.floor(seconds);
+  if (platform === "youtube") {
+    const link = new URL(url);
+    link.searchParams.set("t", `${whole}s`);
+    return link.toString();
+  }
+  const videoPlatform = ytdlpPlatforms.find((entry) => entry.platform === platform);
+  if (videoPlatform) return momentLinkOf(url, videoPlatform.momentLink, whole);
+  return `${url.split("#")[0]}#t=${whole}`;
+}
+
+/**
+ * The segment where the passage's first match begins, and the text around that match as HTML.
+ * `marked` is the whole passage with each matched word between `matchStart` and `matchEnd`
+ * (`HighlightAll`): nothing precedes the first marker, so its index is its place in the passage,
+ * and a marked word holds no space, so a window cut at spaces never splits a mark.
+ */
+function snippetOf(row: SnippetRow): { start: number; highlight: string } {
+  const { marked } = row;
+  const firstMark = marked.indexOf(matchStart);
+  const matchOffset = firstMark === -1 ? 0 : firstMark;
+  let segment = 0;
+  for (let index = 0; index < row.segment_offsets.length; index++) {
+    if ((row.segment_offsets[index] ?? 0) <= matchOffset) segment = index;
+  }
+  const from = wordBoundaryBefore(marked, Math.max(0, matchOffset - snippetCharactersBefore));
+  const to = wordBoundaryAfter(marked, Math.min(marked.length, matchOffset + snippetCharactersAfter));
+  const window = marked.slice(from, to).trim();
+  const highlight = `${from > 0 ? "… " : ""}${escapeHtml(window)
+    .replaceAll(matchStart, "<mark>")
+    .replaceAll(matchEnd, "</mark>")}${to < marked.length ? " …" : ""}`;
+  return { start: row.segment_starts[segment] ?? 0, highlight };
+}
+
+function wordBoundaryBefore(text: string, index: number): number {
+  if (index === 0) return 0;
+  const space = text.lastIndexOf(" ", index);
+  return space === -1 ? 0 : space + 1;
+}
+
+function wordBoundaryAfter(text: string, index: number): number {
+  if (index >= text.length) return text.length;
+  const space = text.indexOf(" ", index);
+  return space === -1 ? text.length : space;
+}
+
+function escapeHtml(text: string): string {
+  return text
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#39;");
+}
