@@ -37,15 +37,15 @@ export class TargetProcess<Spec extends NamedSpec = NamedSpec> {
 
   /**
    * Forks `entry` with `spec` as JSON in its `argv[2]` and waits until it listens; rejects with the
-   * child's reason when it cannot start.
+   * child's reason when it cannot start. `nodeOptions` go to the child's Node (`--cpu-prof` for bench/profile-me.ts).
    */
   static async start<Spec extends NamedSpec>(
     entry: URL,
     spec: Spec,
-    timeoutMs = 90_000,
+    { timeoutMs = 90_000, nodeOptions = [] }: { timeoutMs?: number; nodeOptions?: string[] } = {},
   ): Promise<{ target: TargetProcess<Spec>; url: string; apiKeys: string[] }> {
     const child = fork(fileURLToPath(entry), [JSON.stringify(spec)], {
-      execArgv: ["--import", import.meta.resolve("tsx")],
+      execArgv: [...nodeOptions, "--import", import.meta.resolve("tsx")],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     const target = new TargetProcess(spec, child);

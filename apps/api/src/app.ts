@@ -1,7 +1,6 @@
 import { openApiV2Path } from "@verbatim/contract";
 import { dashboardDist } from "@verbatim/dashboard";
 import express, { type Express } from "express";
-import { pinoHttp } from "pino-http";
 import type { AppDeps } from "./deps.ts";
 import { apiReference } from "./http/api-reference.ts";
 import { apiRouter } from "./http/api-router.ts";
@@ -13,6 +12,7 @@ import { mcpRoutes } from "./http/mcp.ts";
 import { countRequests, metricsEndpoint } from "./http/metrics.ts";
 import { v2Operations } from "./http/operations.ts";
 import { assignRequestId } from "./http/request-id.ts";
+import { logRequests } from "./http/request-log.ts";
 import { allowanceOf, liveRoutes, pendingOperations, publicOperations } from "./http/routes/index.ts";
 import { apiV1 } from "./http/v1/version.ts";
 
@@ -23,18 +23,7 @@ export function createApp(deps: AppDeps): Express {
   app.set("trust proxy", "loopback");
   app.use(assignRequestId());
   app.use(countRequests(deps.metrics));
-  app.use(
-    pinoHttp({
-      logger: deps.logger,
-      genReqId: (_req, res) => String(res.getHeader("X-Request-Id")),
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : "info"),
-      // One line per request without headers: they carry API keys.
-      serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ status: res.statusCode }),
-      },
-    }),
-  );
+  app.use(logRequests(deps.logger));
   // One set of routes, and so one set of services, answers both versions.
   const routes = liveRoutes(deps);
   app.use(
