@@ -1,10 +1,9 @@
-import { sql } from "drizzle-orm";
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { AudioRequest, AudioTranscripts } from "./audio-transcripts.ts";
-import type { ChargeStep, Credits } from "./credits.ts";
+import type { Credits } from "./credits.ts";
 import type { RecordedEntry, TranscriptLibrary } from "./library.ts";
 import { pricing } from "./pricing.ts";
 import type { HeldSlot } from "./slots.ts";
@@ -151,20 +150,14 @@ export class Transcripts {
           ...(query.signal ? { signal: query.signal } : {}),
           ...(query.settlement ? { settlement: query.settlement } : {}),
         };
-        const charged = await youtube.captionsOf(
-          videoId,
-          query.language,
-          charge,
-          this.storeHitSteps(query, videoId),
-          query.translateTo,
-        );
         const { slot } = query;
-        if (charged.steps?.released_slot && slot) {
+        const charged = await youtube.captionsOf(videoId, query.language, charge, query.translateTo, slot?.lease.id);
+        if (charged.stored?.slotReleased && slot) {
           // A statement rolled back with the answer gave nothing back: the response's close does.
           if (query.settlement) query.settlement.afterCommit(() => slot.releasedByStatement());
           else slot.releasedByStatement();
         }
-        const recorded = charged.steps?.library_entry as RecordedEntry | null | undefined;
+        const recorded = charged.stored?.libraryEntry;
         return {
           kind: "transcript",
           transcript: captionTranscript(charged.transcript),
@@ -186,27 +179,6 @@ export class Transcripts {
       );
     }
     return speech.requestYoutube(query, videoId);
-  }
-
-  /**
-   * What the statement serving a stored transcript also does, so a store hit is one round trip
-   * after admission: record the delivery in the library once charged, and give the request's
-   * slot back, the request's work being done.
-   */
-  private storeHitSteps(query: TranscriptQuery, videoId: string): ChargeStep[] {
-    const delivery = {
-      platform: "youtube",
-      video_id: videoId,
-      url: youtubeWatchUrl(videoId),
-      source: "captions",
-    } as const;
-    const recording = this.options.library.recordStep(
-      query.accountId,
-      delivery,
-      sql`found`,
-      sql`exists (select 1 from charged)`,
-    );
-    return query.slot ? [recording, query.slot.releaseStep(sql`exists (select 1 from found)`)] : [recording];
   }
 }
 
