@@ -188,16 +188,17 @@ export class TranscriptLibrary implements JobFollower {
    * nothing when they did not. The entry's row is locked first, so concurrent deliveries of the
    * same video take turns instead of mixing their passages. Given the transaction that delivers
    * the transcript (`db`), the passages commit with it, written in a savepoint of their own.
+   * `segments` is called only then: a store hit's words stay unparsed when they did not change.
    */
   async indexIfChanged(
     entry: RecordedEntry,
-    segments: FullTranscript["segments"],
+    segments: () => FullTranscript["segments"],
     db?: DatabaseOrTransaction,
   ): Promise<void> {
     if (entry.previous_hash === entry.content_hash) return;
     await (db ?? this.store.db).transaction(async (tx) => {
       await tx.execute(sql`select 1 from library_entries where id = ${entry.id} for update`);
-      await replacePassages(entry, segments, tx);
+      await replacePassages(entry, segments(), tx);
     });
   }
 

@@ -9,6 +9,7 @@ import { pricing } from "./pricing.ts";
 import type { HeldSlot } from "./slots.ts";
 import {
   isCaptionless,
+  type SerialisedSegments,
   toApiError,
   translationUnavailable,
   type VideoTranscripts,
@@ -38,6 +39,8 @@ export type TranscriptOutcome =
       creditsSpent: number;
       balance: number | null;
       recorded?: RecordedEntry;
+      /** Served from the store: the segments as it keeps them, which the response may splice in unparsed. */
+      serialised?: SerialisedSegments;
     }
   | { kind: "job"; jobId: string; videoId: string; platform: FullTranscript["platform"] };
 
@@ -84,7 +87,7 @@ export class Transcripts {
   private recordDelivery(query: TranscriptQuery, outcome: TranscriptOutcome & { kind: "transcript" }): Promise<void> {
     const { library } = this.options;
     const db = query.settlement?.transaction;
-    if (outcome.recorded) return library.indexIfChanged(outcome.recorded, outcome.transcript.segments, db);
+    if (outcome.recorded) return library.indexIfChanged(outcome.recorded, () => outcome.transcript.segments, db);
     if (db) return db.transaction((savepoint) => library.record(query.accountId, outcome.transcript, savepoint));
     return library.record(query.accountId, outcome.transcript);
   }
@@ -158,12 +161,14 @@ export class Transcripts {
           else slot.releasedByStatement();
         }
         const recorded = charged.stored?.libraryEntry;
+        const { serialised } = charged.transcript;
         return {
           kind: "transcript",
           transcript: captionTranscript(charged.transcript),
           creditsSpent: credits,
           balance: charged.balance,
           ...(recorded ? { recorded } : {}),
+          ...(serialised ? { serialised } : {}),
         };
       } catch (error) {
         const failure = toApiError(error);
@@ -182,8 +187,12 @@ export class Transcripts {
   }
 }
 
-/** Captions as the wire's transcript: `text` is the segments joined. */
+/**
+ * Captions as the wire's transcript: `text` is the segments joined. Both are read from the
+ * captions only when read, so segments the store serialised are parsed only if something needs them.
+ */
 function captionTranscript(transcript: YoutubeTranscript): FullTranscript {
+  let text: string | undefined;
   return {
     kind: "transcript",
     video_id: transcript.videoId,
@@ -199,7 +208,12 @@ function captionTranscript(transcript: YoutubeTranscript): FullTranscript {
     speakers: null,
     speech_engine: null,
     ...(transcript.sourceLanguage === null ? {} : { source_language: transcript.sourceLanguage }),
-    segments: transcript.segments,
-    text: transcript.segments.map((segment) => segment.text).join(" "),
+    get segments() {
+      return transcript.segments;
+    },
+    get text() {
+      text ??= transcript.segments.map((segment) => segment.text).join(" ");
+      return text;
+    },
   };
 }

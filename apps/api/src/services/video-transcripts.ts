@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import type { CaptionSource, VideoCaptions } from "../adapters/youtube/index.ts";
 import { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "../adapters/youtube/index.ts";
 import { ApiError } from "../errors.ts";
@@ -9,6 +10,7 @@ import {
   type StoredCaptions,
   type StoredDelivery,
 } from "../store/statements/deliver-stored.ts";
+import { contentHashOf } from "../store/statements/library-entry.ts";
 import type { ChargeRequest, Credits } from "./credits.ts";
 
 /** Where the words of a transcript may come from (the request's `mode`). */
@@ -27,6 +29,14 @@ export interface YoutubeTranscript {
   /** For a translation (`translate_to`): the language of the track it came from; null otherwise. */
   sourceLanguage: string | null;
   segments: Array<{ start: number; duration: number; text: string }>;
+  /** Served from the store: the segments as the store keeps them, for a response to splice in unparsed. */
+  serialised?: SerialisedSegments;
+}
+
+/** Segments as JSON text, and the UTF-8 bytes of their texts joined by single spaces (`usage.bytes`). */
+export interface SerialisedSegments {
+  json: string;
+  textBytes: number;
 }
 
 /** The address a YouTube transcript names: the watch page. */
@@ -132,6 +142,8 @@ export class VideoTranscripts {
       durationSeconds: transcript.durationSeconds,
       thumbnailUrl: transcript.thumbnailUrl,
       segments: transcript.segments,
+      contentHash: contentHashOf(sql`${transcript.language}::text`, sql`${JSON.stringify(transcript.segments)}::jsonb`),
+      textBytes: Buffer.byteLength(transcript.segments.map((segment) => segment.text).join(" ")),
       fetchedAt: this.now(),
     };
     await this.store.db.transaction(async (tx) => {
@@ -166,7 +178,18 @@ export class VideoTranscripts {
 }
 
 function fromStored(stored: StoredCaptions): YoutubeTranscript {
-  return { ...stored, source: "captions" };
+  const { segmentsJson, textBytes, ...fields } = stored;
+  let segments: YoutubeTranscript["segments"] | undefined;
+  return {
+    ...fields,
+    source: "captions",
+    // Parsed only when read: a response that splices the JSON text in never reads them.
+    get segments() {
+      segments ??= JSON.parse(segmentsJson) as YoutubeTranscript["segments"];
+      return segments;
+    },
+    serialised: { json: segmentsJson, textBytes },
+  };
 }
 
 /** The API error for a failure of the YouTube adapter; an `ApiError` passes unchanged, anything else is rethrown. */

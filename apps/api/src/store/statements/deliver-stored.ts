@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { DatabaseOrTransaction } from "../database.ts";
 import { youtubeCaptionChoices, youtubeTranscripts } from "../schema.ts";
 import { type Debit, debitSteps } from "./debit.ts";
-import { contentHashOf, libraryEntryUpsert, type RecordedEntry } from "./library-entry.ts";
+import { libraryEntryUpsert, type RecordedEntry } from "./library-entry.ts";
 
 /** What a request asked of a video's captions, lower-cased, '' for what it left out: the key of `youtube_caption_choices`. */
 export interface CaptionChoice {
@@ -31,7 +31,10 @@ export interface StoredCaptions {
   language: string | null;
   captionKind: "manual" | "auto" | null;
   sourceLanguage: string | null;
-  segments: Array<{ start: number; duration: number; text: string }>;
+  /** The segments as JSON text, `[{start, duration, text}]` in the order the store keeps their fields. */
+  segmentsJson: string;
+  /** UTF-8 bytes of the segments' texts joined by single spaces. */
+  textBytes: number;
 }
 
 /** What the statement did with a transcript it found. */
@@ -56,7 +59,8 @@ interface DeliveryRow {
   language: string | null;
   caption_kind: StoredCaptions["captionKind"];
   source_language: string | null;
-  segments: StoredCaptions["segments"];
+  segments_json: string;
+  text_bytes: number;
   charged: boolean;
   balance_after: number | string | null;
   library_entry: RecordedEntry | null;
@@ -88,7 +92,7 @@ export async function deliverStored(
   const result = await db.execute(sql`
     with found as (
       select t.video_id, t.title, t.channel, t.duration_seconds, t.thumbnail_url, t.language, t.caption_kind,
-             t.source_language, t.segments, ${contentHashOf(sql`t.language`, sql`t.segments`)} as content_hash
+             t.source_language, t.segments::text as segments_json, t.text_bytes, t.content_hash
         from ${youtubeCaptionChoices} c join ${youtubeTranscripts} t on t.id = c.transcript_id
        where c.video_id = ${videoId} and c.requested_language = ${choice.requestedLanguage}
          and c.translate_to = ${choice.translateTo}
@@ -97,7 +101,7 @@ export async function deliverStored(
     library_entry as (${libraryEntry}),
     released_slot as (${slotRelease})
     select found.video_id, found.title, found.channel, found.duration_seconds, found.thumbnail_url, found.language,
-           found.caption_kind, found.source_language, found.segments,
+           found.caption_kind, found.source_language, found.segments_json, found.text_bytes,
            exists (select 1 from charged) as charged, (select balance_after from charged) as balance_after,
            (select to_jsonb(entry) from library_entry entry) as library_entry,
            exists (select 1 from released_slot) as slot_released
@@ -117,7 +121,8 @@ function deliveryOf(row: DeliveryRow): StoredDelivery {
       language: row.language,
       captionKind: row.caption_kind,
       sourceLanguage: row.source_language,
-      segments: row.segments,
+      segmentsJson: row.segments_json,
+      textBytes: Number(row.text_bytes),
     },
     charged: row.charged,
     balance: row.balance_after === null ? null : Number(row.balance_after),
