@@ -6,7 +6,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { load } from "./load.ts";
 import { cpuSnapshot, machineTicks } from "./machine.ts";
 import { type BenchDatabase, benchServerUrl, createBenchDatabase, serverSettings } from "./postgres.ts";
-import type { TargetName } from "./protocol.ts";
+import { runsOnPostgres, type TargetName } from "./protocol.ts";
 import { type Run, type TargetLabels, wholeNumber } from "./report.ts";
 import { type NamedSpec, TargetProcess } from "./target-process.ts";
 
@@ -49,7 +49,7 @@ export interface HttpBenchOptions {
   /** The child entry serving every target of this benchmark, from a spec (bench/target-process.ts). */
   server: URL;
   /** What the tables call the operation on each engine; the bare route is the bare Express 5 route in each. */
-  labels: Omit<TargetLabels, "bare">;
+  labels: Omit<TargetLabels, "bare" | "durable">;
 }
 
 /** One HTTP benchmark's targets, database and clean-up. */
@@ -63,7 +63,11 @@ export class HttpBench<Spec extends NamedSpec> {
 
   constructor(options: HttpBenchOptions) {
     this.server = options.server;
-    this.labels = { bare: "bare Express 5 route", ...options.labels };
+    this.labels = {
+      bare: "bare Express 5 route",
+      durable: "bare Express 5 route + durable charge, PostgreSQL",
+      ...options.labels,
+    };
   }
 
   /** The benchmark's title, then Node, the machine, and what shares its cores (nothing is pinned). */
@@ -155,7 +159,7 @@ export class HttpBench<Spec extends NamedSpec> {
         const wallMs = after.wallMs - before.wallMs;
         // PostgreSQL's CPU belongs to the postgres target; during the others it is someone else's load.
         const postgresMs = after.postgresMs - before.postgresMs;
-        const ownPostgresMs = name === "postgres" ? postgresMs : 0;
+        const ownPostgresMs = runsOnPostgres(name) ? postgresMs : 0;
         const busyMs = after.machine && before.machine ? after.machine.busyMs - before.machine.busyMs : null;
         const run: Run = {
           target: name,
@@ -167,7 +171,7 @@ export class HttpBench<Spec extends NamedSpec> {
           upstreamRequests: options.upstream ? options.upstream.requests() - upstreamBefore : null,
           ratioToBare: measurement.requestsPerSecond / bareRate,
           serverCpuMs: counted.cpuMs,
-          postgresCpuMs: name === "postgres" ? postgresMs : null,
+          postgresCpuMs: runsOnPostgres(name) ? postgresMs : null,
           otherCores:
             busyMs === null ? null : Math.max(0, busyMs - (after.benchMs - before.benchMs) - ownPostgresMs) / wallMs,
         };
@@ -180,7 +184,7 @@ export class HttpBench<Spec extends NamedSpec> {
               ? `; ${options.upstream.name} requests during warm-up + measured load: ${run.upstreamRequests}`
               : "") +
             `; CPU in cores: load generator ${((after.ownMs - before.ownMs) / wallMs).toFixed(2)}, server ${(counted.cpuMs / wallMs).toFixed(2)}` +
-            (name === "postgres" ? `, postgres ${(postgresMs / wallMs).toFixed(2)}` : "") +
+            (runsOnPostgres(name) ? `, postgres ${(postgresMs / wallMs).toFixed(2)}` : "") +
             (run.otherCores === null ? "" : `, other processes ${run.otherCores.toFixed(2)}`),
         );
       }

@@ -1,7 +1,16 @@
 /** The messages between the benchmark (parent) and a target server (child), over the fork IPC channel. */
 
-/** What is under load: a bare Express route, or `GET /api/v2/me` on one of the two engines. */
-export type TargetName = "bare" | "embedded" | "postgres";
+/**
+ * What is under load: a bare Express route, the operation on one of the two engines, or (`durable`)
+ * a bare Express route that also charges on PostgreSQL with node-postgres: the floor of a charged
+ * answer.
+ */
+export type TargetName = "bare" | "durable" | "embedded" | "postgres";
+
+/** Whether the target's work includes PostgreSQL's: its CPU belongs to the target while it runs. */
+export function runsOnPostgres(name: TargetName): boolean {
+  return name === "postgres" || name === "durable";
+}
 
 /** How the child builds its target; passed as JSON in `argv[2]`. */
 export interface TargetSpec {

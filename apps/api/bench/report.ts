@@ -1,5 +1,5 @@
 import type { Measurement } from "./load.ts";
-import type { TargetName } from "./protocol.ts";
+import { runsOnPostgres, type TargetName } from "./protocol.ts";
 
 /** One measured run of one target in one round. */
 export interface Run {
@@ -160,7 +160,7 @@ export function summarise(runs: Run[]): Summary[] {
       queries: sum(mine.map((run) => run.queries)),
       ratioToBare: requestsPerSecond / bareRate,
       serverCpuMs: sum(mine.map((run) => run.serverCpuMs)),
-      postgresCpuMs: target === "postgres" ? sum(mine.map((run) => run.postgresCpuMs ?? 0)) : null,
+      postgresCpuMs: runsOnPostgres(target) ? sum(mine.map((run) => run.postgresCpuMs ?? 0)) : null,
       otherCores: mine.some((run) => run.otherCores === null) ? null : mean(mine.map((run) => run.otherCores ?? 0)),
     };
   });
@@ -173,7 +173,7 @@ export function summarise(runs: Run[]): Summary[] {
 export function goalLines(summaries: Summary[], labels: TargetLabels, options: { roundTrips: boolean }): string[] {
   const lines: string[] = [];
   for (const s of summaries) {
-    if (s.target === "bare") continue;
+    if (s.target === "bare" || s.target === "durable") continue;
     const label = labels[s.target];
     if (options.roundTrips) {
       const trips = s.queries / s.requests;

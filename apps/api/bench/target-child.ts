@@ -6,12 +6,13 @@ import { createServer, type RequestListener } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type SQL, sql } from "drizzle-orm";
 import express, { type Express, type RequestHandler } from "express";
+import pg from "pg";
 import { createApp } from "../src/app.ts";
 import { composeServices, type YoutubeDeps } from "../src/compose.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
-import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
+import { defaultPoolSize, openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
 import { processCpuMs } from "./machine.ts";
 import type { ChildMessage, ParentMessage, TargetName } from "./protocol.ts";
 import { countQueries } from "./query-counter.ts";
@@ -34,6 +35,55 @@ export function bareTarget(body: unknown, route: (app: Express, answer: RequestH
     res.json(answer);
   });
   return { handler: app, apiKeys: [], windowRows: async () => null, close: async () => undefined };
+}
+
+/**
+ * The floor of a charged answer: a bare Express route, mounted by `route`, that charges 1 credit on
+ * PostgreSQL through node-postgres in one statement (the balance debited and the ledger appended,
+ * as a store hit's charge is) and answers `body`, already serialised. Charges the accounts the
+ * API target created in the same database, one per API key seen, as the API charges each key's own.
+ */
+export async function durableChargeTarget(
+  databaseUrl: string,
+  body: string,
+  route: (app: Express, answer: RequestHandler) => void,
+): Promise<Target> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: defaultPoolSize });
+  const { rows } = await pool.query<{ id: string }>("select id from accounts order by id");
+  if (rows.length === 0) throw new Error("the durable-charge target needs the API target's accounts in its database");
+  const accountOfKey = new Map<string, string>();
+  let requests = 0;
+  const app = express();
+  app.disable("x-powered-by");
+  route(app, (req, res, next) => {
+    const key = req.get("authorization") ?? "";
+    let accountId = accountOfKey.get(key);
+    if (accountId === undefined) {
+      accountId = rows[accountOfKey.size % rows.length]?.id ?? "";
+      accountOfKey.set(key, accountId);
+    }
+    requests += 1;
+    pool
+      .query<{ charges: number }>(
+        `with debited as (
+           update accounts set credits = credits - 1 where id = $1 and (credits is null or credits >= 1)
+           returning id, credits
+         ),
+         charged as (
+           insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id, created_at)
+           select id, -1, credits, 'charge', 'POST /transcripts/video', $2, now() from debited
+           returning balance_after
+         )
+         select count(*)::int as charges from charged`,
+        [accountId, `req_floor_${requests}`],
+      )
+      .then(({ rows: [charged] }) => {
+        if (charged?.charges !== 1) throw new Error(`the floor's charge of ${accountId} charged nothing`);
+        res.status(200).type("json").send(body);
+      })
+      .catch(next);
+  });
+  return { handler: app, apiKeys: [], windowRows: async () => null, close: () => pool.end() };
 }
 
 export interface ApiTargetOptions {

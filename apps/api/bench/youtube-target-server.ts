@@ -5,19 +5,19 @@ import { sql } from "drizzle-orm";
 import express from "express";
 import { createYoutubeAdapter } from "../src/adapters/youtube/index.ts";
 import type { TargetName } from "./protocol.ts";
-import { apiTarget, bareTarget, serveTarget, type Target } from "./target-child.ts";
+import { apiTarget, bareTarget, durableChargeTarget, serveTarget, type Target } from "./target-child.ts";
 
 /** How this child builds its target; passed as JSON in `argv[2]`. */
 export interface YoutubeTargetSpec {
-  /** The bare route, or the transcript operation on one of the two engines. */
+  /** The bare route, the bare route charging on PostgreSQL (`durable`), or the transcript operation on one of the two engines. */
   name: TargetName;
-  /** The fresh database of the `postgres` target. */
+  /** The fresh database of the `postgres` target, which the `durable` target charges in too. */
   databaseUrl?: string;
   /** The loopback fake YouTube the API fetches captions from. */
   youtubeOrigin?: string;
   /** Accounts to create, one key each (one per connection of the load). */
   accounts?: number;
-  /** The JSON body the bare route answers: a real transcript response captured from the API. */
+  /** The JSON body the bare routes answer: a real transcript response captured from the API (as sent, for `durable`). */
   body?: unknown;
 }
 
@@ -28,6 +28,13 @@ async function buildTarget(spec: YoutubeTargetSpec): Promise<Target> {
   if (spec.name === "bare") {
     // express.json reads the request body as the API's router does, so both consume the same bytes.
     return bareTarget(spec.body, (app, answer) => app.post(transcriptPath, express.json(), answer));
+  }
+  if (spec.name === "durable") {
+    if (!spec.databaseUrl) throw new Error("the durable-charge target needs the postgres target's database");
+    const body = typeof spec.body === "string" ? spec.body : JSON.stringify(spec.body);
+    return durableChargeTarget(spec.databaseUrl, body, (app, answer) =>
+      app.post(transcriptPath, express.json(), answer),
+    );
   }
   if (!spec.youtubeOrigin) throw new Error("the transcript targets need the fake YouTube's origin");
   return apiTarget(spec, {

@@ -1,6 +1,7 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import { ApiError } from "../errors.ts";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
+import { type Debit, debitSteps } from "../store/statements/debit.ts";
 
 /** What a charge records in the ledger. */
 export interface ChargeRequest {
@@ -33,16 +34,6 @@ export interface ChargeSettlement {
   readonly transaction: DatabaseOrTransaction | undefined;
   /** Runs `action` once the charge has committed, or at once when no charge waits for the answer. */
   afterCommit(action: () => void): void;
-}
-
-/**
- * A step another service adds to the statement of a charge for a found row (`chargeForFound`),
- * so what it writes costs no round trip of its own: `<name> as (<statement>)`, a data-modifying
- * statement with `returning`, which may read `found` and `charged`.
- */
-export interface ChargeStep {
-  name: string;
-  statement: SQL;
 }
 
 /** The usage block of a success envelope. */
@@ -94,7 +85,7 @@ export class Credits {
     if (request.credits === 0) return this.balance(request.accountId, request.settlement?.transaction ?? db);
     const debit = async (on: DatabaseOrTransaction) => {
       const [row] = rowsOf<{ balance_after: number | null }>(
-        await on.execute(sql`with ${this.debit(request, sql`true`)} select balance_after from charged`),
+        await on.execute(sql`with ${debitSteps(this.debitOf(request), sql`true`)} select balance_after from charged`),
       );
       if (!row) return this.refuse(request, on);
       return row.balance_after === null ? null : Number(row.balance_after);
@@ -103,64 +94,36 @@ export class Credits {
   }
 
   /**
-   * Reads what `found` selects and charges for it in one statement: a store hit costs one round
-   * trip, not a read and then a charge. Nothing is charged when `found` selects no row
-   * (`null`); refuses with 402, charging nothing, when the balance cannot cover the charge.
-   * `steps` run in the same statement; each answers its first row (or `null`) under its name.
-   * Given a settlement, the statement runs in its transaction and commits with the request's answer.
+   * Runs `statement`, which charges as `debit` says among what else it does (a store hit reads,
+   * charges and records in one statement: `deliverStored`). Answers its result, `null` when it
+   * found nothing to charge for; refuses with 402 when it found something but the balance could not
+   * cover the charge, which the statement then made nothing of. Given a settlement, the statement
+   * runs in its transaction and commits with the request's answer.
    */
-  async chargeForFound<Row extends object>(
+  async chargeWithin<Result extends { charged: boolean }>(
     request: ChargeRequest,
-    found: SQL,
-    steps: readonly ChargeStep[] = [],
-  ): Promise<{ row: Row; balance: number | null; steps: Record<string, unknown> } | null> {
+    statement: (db: DatabaseOrTransaction, debit: Debit) => Promise<Result | null>,
+  ): Promise<Result | null> {
     requireWholeCredits(request.credits);
-    if (request.credits === 0) throw new TypeError("a charge for a found row is at least 1 credit");
+    if (request.credits === 0) throw new TypeError("a charge within a statement is at least 1 credit");
     request.signal?.throwIfAborted();
-    const stepStatements = steps.map((step) => sql`, ${sql.identifier(step.name)} as (${step.statement})`);
-    const stepAnswers = steps.map(
-      (step) =>
-        sql`, (select to_jsonb(step_answer.*) from ${sql.identifier(step.name)} step_answer limit 1) as ${sql.identifier(step.name)}`,
-    );
-    const readAndCharge = async (db: DatabaseOrTransaction) => {
-      const [row] = rowsOf<Row & { charged_balance: number | null; charges: number } & Record<string, unknown>>(
-        await db.execute(sql`
-          with found as (${found}), ${this.debit(request, sql`exists (select 1 from found)`)} ${sql.join(stepStatements)}
-          select found.*, (select balance_after from charged) as charged_balance,
-                 (select count(*) from charged)::int as charges ${sql.join(stepAnswers)}
-            from found`),
-      );
-      if (!row) return null;
-      const { charged_balance, charges, ...columns } = row;
-      if (charges === 0) return this.refuse(request, db);
-      const stepNames = new Set(steps.map((step) => step.name));
-      return {
-        row: Object.fromEntries(Object.entries(columns).filter(([name]) => !stepNames.has(name))) as Row,
-        balance: charged_balance === null ? null : Number(charged_balance),
-        steps: Object.fromEntries(steps.map((step) => [step.name, columns[step.name] ?? null])),
-      };
+    const debit = this.debitOf(request);
+    const run = async (db: DatabaseOrTransaction) => {
+      const result = await statement(db, debit);
+      if (result && !result.charged) return this.refuse(request, db);
+      return result;
     };
-    return request.settlement
-      ? request.settlement.run(readAndCharge, (charged) => charged !== null)
-      : readAndCharge(this.store.db);
+    return request.settlement ? request.settlement.run(run, (result) => result !== null) : run(this.store.db);
   }
 
-  /**
-   * The statement's `debited` and `charged` steps: debit the account if it can pay and `onlyIf`
-   * holds, and append the charge to the ledger with the balance after it.
-   */
-  private debit(request: ChargeRequest, onlyIf: SQL): SQL {
-    return sql`debited as (
-        update accounts set credits = credits - ${request.credits}
-         where id = ${request.accountId} and (credits is null or credits >= ${request.credits}) and ${onlyIf}
-        returning id, credits
-      ),
-      charged as (
-        insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id, created_at)
-        select id, ${-request.credits}, credits, 'charge', ${request.operation}, ${request.requestId},
-               ${this.now().toISOString()}::timestamptz from debited
-        returning balance_after::float8 as balance_after
-      )`;
+  private debitOf(request: ChargeRequest): Debit {
+    return {
+      accountId: request.accountId,
+      credits: request.credits,
+      operation: request.operation,
+      requestId: request.requestId,
+      at: this.now(),
+    };
   }
 
   /** The 402 of a charge the balance could not cover. */

@@ -1,11 +1,10 @@
 import type { Schema } from "@verbatim/contract";
-import type { SQL } from "drizzle-orm";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
+import type { RecordedEntry } from "../store/statements/library-entry.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
-import type { ChargeStep } from "./credits.ts";
 import type { LibraryCursors } from "./library-cursors.ts";
 import { type LibraryEntry, LibraryReader, type Page } from "./library-entries.ts";
-import { type Delivery, LibraryRecorder, type RecordedEntry } from "./library-recording.ts";
+import { LibraryRecorder } from "./library-recording.ts";
 import { type LibraryHit, type LibrarySearch, LibrarySearcher } from "./library-search.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
 
@@ -34,15 +33,10 @@ export class TranscriptLibrary implements JobFollower {
     return this.recorder.record(accountId, transcript, db);
   }
 
-  /** The step that records a delivery inside the statement that delivers it (`LibraryRecorder.recordStep`). */
-  recordStep(accountId: string, delivery: Delivery, words: SQL, onlyIf: SQL): ChargeStep {
-    return this.recorder.recordStep(accountId, delivery, words, onlyIf);
-  }
-
   /** Indexes a recorded entry's passages when its words changed (`LibraryRecorder.indexIfChanged`). */
   indexIfChanged(
     entry: RecordedEntry,
-    segments: FullTranscript["segments"],
+    segments: () => FullTranscript["segments"],
     db?: DatabaseOrTransaction,
   ): Promise<void> {
     return this.recorder.indexIfChanged(entry, segments, db);

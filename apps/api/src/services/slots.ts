@@ -2,7 +2,6 @@ import { type SQL, sql } from "drizzle-orm";
 import { newId } from "../ids.ts";
 import type { Store } from "../store/database.ts";
 import { retryUntilReachable } from "../store/retry-until-reachable.ts";
-import type { ChargeStep } from "./credits.ts";
 
 /**
  * Which limit a slot counts against: `extraction`, the requests an account runs at once
@@ -84,19 +83,7 @@ export class AccountSlots {
     );
   }
 
-  /**
-   * The step that gives the slot back inside a caller's statement, so the request's last write
-   * and its release are one round trip: `released_slot`, run only when `onlyIf` holds. Once the
-   * statement answered a row for it, call `forget`.
-   */
-  releaseStep(lease: SlotLease, onlyIf: SQL): ChargeStep {
-    return {
-      name: "released_slot",
-      statement: sql`delete from slot_leases where id = ${lease.id} and ${onlyIf} returning id`,
-    };
-  }
-
-  /** Stops renewing a lease a caller's statement gave back (`releaseStep`). */
+  /** Stops renewing a lease a caller's statement gave back (`deliverStored`). */
   forget(lease: SlotLease): void {
     this.held.delete(lease.id);
     if (this.held.size === 0) this.stopRenewal();
@@ -151,7 +138,7 @@ export class AccountSlots {
 
 /**
  * The slot a request holds, given back once: by the statement that ends the request's work
- * (`releaseStep`, then `releasedByStatement` when it answered a row), or when the response
+ * (`deliverStored`, then `releasedByStatement` when it gave it back), or when the response
  * closes (`release`), whichever comes first.
  */
 export class HeldSlot {
@@ -161,10 +148,6 @@ export class HeldSlot {
     private readonly slots: AccountSlots,
     readonly lease: SlotLease,
   ) {}
-
-  releaseStep(onlyIf: SQL): ChargeStep {
-    return this.slots.releaseStep(this.lease, onlyIf);
-  }
 
   releasedByStatement(): void {
     this.given = true;

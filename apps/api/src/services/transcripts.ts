@@ -1,16 +1,16 @@
-import { sql } from "drizzle-orm";
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { AudioRequest, AudioTranscripts } from "./audio-transcripts.ts";
-import type { ChargeStep, Credits } from "./credits.ts";
+import type { RecordedEntry } from "../store/statements/library-entry.ts";
+import type { Credits } from "./credits.ts";
 import type { TranscriptLibrary } from "./library.ts";
-import type { RecordedEntry } from "./library-recording.ts";
 import { pricing } from "./pricing.ts";
 import type { HeldSlot } from "./slots.ts";
 import {
   isCaptionless,
+  type SerialisedSegments,
   toApiError,
   translationUnavailable,
   type VideoTranscripts,
@@ -40,6 +40,8 @@ export type TranscriptOutcome =
       creditsSpent: number;
       balance: number | null;
       recorded?: RecordedEntry;
+      /** Served from the store: the segments as it keeps them, which the response may splice in unparsed. */
+      serialised?: SerialisedSegments;
     }
   | { kind: "job"; jobId: string; videoId: string; platform: FullTranscript["platform"] };
 
@@ -86,7 +88,7 @@ export class Transcripts {
   private recordDelivery(query: TranscriptQuery, outcome: TranscriptOutcome & { kind: "transcript" }): Promise<void> {
     const { library } = this.options;
     const db = query.settlement?.transaction;
-    if (outcome.recorded) return library.indexIfChanged(outcome.recorded, outcome.transcript.segments, db);
+    if (outcome.recorded) return library.indexIfChanged(outcome.recorded, () => outcome.transcript.segments, db);
     if (db) return db.transaction((savepoint) => library.record(query.accountId, outcome.transcript, savepoint));
     return library.record(query.accountId, outcome.transcript);
   }
@@ -152,26 +154,22 @@ export class Transcripts {
           ...(query.signal ? { signal: query.signal } : {}),
           ...(query.settlement ? { settlement: query.settlement } : {}),
         };
-        const charged = await youtube.captionsOf(
-          videoId,
-          query.language,
-          charge,
-          this.storeHitSteps(query, videoId),
-          query.translateTo,
-        );
         const { slot } = query;
-        if (charged.steps?.released_slot && slot) {
+        const charged = await youtube.captionsOf(videoId, query.language, charge, query.translateTo, slot?.lease.id);
+        if (charged.stored?.slotReleased && slot) {
           // A statement rolled back with the answer gave nothing back: the response's close does.
           if (query.settlement) query.settlement.afterCommit(() => slot.releasedByStatement());
           else slot.releasedByStatement();
         }
-        const recorded = charged.steps?.library_entry as RecordedEntry | null | undefined;
+        const recorded = charged.stored?.libraryEntry;
+        const { serialised } = charged.transcript;
         return {
           kind: "transcript",
           transcript: captionTranscript(charged.transcript),
           creditsSpent: credits,
           balance: charged.balance,
           ...(recorded ? { recorded } : {}),
+          ...(serialised ? { serialised } : {}),
         };
       } catch (error) {
         const failure = toApiError(error);
@@ -188,31 +186,14 @@ export class Transcripts {
     }
     return speech.requestYoutube(query, videoId);
   }
-
-  /**
-   * What the statement serving a stored transcript also does, so a store hit is one round trip
-   * after admission: record the delivery in the library once charged, and give the request's
-   * slot back, the request's work being done.
-   */
-  private storeHitSteps(query: TranscriptQuery, videoId: string): ChargeStep[] {
-    const delivery = {
-      platform: "youtube",
-      video_id: videoId,
-      url: youtubeWatchUrl(videoId),
-      source: "captions",
-    } as const;
-    const recording = this.options.library.recordStep(
-      query.accountId,
-      delivery,
-      sql`found`,
-      sql`exists (select 1 from charged)`,
-    );
-    return query.slot ? [recording, query.slot.releaseStep(sql`exists (select 1 from found)`)] : [recording];
-  }
 }
 
-/** Captions as the wire's transcript: `text` is the segments joined. */
+/**
+ * Captions as the wire's transcript: `text` is the segments joined. Both are read from the
+ * captions only when read, so segments the store serialised are parsed only if something needs them.
+ */
 function captionTranscript(transcript: YoutubeTranscript): FullTranscript {
+  let text: string | undefined;
   return {
     kind: "transcript",
     video_id: transcript.videoId,
@@ -228,7 +209,12 @@ function captionTranscript(transcript: YoutubeTranscript): FullTranscript {
     speakers: null,
     speech_engine: null,
     ...(transcript.sourceLanguage === null ? {} : { source_language: transcript.sourceLanguage }),
-    segments: transcript.segments,
-    text: transcript.segments.map((segment) => segment.text).join(" "),
+    get segments() {
+      return transcript.segments;
+    },
+    get text() {
+      text ??= transcript.segments.map((segment) => segment.text).join(" ");
+      return text;
+    },
   };
 }

@@ -1,10 +1,17 @@
-import { type SQL, sql } from "drizzle-orm";
+import { sql } from "drizzle-orm";
 import type { CaptionSource, VideoCaptions } from "../adapters/youtube/index.ts";
 import { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "../adapters/youtube/index.ts";
 import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
 import { youtubeCaptionChoices, youtubeTranscripts } from "../store/schema.ts";
-import type { ChargeRequest, ChargeStep, Credits } from "./credits.ts";
+import {
+  type CaptionChoice,
+  deliverStored,
+  type StoredCaptions,
+  type StoredDelivery,
+} from "../store/statements/deliver-stored.ts";
+import { contentHashOf } from "../store/statements/library-entry.ts";
+import type { ChargeRequest, Credits } from "./credits.ts";
 
 /** Where the words of a transcript may come from (the request's `mode`). */
 export type TranscriptMode = "auto" | "captions" | "audio";
@@ -22,6 +29,14 @@ export interface YoutubeTranscript {
   /** For a translation (`translate_to`): the language of the track it came from; null otherwise. */
   sourceLanguage: string | null;
   segments: Array<{ start: number; duration: number; text: string }>;
+  /** Served from the store: the segments as the store keeps them, for a response to splice in unparsed. */
+  serialised?: SerialisedSegments;
+}
+
+/** Segments as JSON text, and the UTF-8 bytes of their texts joined by single spaces (`usage.bytes`). */
+export interface SerialisedSegments {
+  json: string;
+  textBytes: number;
 }
 
 /** The address a YouTube transcript names: the watch page. */
@@ -35,26 +50,13 @@ export function isCaptionless(failure: ApiError): boolean {
 }
 
 /**
- * A transcript and the balance after its charge (`null` for unlimited accounts); served from
- * the store, with what the charge's steps answered.
+ * A transcript and the balance after its charge (`null` for unlimited accounts); served from the
+ * store, with what the statement that served it also did (`stored`).
  */
 export interface ChargedTranscript {
   transcript: YoutubeTranscript;
   balance: number | null;
-  steps?: Record<string, unknown>;
-}
-
-/** A stored transcript as `storedChoice` selects it. */
-interface StoredTranscriptRow {
-  video_id: string;
-  title: string | null;
-  channel: string | null;
-  duration_seconds: number | null;
-  thumbnail_url: string | null;
-  language: string | null;
-  caption_kind: YoutubeTranscript["captionKind"];
-  source_language: string | null;
-  segments: YoutubeTranscript["segments"];
+  stored?: Pick<StoredDelivery, "libraryEntry" | "slotReleased">;
 }
 
 /**
@@ -72,19 +74,19 @@ export class VideoTranscripts {
   ) {}
 
   /**
-   * `storeHitSteps` run in the statement that reads and charges a stored transcript; they read
-   * its columns from `found` (`video_id`, `title`, `channel`, `duration_seconds`, `language`,
-   * `segments`, ...). `translateTo` asks YouTube's translation of the chosen track.
+   * `translateTo` asks YouTube's translation of the chosen track. Served from the store, the
+   * statement that charges also records the delivery in the account's library and gives back the
+   * slot `slotLeaseId` names.
    */
   async captionsOf(
     videoId: string,
     language: string | undefined,
     charge: ChargeRequest,
-    storeHitSteps: readonly ChargeStep[] = [],
     translateTo?: string,
+    slotLeaseId?: string,
   ): Promise<ChargedTranscript> {
     try {
-      return await this.fromCaptions(videoId, { language, translateTo }, charge, storeHitSteps);
+      return await this.fromCaptions(videoId, { language, translateTo }, charge, slotLeaseId);
     } catch (error) {
       throw toApiError(error);
     }
@@ -94,29 +96,27 @@ export class VideoTranscripts {
     videoId: string,
     asked: { language: string | undefined; translateTo: string | undefined },
     charge: ChargeRequest,
-    storeHitSteps: readonly ChargeStep[],
+    slotLeaseId: string | undefined,
   ): Promise<ChargedTranscript> {
     const choice = {
       requestedLanguage: asked.language?.toLowerCase() ?? "",
       translateTo: asked.translateTo?.toLowerCase() ?? "",
     };
-    const stored = await this.credits.chargeForFound<StoredTranscriptRow>(
-      charge,
-      this.storedChoice(videoId, choice),
-      storeHitSteps,
+    const url = youtubeWatchUrl(videoId);
+    const stored = await this.credits.chargeWithin(charge, (db, debit) =>
+      deliverStored(db, { videoId, choice, debit, url, ...(slotLeaseId === undefined ? {} : { slotLeaseId }) }),
     );
-    if (stored) return { transcript: fromStoredRow(stored.row), balance: stored.balance, steps: stored.steps };
+    if (stored) {
+      const { libraryEntry, slotReleased } = stored;
+      return {
+        transcript: fromStored(stored.transcript),
+        balance: stored.balance,
+        stored: { libraryEntry, slotReleased },
+      };
+    }
     const captions = await this.captions.fetchCaptions(videoId, asked.language, asked.translateTo);
     const transcript = await this.remember(videoId, choice, captions);
     return { transcript, balance: await this.credits.charge(charge) };
-  }
-
-  private storedChoice(videoId: string, choice: CaptionChoice): SQL {
-    return sql`select t.video_id, t.title, t.channel, t.duration_seconds, t.thumbnail_url, t.language, t.caption_kind,
-                      t.source_language, t.segments
-                 from ${youtubeCaptionChoices} c join ${youtubeTranscripts} t on t.id = c.transcript_id
-                where c.video_id = ${videoId} and c.requested_language = ${choice.requestedLanguage}
-                  and c.translate_to = ${choice.translateTo}`;
   }
 
   private async remember(videoId: string, choice: CaptionChoice, captions: VideoCaptions): Promise<YoutubeTranscript> {
@@ -142,6 +142,8 @@ export class VideoTranscripts {
       durationSeconds: transcript.durationSeconds,
       thumbnailUrl: transcript.thumbnailUrl,
       segments: transcript.segments,
+      contentHash: contentHashOf(sql`${transcript.language}::text`, sql`${JSON.stringify(transcript.segments)}::jsonb`),
+      textBytes: Buffer.byteLength(transcript.segments.map((segment) => segment.text).join(" ")),
       fetchedAt: this.now(),
     };
     await this.store.db.transaction(async (tx) => {
@@ -175,25 +177,19 @@ export class VideoTranscripts {
   }
 }
 
-function fromStoredRow(row: StoredTranscriptRow): YoutubeTranscript {
+function fromStored(stored: StoredCaptions): YoutubeTranscript {
+  const { segmentsJson, textBytes, ...fields } = stored;
+  let segments: YoutubeTranscript["segments"] | undefined;
   return {
-    videoId: row.video_id,
-    title: row.title,
-    channel: row.channel,
-    durationSeconds: row.duration_seconds === null ? null : Number(row.duration_seconds),
-    thumbnailUrl: row.thumbnail_url,
-    language: row.language,
+    ...fields,
     source: "captions",
-    captionKind: row.caption_kind,
-    sourceLanguage: row.source_language,
-    segments: row.segments,
+    // Parsed only when read: a response that splices the JSON text in never reads them.
+    get segments() {
+      segments ??= JSON.parse(segmentsJson) as YoutubeTranscript["segments"];
+      return segments;
+    },
+    serialised: { json: segmentsJson, textBytes },
   };
-}
-
-/** What a request asked of a video's captions, lower-cased, '' for what it left out: the key of `youtube_caption_choices`. */
-interface CaptionChoice {
-  requestedLanguage: string;
-  translateTo: string;
 }
 
 /** The API error for a failure of the YouTube adapter; an `ApiError` passes unchanged, anything else is rethrown. */

@@ -218,6 +218,13 @@ export const youtubeTranscripts = pgTable(
     thumbnailUrl: text("thumbnail_url"),
     /** `[{start, duration, text}]` in seconds. */
     segments: jsonb("segments").$type<Array<{ start: number; duration: number; text: string }>>().notNull(),
+    /**
+     * SHA-256 of the language and segments as the library hashes them, written with the segments:
+     * a store hit records its delivery in the library without hashing the words again.
+     */
+    contentHash: text("content_hash").notNull(),
+    /** UTF-8 bytes of the segments' texts joined by single spaces (`usage.bytes`), written with the segments. */
+    textBytes: integer("text_bytes").notNull(),
     fetchedAt: timestamp("fetched_at", { withTimezone: true }).notNull(),
   },
   (table) => [

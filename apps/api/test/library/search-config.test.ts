@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { searchConfigOf } from "../../src/services/library-search-configs.ts";
+import { searchConfigOf } from "../../src/store/statements/library-entry.ts";
 import type { Store } from "../../src/store/database.ts";
 import { openTestStore, testEngine } from "../support/store.ts";
 

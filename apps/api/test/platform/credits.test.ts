@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChargeRequest } from "../../src/services/credits.ts";
 import { pricing } from "../../src/services/pricing.ts";
+import type { DatabaseOrTransaction } from "../../src/store/database.ts";
+import { type Debit, debitSteps } from "../../src/store/statements/debit.ts";
 import { expectApiError, ledgerOf, openPlatformFixture, type PlatformFixture } from "./helpers.ts";
 
 let fixture: PlatformFixture;
@@ -113,18 +115,25 @@ describe("an insufficient balance is a 402 and charges nothing", () => {
 });
 
 describe("a read charged in the same statement (a store hit)", () => {
-  const found = (value: string | null) =>
-    value === null
-      ? sql`select 'never'::text as answer where false`
-      : sql`select ${value}::text as answer, 2::int as size`;
+  /** A statement that reads `value` (no row for `null`) and charges for it, as `deliverStored` does. */
+  const readAndCharge = (value: string | null) => async (db: DatabaseOrTransaction, debit: Debit) => {
+    const found =
+      value === null ? sql`select 'never'::text as answer where false` : sql`select ${value}::text as answer`;
+    const result = await db.execute(sql`
+      with found as (${found}), ${debitSteps(debit, sql`exists (select 1 from found)`)}
+      select found.answer, exists (select 1 from charged) as charged, (select balance_after from charged) as balance
+        from found`);
+    const [row] = (result as unknown as { rows: { answer: string; charged: boolean; balance: number | null }[] }).rows;
+    return row ?? null;
+  };
 
-  it("answers the row and the balance after charging for it, with one ledger row", async () => {
+  it("answers the statement's result and the balance after charging for it, with one ledger row", async () => {
     const { account } = await fixture.account("free", 5);
-    const result = await fixture.platform.credits.chargeForFound<{ answer: string; size: number }>(
+    const result = await fixture.platform.credits.chargeWithin(
       charge(account.id, 1, "req_hit"),
-      found("stored"),
+      readAndCharge("stored"),
     );
-    expect(result).toEqual({ row: { answer: "stored", size: 2 }, balance: 4, steps: {} });
+    expect(result).toEqual({ answer: "stored", charged: true, balance: 4 });
     const ledger = await ledgerOf(fixture.store, account.id);
     expect(ledger.at(-1)).toMatchObject({ delta: -1, balance_after: 4, kind: "charge", request_id: "req_hit" });
   });
@@ -132,7 +141,7 @@ describe("a read charged in the same statement (a store hit)", () => {
   it("charges nothing when the read finds no row", async () => {
     const { account } = await fixture.account("free", 5);
     const before = await ledgerOf(fixture.store, account.id);
-    expect(await fixture.platform.credits.chargeForFound(charge(account.id, 1), found(null))).toBeNull();
+    expect(await fixture.platform.credits.chargeWithin(charge(account.id, 1), readAndCharge(null))).toBeNull();
     expect(await fixture.platform.credits.balance(account.id)).toBe(5);
     expect(await ledgerOf(fixture.store, account.id)).toEqual(before);
   });
@@ -140,7 +149,7 @@ describe("a read charged in the same statement (a store hit)", () => {
   it("refuses with 402 and charges nothing when the balance cannot pay for the row found", async () => {
     const { account } = await fixture.account("free", 1);
     await expectApiError(
-      fixture.platform.credits.chargeForFound(charge(account.id, 2), found("stored")),
+      fixture.platform.credits.chargeWithin(charge(account.id, 2), readAndCharge("stored")),
       "insufficient_credits",
       402,
     );
@@ -149,24 +158,10 @@ describe("a read charged in the same statement (a store hit)", () => {
 
   it("charges unlimited accounts without a balance", async () => {
     const { account } = await fixture.account("scale", null);
-    expect(await fixture.platform.credits.chargeForFound(charge(account.id, 1), found("stored"))).toEqual({
-      row: { answer: "stored", size: 2 },
+    expect(await fixture.platform.credits.chargeWithin(charge(account.id, 1), readAndCharge("stored"))).toEqual({
+      answer: "stored",
+      charged: true,
       balance: null,
-      steps: {},
-    });
-  });
-
-  it("runs other services' steps in the same statement, which read the row found and the charge", async () => {
-    const { account } = await fixture.account("free", 5);
-    const echo = {
-      name: "echo",
-      statement: sql`select found.answer || ' for ' || (select balance_after from charged) as said from found`,
-    };
-    const result = await fixture.platform.credits.chargeForFound(charge(account.id, 1), found("stored"), [echo]);
-    expect(result).toEqual({
-      row: { answer: "stored", size: 2 },
-      balance: 4,
-      steps: { echo: { said: "stored for 4" } },
     });
   });
 });

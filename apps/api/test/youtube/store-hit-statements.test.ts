@@ -53,6 +53,9 @@ describe(`a transcript served from the store (${testEngine})`, () => {
     expect(yt.fake.requests.length, "served from the store").toBe(upstreamCalls);
     expect(hit.statements).toBe(2);
     expect(hit.data?.usage).toMatchObject({ credits_spent: 1, balance: 8 });
+    // The stored segments are spliced into the body as the store keeps them: the same transcript, the same bytes counted.
+    expect(hit.data?.data).toEqual(first.data?.data);
+    expect(hit.data?.usage.bytes).toBe(first.data?.usage.bytes);
     expect(await yt.balance()).toBe(8);
     expect(await slotsInUse(yt.server.account.id)).toBe(0);
     const [entry] = await yt.server.platform.store.query<{ entries: number }>(

@@ -1,12 +1,12 @@
 import type { RequestBody } from "@verbatim/contract";
-import type { Response } from "express";
+import express, { type Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { type ChargeSettlement, usageBlock } from "../../services/credits.ts";
 import type { HeldSlot } from "../../services/slots.ts";
 import { type RenderingRequest, renderTranscript } from "../../services/transcript-renderings.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
-import type { TranscriptMode } from "../../services/video-transcripts.ts";
+import type { SerialisedSegments, TranscriptMode } from "../../services/video-transcripts.ts";
 import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhook-targets.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, publicBaseUrl, requestIdOf, slotOf } from "../locals.ts";
@@ -87,12 +87,51 @@ function sendOutcome(res: Response, outcome: TranscriptOutcome, rendering: Rende
     });
     return;
   }
+  if (outcome.serialised && isPlainSegments(rendering) && !isJsonWrapped(res)) {
+    sendSpliced(res, outcome, outcome.serialised);
+    return;
+  }
   const { text, segments, ...fields } = outcome.transcript;
   // `usage.bytes` counts the words returned either way: the joined text.
   sendOk(res, "fetchVideoTranscript", 200, {
     data: { ...fields, ...renderTranscript(segments, rendering) },
     usage: usageBlock(outcome.creditsSpent, outcome.balance, Buffer.byteLength(text)),
   });
+}
+
+/** The rendering that is the segments alone, as the store keeps them. */
+function isPlainSegments(rendering: RenderingRequest): boolean {
+  return rendering.format === "segments" && rendering.chunkSize === undefined;
+}
+
+/** Whether something reads the body as an object on its way out (an Idempotency-Key's stored answer, v1's shape). */
+function isJsonWrapped(res: Response): boolean {
+  return res.json !== express.response.json;
+}
+
+/**
+ * The 200 of a stored transcript with its segments spliced into the envelope as the store keeps
+ * them (JSON text): the words are neither parsed nor serialised again on the way through. The
+ * fields and their order are those of `send`'s body.
+ */
+function sendSpliced(
+  res: Response,
+  outcome: TranscriptOutcome & { kind: "transcript" },
+  serialised: SerialisedSegments,
+): void {
+  const { transcript } = outcome;
+  const fields = Object.fromEntries(
+    Object.keys(transcript)
+      .filter((name) => name !== "text" && name !== "segments")
+      .map((name) => [name, transcript[name as keyof typeof transcript]]),
+  );
+  const head = JSON.stringify({ ok: true, request_id: requestIdOf(res), data: fields });
+  const usage = JSON.stringify(usageBlock(outcome.creditsSpent, outcome.balance, serialised.textBytes));
+  // `head` ends with the braces closing `data` and the envelope; the segments close `data` again.
+  res
+    .status(200)
+    .type("json")
+    .send(`${head.slice(0, -2)},"segments":${serialised.json}},"usage":${usage}}`);
 }
 
 /** Refuses a `callback_url` the webhook deliverer would never reach (`webhookTargetProblem`). */
