@@ -8,7 +8,7 @@ import { Library } from "./resources/library.ts";
 import { Monitors } from "./resources/monitors.ts";
 import { Transcripts } from "./resources/transcripts.ts";
 import { type Result, type SuccessBody, unwrap } from "./result.ts";
-import { fetchForCall, type RequestOptions, type TransportSettings } from "./transport.ts";
+import { callInit, fetchForCall, type RequestOptions, type TransportSettings } from "./transport.ts";
 
 /** The SDK's version, sent in its `User-Agent`. */
 export const sdkVersion: string = packageJson.version;
@@ -83,7 +83,7 @@ export class Verbatim implements ResourceClient {
 
   /** The account behind the key: plan, credits and request allowance. A poll: it uses the polling allowance. */
   me(options?: RequestOptions): Promise<Result<SuccessBody<"me">>> {
-    return unwrap(this.raw.GET("/me", { signal: options?.signal, fetch: this.fetchFor(options) }));
+    return unwrap(this.raw.GET("/me", callInit(this, options)));
   }
 
   /** Credit usage per day and per operation, between `from` and `to` (UTC dates, inclusive). */
@@ -91,18 +91,16 @@ export class Verbatim implements ResourceClient {
     query: NonNullable<operations["getUsage"]["parameters"]["query"]> = {},
     options?: RequestOptions,
   ): Promise<Result<SuccessBody<"getUsage">>> {
-    return unwrap(
-      this.raw.GET("/usage", { params: { query }, signal: options?.signal, fetch: this.fetchFor(options) }),
-    );
+    return unwrap(this.raw.GET("/usage", { params: { query }, ...callInit(this, options) }));
   }
 
   /** Whether the service answers. Needs no key. */
   health(options?: RequestOptions): Promise<Result<SuccessBody<"healthCheck">>> {
-    return unwrap(this.raw.GET("/health", { signal: options?.signal, fetch: this.fetchFor(options) }));
+    return unwrap(this.raw.GET("/health", callInit(this, options)));
   }
 
   /** The service and its dependencies (database, queue, speech engine), checked now. */
   deepHealth(options?: RequestOptions): Promise<Result<SuccessBody<"deepHealthCheck">>> {
-    return unwrap(this.raw.GET("/health/deep", { signal: options?.signal, fetch: this.fetchFor(options) }));
+    return unwrap(this.raw.GET("/health/deep", callInit(this, options)));
   }
 }

@@ -1,6 +1,6 @@
 import type { paths } from "@verbatim/contract";
 import type { Client } from "openapi-fetch";
-import type { RequestOptions } from "./transport.ts";
+import { callInit, type RequestOptions } from "./transport.ts";
 
 /** What a resource sends its calls through: the `Verbatim` client that made it. */
 export interface ResourceClient {
@@ -14,4 +14,9 @@ export interface ResourceClient {
  */
 export abstract class ApiResource {
   constructor(protected readonly client: ResourceClient) {}
+
+  /** What a call gives openapi-fetch beside its path, parameters and body. */
+  protected callInit(options?: RequestOptions): ReturnType<typeof callInit> {
+    return callInit(this.client, options);
+  }
 }

@@ -26,59 +26,153 @@ const firstBackoffMs = 500;
 const maxBackoffMs = 8_000;
 
 /**
+ * What openapi-fetch builds in place of a `Request` for the SDK's own calls: the URL and init as
+ * given, without the copy of headers, body and signal a `Request` makes (`fetch` makes its own).
+ */
+export class PlannedRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Headers;
+  readonly body: RequestInit["body"];
+
+  constructor(url: string, init: RequestInit = {}) {
+    this.url = url;
+    this.method = init.method ?? "GET";
+    this.headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
+    this.body = init.body ?? null;
+  }
+}
+
+/**
+ * What the SDK's own calls give openapi-fetch: the call's fetch, and `PlannedRequest` to build in
+ * place of a `Request`; the call's signal reaches the fetch through `options`.
+ */
+export function callInit(
+  client: { fetchFor(options?: RequestOptions): (request: Request) => Promise<Response> },
+  options?: RequestOptions,
+): { fetch: (request: Request) => Promise<Response>; Request: typeof Request } {
+  // openapi-fetch only constructs it and hands it to this fetch, which knows it for what it is.
+  return { fetch: client.fetchFor(options), Request: PlannedRequest as unknown as typeof Request };
+}
+
+/**
+ * An answer read in full within its attempt, for the SDK's own calls: the status, the headers as
+ * they came and the body's text, which is all openapi-fetch and `unwrap` read of a `Response`.
+ */
+class BufferedAnswer {
+  constructor(
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+    private readonly bodyText: string,
+  ) {}
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  async text(): Promise<string> {
+    return this.bodyText;
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(this.bodyText);
+  }
+}
+
+/** The parts of one call that every attempt sends alike. */
+interface Outgoing {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: RequestInit["body"];
+  signal: AbortSignal | undefined;
+  /** Whether the answer goes back as a `Response` (a `raw` call) or as a `BufferedAnswer`. */
+  asResponse: boolean;
+}
+
+/**
  * The `fetch` openapi-fetch sends through, made for one call: it adds the client's headers and
  * the call's idempotency key, bounds each attempt by `timeout` (the body included, so a server
  * that stalls mid-answer times out too), and retries 429, 5xx and connection failures with
  * exponential backoff and full jitter, or after a `Retry-After` of at most a minute; a 409 only
- * after its `Retry-After`.
+ * after its `Retry-After`. A `PlannedRequest` is sent as it is and answered with a
+ * `BufferedAnswer`; a `Request` (a `raw` call) is copied and answered with a `Response`.
  */
 export function fetchForCall(settings: TransportSettings, options: RequestOptions = {}): typeof globalThis.fetch {
   const timeout = options.timeout ?? settings.timeout;
   const maxRetries = options.maxRetries ?? settings.maxRetries;
   return async (input, init) => {
-    const original = input instanceof Request && init === undefined ? input : new Request(input, init);
-    // openapi-fetch puts a `raw` caller's signal on the Request it builds, not in `init`.
-    const signal = options.signal ?? original.signal;
-    const headers = new Headers(original.headers);
-    for (const [name, value] of Object.entries(settings.headers)) if (!headers.has(name)) headers.set(name, value);
-    if (original.method === "POST" && !headers.has("idempotency-key")) {
-      headers.set("idempotency-key", options.idempotencyKey ?? crypto.randomUUID());
+    const outgoing =
+      input instanceof PlannedRequest ? plannedOutgoing(input, options) : await requestOutgoing(input, init, options);
+    for (const [name, value] of Object.entries(settings.headers)) {
+      if (!outgoing.headers.has(name)) outgoing.headers.set(name, value);
     }
-    const body = original.body ? await original.arrayBuffer() : undefined;
+    if (outgoing.method === "POST" && !outgoing.headers.has("idempotency-key")) {
+      outgoing.headers.set("idempotency-key", options.idempotencyKey ?? crypto.randomUUID());
+    }
 
     for (let attempt = 0; ; attempt++) {
-      signal?.throwIfAborted();
-      const outcome = await attemptOnce(settings.fetch, original, headers, body, timeout, signal);
+      outgoing.signal?.throwIfAborted();
+      const outcome = await attemptOnce(settings.fetch, outgoing, timeout);
       const retriesLeft = attempt < maxRetries;
-      if (outcome instanceof Response) {
-        const wait = retryDelayMs(outcome, attempt);
-        if (!retriesLeft || wait === null) return outcome;
-        await sleep(wait, signal);
-      } else {
+      if (outcome instanceof Error) {
         if (!retriesLeft) throw outcome;
-        await sleep(backoffMs(attempt), signal);
+        await sleep(backoffMs(attempt), outgoing.signal);
+      } else {
+        const wait = retryDelayMs(outcome, attempt);
+        // A `BufferedAnswer` stands in for the `Response` openapi-fetch expects: it reads no more of one.
+        if (!retriesLeft || wait === null) return outcome as Response;
+        await sleep(wait, outgoing.signal);
       }
     }
   };
 }
 
+/** A planned request is this call's own: its headers are changed in place, its body sent as it is. */
+function plannedOutgoing(planned: PlannedRequest, options: RequestOptions): Outgoing {
+  const { url, method, headers, body } = planned;
+  return { url, method, headers, body, signal: options.signal, asResponse: false };
+}
+
+async function requestOutgoing(
+  input: Parameters<typeof globalThis.fetch>[0],
+  init: RequestInit | undefined,
+  options: RequestOptions,
+): Promise<Outgoing> {
+  const original = input instanceof Request && init === undefined ? input : new Request(input, init);
+  return {
+    url: original.url,
+    method: original.method,
+    headers: new Headers(original.headers),
+    body: original.body ? await original.arrayBuffer() : null,
+    // openapi-fetch puts a `raw` caller's signal on the Request it builds, not in `init`.
+    signal: options.signal ?? original.signal,
+    asResponse: true,
+  };
+}
+
 async function attemptOnce(
   fetchImpl: typeof globalThis.fetch,
-  original: Request,
-  headers: Headers,
-  body: ArrayBuffer | undefined,
+  outgoing: Outgoing,
   timeout: number,
-  signal: AbortSignal | undefined,
-): Promise<Response | ConnectionError> {
-  const attemptTimeout = AbortSignal.timeout(timeout);
-  const attemptSignal = signal ? AbortSignal.any([signal, attemptTimeout]) : attemptTimeout;
+): Promise<Response | BufferedAnswer | ConnectionError> {
+  const { url, method, headers, body, signal } = outgoing;
+  const attempt = new AbortController();
+  let timedOut = false;
+  // A timer cleared with the attempt, where `AbortSignal.timeout` would stay pending for the whole
+  // `timeout`, and a listener in place of `AbortSignal.any`: both cost a call more than the answer's wait.
+  const timer = setTimeout(() => {
+    timedOut = true;
+    attempt.abort(new DOMException(`${method} ${url} timed out`, "TimeoutError"));
+  }, timeout);
+  const onAbort = () => attempt.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
   try {
-    const response = await fetchImpl(original.url, {
-      method: original.method,
-      headers,
-      body: body ?? null,
-      signal: attemptSignal,
-    });
+    const response = await fetchImpl(url, { method, headers, body, signal: attempt.signal });
+    if (!outgoing.asResponse) {
+      return new BufferedAnswer(response.status, response.statusText, response.headers, await response.text());
+    }
     const answered = await response.arrayBuffer();
     return new Response(nullBodyStatuses.has(response.status) ? null : answered, {
       status: response.status,
@@ -87,12 +181,13 @@ async function attemptOnce(
     });
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
-    if (attemptTimeout.aborted) {
-      return new TimeoutError(`${original.method} ${original.url} got no complete answer within ${timeout} ms`, {
-        cause: error,
-      });
+    if (timedOut) {
+      return new TimeoutError(`${method} ${url} got no complete answer within ${timeout} ms`, { cause: error });
     }
-    return new ConnectionError(`${original.method} ${original.url} failed: ${describe(error)}`, { cause: error });
+    return new ConnectionError(`${method} ${url} failed: ${describe(error)}`, { cause: error });
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
   }
 }
 
@@ -103,7 +198,7 @@ const nullBodyStatuses = new Set([101, 204, 205, 304]);
  * only with `Retry-After`: the key's first request is still running, and a retry then replays its
  * answer (or runs, if that request was lost with its server); another body's 409 has none.
  */
-function retryDelayMs(response: Response, attempt: number): number | null {
+function retryDelayMs(response: Pick<Response, "status" | "headers">, attempt: number): number | null {
   const retryAfter = retryAfterSeconds(response.headers);
   if (response.status === 409)
     return retryAfter !== null && retryAfter <= maxRetryAfterSeconds ? retryAfter * 1000 : null;

@@ -29,8 +29,7 @@ export class Library extends ApiResource {
     return unwrap(
       this.client.raw.GET("/library", {
         params: { query },
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -53,8 +52,7 @@ export class Library extends ApiResource {
     return unwrap(
       this.client.raw.GET("/library/{id}", {
         params: { path: { id }, query },
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -64,8 +62,7 @@ export class Library extends ApiResource {
     return unwrap(
       this.client.raw.POST("/library/search", {
         body: bodyOf<LibrarySearchRequest>(request, "query"),
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }

@@ -28,8 +28,7 @@ export class Monitors extends ApiResource {
     return unwrap(
       this.client.raw.POST("/monitors", {
         body: bodyOf<MonitorCreate>(monitor, "target"),
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -39,8 +38,7 @@ export class Monitors extends ApiResource {
     return unwrap(
       this.client.raw.GET("/monitors", {
         params: { query },
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -50,8 +48,7 @@ export class Monitors extends ApiResource {
     return unwrap(
       this.client.raw.GET("/monitors/{monitorId}", {
         params: { path: { monitorId }, query },
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -66,8 +63,7 @@ export class Monitors extends ApiResource {
       this.client.raw.PATCH("/monitors/{monitorId}", {
         params: { path: { monitorId } },
         body: changes,
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -77,8 +73,7 @@ export class Monitors extends ApiResource {
     return unwrap(
       this.client.raw.DELETE("/monitors/{monitorId}", {
         params: { path: { monitorId } },
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -88,8 +83,7 @@ export class Monitors extends ApiResource {
     return unwrap(
       this.client.raw.POST("/monitors/{monitorId}/check", {
         params: { path: { monitorId } },
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -99,8 +93,7 @@ export class Monitors extends ApiResource {
     return unwrap(
       this.client.raw.GET("/monitors/{monitorId}/events", {
         params: { path: { monitorId }, query },
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }

@@ -85,8 +85,7 @@ export class Transcripts extends ApiResource {
     const answer = await unwrap<SuccessBody<"fetchVideoTranscript", 200 | 202>>(
       this.client.raw.POST("/transcripts/video", {
         body: bodyOf<TranscriptRequest>(request, "video"),
-        signal: requestOptions.signal,
-        fetch: this.client.fetchFor(requestOptions),
+        ...this.callInit(requestOptions),
       }),
     );
     if (!wait || !("job_id" in answer)) return answer;
@@ -102,8 +101,7 @@ export class Transcripts extends ApiResource {
     return unwrap(
       this.client.raw.POST("/transcripts/languages", {
         body: bodyOf<LanguagesRequest>(request, "video"),
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -113,8 +111,7 @@ export class Transcripts extends ApiResource {
     return unwrap(
       this.client.raw.POST("/transcripts/batch", {
         body: request,
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -124,8 +121,7 @@ export class Transcripts extends ApiResource {
     return unwrap(
       this.client.raw.POST("/transcripts/channel", {
         body: bodyOf<ChannelRequest>(request, "channel"),
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -135,8 +131,7 @@ export class Transcripts extends ApiResource {
     return unwrap(
       this.client.raw.POST("/transcripts/playlist", {
         body: bodyOf<PlaylistRequest>(request, "playlist"),
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -146,8 +141,7 @@ export class Transcripts extends ApiResource {
     return unwrap(
       this.client.raw.POST("/transcripts/search", {
         body: bodyOf<SearchRequest>(request, "query"),
-        signal: options?.signal,
-        fetch: this.client.fetchFor(options),
+        ...this.callInit(options),
       }),
     );
   }
@@ -180,8 +174,7 @@ export class Transcripts extends ApiResource {
   job(jobId: string, options?: RequestOptions): Promise<JobStatusResult> {
     const poll = this.client.raw.GET("/transcripts/jobs/{jobId}", {
       params: { path: { jobId } },
-      signal: options?.signal,
-      fetch: this.client.fetchFor(options),
+      ...this.callInit(options),
     });
     // openapi-fetch drops `data: null` from the failed state's type; the contract's body has it.
     return unwrap(poll as Promise<FetchOutcome<SuccessBody<"getTranscriptJob">>>);
