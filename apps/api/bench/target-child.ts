@@ -135,7 +135,8 @@ export async function apiTarget(
 
 async function windowRows(store: Store): Promise<number | null> {
   const [row] = await store.query<{ n: number }>(
-    sql`select coalesce(sum(cardinality(hits)), 0)::int as n from rate_windows`,
+    sql`select coalesce(sum(u.used), 0)::int as n
+          from rate_windows w, verbatim_window_use(w.counts, w.latest, now()) u`,
   );
   return row?.n ?? null;
 }
