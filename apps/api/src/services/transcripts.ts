@@ -1,9 +1,9 @@
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import type { RecordedEntry } from "../store/statements/library-entry.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { AudioRequest, AudioTranscripts } from "./audio-transcripts.ts";
-import type { RecordedEntry } from "../store/statements/library-entry.ts";
 import type { Credits } from "./credits.ts";
 import type { TranscriptLibrary } from "./library.ts";
 import { pricing } from "./pricing.ts";

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { searchConfigOf } from "../../src/store/statements/library-entry.ts";
 import type { Store } from "../../src/store/database.ts";
+import { searchConfigOf } from "../../src/store/statements/library-entry.ts";
 import { openTestStore, testEngine } from "../support/store.ts";
 
 describe(`the text search configuration of a transcript's language (${testEngine})`, () => {
