@@ -1049,11 +1049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /**
-             * @description The `Idempotency-Key` was used with another body, or its first request is still running
-             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
-             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
-             */
+            /** @description The request failed; `error.code` says why. */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -1068,8 +1064,6 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
-                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
-                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1276,11 +1270,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /**
-             * @description The `Idempotency-Key` was used with another body, or its first request is still running
-             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
-             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
-             */
+            /** @description The request failed; `error.code` says why. */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -1295,8 +1285,6 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
-                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
-                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1715,11 +1703,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /**
-             * @description The `Idempotency-Key` was used with another body, or its first request is still running
-             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
-             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
-             */
+            /** @description The request failed; `error.code` says why. */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -1734,8 +1718,6 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
-                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
-                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1986,11 +1968,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /**
-             * @description The `Idempotency-Key` was used with another body, or its first request is still running
-             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
-             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
-             */
+            /** @description The request failed; `error.code` says why. */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -2005,8 +1983,6 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
-                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
-                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,11 +2256,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /**
-             * @description The `Idempotency-Key` was used with another body, or its first request is still running
-             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
-             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
-             */
+            /** @description The request failed; `error.code` says why. */
             409: {
                 headers: {
                     /** @description When v1 was deprecated, as an RFC 9745 date: `@` and Unix seconds. */
@@ -2299,8 +2271,6 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
-                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
-                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {
