@@ -307,21 +307,6 @@ export class TranscriptJobs {
   }
 }
 
-/** The poll's answer for a job (`GET /transcripts/jobs/{jobId}`); a failed job is `ok: false` with HTTP 200. */
-export function jobStatusBody(
-  job: TranscriptJobRow,
-  requestId: string,
-  docsBaseUrl: string,
-): ResponseBody<"getTranscriptJob", 200> {
-  const common = { request_id: requestId, job_id: job.id, data: null };
-  const outcome = TranscriptJobs.outcomeOf(job, docsBaseUrl);
-  if (outcome === null) return { ...common, ok: true, status: "processing", progress: job.progress };
-  if (outcome.status === "completed") {
-    return { ...common, ok: true, status: "completed", data: outcome.transcript, usage: outcome.usage };
-  }
-  return { ...common, ok: false, status: "failed", error: outcome.error };
-}
-
 function apiErrorOf(failure: JobFailure): ApiError {
   return new ApiError(failure.code, failure.message, failure.extra === undefined ? {} : { extra: failure.extra });
 }

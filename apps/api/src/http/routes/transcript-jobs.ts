@@ -1,6 +1,7 @@
+import type { ResponseBody } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { jobStatusBody, type TranscriptJobs } from "../../services/transcript-jobs.ts";
+import { type TranscriptJobRow, TranscriptJobs } from "../../services/transcript-jobs.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
@@ -20,4 +21,19 @@ export function getTranscriptJob(deps: AppDeps, jobs: TranscriptJobs): LiveRoute
       );
     },
   };
+}
+
+/** The poll's answer for a job (`GET /transcripts/jobs/{jobId}`); a failed job is `ok: false` with HTTP 200. */
+export function jobStatusBody(
+  job: TranscriptJobRow,
+  requestId: string,
+  docsBaseUrl: string,
+): ResponseBody<"getTranscriptJob", 200> {
+  const common = { request_id: requestId, job_id: job.id, data: null };
+  const outcome = TranscriptJobs.outcomeOf(job, docsBaseUrl);
+  if (outcome === null) return { ...common, ok: true, status: "processing", progress: job.progress };
+  if (outcome.status === "completed") {
+    return { ...common, ok: true, status: "completed", data: outcome.transcript, usage: outcome.usage };
+  }
+  return { ...common, ok: false, status: "failed", error: outcome.error };
 }
