@@ -5,6 +5,8 @@ yt-dlp's WebVTT parser.
 from __future__ import annotations
 
 import html
+import json
+from pathlib import Path
 from typing import List, Sequence, Tuple
 
 import pytest
@@ -22,21 +24,31 @@ SEGMENTS = [
 ]
 
 
-def test_srt_numbers_cues_with_comma_times_and_keeps_no_blank_line_inside_a_cue() -> None:
+CONFORMANCE = Path(__file__).resolve().parents[2] / "contract" / "conformance" / "subtitles.json"
+
+
+def test_srt_numbers_cues_with_comma_times_and_writes_each_segment_on_one_line() -> None:
     assert to_srt(SEGMENTS) == (
-        "1\n00:00:00,000 --> 00:00:01,500\nHello  there\n\n"
-        "2\n00:01:05,250 --> 00:01:07,250\nfirst line\nsecond --> line\n\n"
-        "3\n01:02:05,000 --> 01:02:05,500\nan hour in\n"
+        "1\n00:00:00,000 --> 00:00:01,500\nHello there\n\n"
+        "2\n00:01:05,250 --> 00:01:07,250\nfirst line second --> line\n\n"
+        "3\n01:02:05,000 --> 01:02:05,500\nan hour in\n\n"
     )
 
 
-def test_vtt_has_its_header_dot_times_and_no_arrow_inside_a_cue() -> None:
+def test_vtt_has_its_header_dot_times_and_escapes_markup_and_arrows() -> None:
     assert to_vtt(SEGMENTS) == (
         "WEBVTT\n\n"
-        "00:00:00.000 --> 00:00:01.500\nHello  there\n\n"
-        "00:01:05.250 --> 00:01:07.250\nfirst line\nsecond -> line\n\n"
-        "01:02:05.000 --> 01:02:05.500\nan hour in\n"
+        "00:00:00.000 --> 00:00:01.500\nHello there\n\n"
+        "00:01:05.250 --> 00:01:07.250\nfirst line second --&gt; line\n\n"
+        "01:02:05.000 --> 01:02:05.500\nan hour in\n\n"
     )
+
+
+def test_the_writers_match_the_server_and_the_node_sdk_byte_for_byte() -> None:
+    conformance = json.loads(CONFORMANCE.read_text(encoding="utf-8"))
+    segments = [Segment.model_validate(segment) for segment in conformance["segments"]]
+    assert to_srt(segments) == conformance["srt"]
+    assert to_vtt(segments) == conformance["vtt"]
 
 
 def test_text_is_one_paragraph_or_one_timestamped_line_per_segment() -> None:
@@ -89,3 +101,4 @@ def test_the_servers_webvtt_reads_back_as_the_segments_of_the_same_video(
     assert subtitles.data.format == "vtt" and subtitles.data.subtitles is not None
     assert segments.data.segments
     assert webvtt_cues(subtitles.data.subtitles) == segment_cues(segments.data.segments)
+    assert subtitles.data.subtitles == to_vtt(segments.data.segments)

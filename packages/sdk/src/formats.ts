@@ -3,23 +3,54 @@ import type { components } from "@verbatim/contract";
 /** A timed piece of a transcript. */
 export type Segment = components["schemas"]["Segment"];
 
-/** SubRip (`.srt`): numbered cues with `00:00:01,500 --> 00:00:04,000` times. */
+/**
+ * SubRip (`.srt`): numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, each followed by a blank line.
+ * The server's `format: "srt"` is this function's output.
+ */
 export function toSrt(segments: readonly Segment[]): string {
-  return segments
-    .map((segment, index) => {
-      const times = `${clock(segment.start, ",")} --> ${clock(segment.start + segment.duration, ",")}`;
-      return `${index + 1}\n${times}\n${cueText(segment.text)}\n`;
-    })
-    .join("\n");
+  return cuesOf(segments)
+    .map((cue, index) => `${index + 1}\n${clock(cue.start, ",")} --> ${clock(cue.end, ",")}\n${cue.text}\n\n`)
+    .join("");
 }
 
-/** WebVTT (`.vtt`): a `WEBVTT` header and cues with `00:00:01.500 --> 00:00:04.000` times. */
+/**
+ * WebVTT (`.vtt`): the `WEBVTT` header and a blank line, then cues `HH:MM:SS.mmm --> HH:MM:SS.mmm`,
+ * each followed by a blank line; without cues, the header line alone (parsers such as the
+ * `subtitle` package expect a cue after the blank line). The server's `format: "vtt"` is this
+ * function's output.
+ */
 export function toVtt(segments: readonly Segment[]): string {
-  const cues = segments.map((segment) => {
-    const times = `${clock(segment.start, ".")} --> ${clock(segment.start + segment.duration, ".")}`;
-    return `${times}\n${cueText(segment.text).replaceAll("-->", "->")}\n`;
-  });
-  return ["WEBVTT\n", ...cues].join("\n");
+  const cues = cuesOf(segments).map(
+    (cue) => `${clock(cue.start, ".")} --> ${clock(cue.end, ".")}\n${escapeVttText(cue.text)}\n\n`,
+  );
+  return cues.length === 0 ? "WEBVTT\n" : `WEBVTT\n\n${cues.join("")}`;
+}
+
+interface Cue {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * One cue per segment, its text on one line, as `text` joins it. A segment without words has no
+ * cue: a cue's text cannot be empty in either format, since a blank line ends the cue.
+ */
+function cuesOf(segments: readonly Segment[]): Cue[] {
+  const cues: Cue[] = [];
+  for (const segment of segments) {
+    const text = oneLine(segment.text);
+    if (text !== "") cues.push({ start: segment.start, end: segment.start + segment.duration, text });
+  }
+  return cues;
+}
+
+/**
+ * WebVTT cue text is markup: `&`, `<` and `>` are written as character references, which also
+ * keeps the text free of `-->`, which a cue's text must not contain.
+ */
+function escapeVttText(text: string): string {
+  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
 /** Plain text: the segments joined by spaces, or one line per segment prefixed `[mm:ss]` with `timestamps`. */
@@ -32,15 +63,7 @@ function oneLine(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-/** A cue's text on as many lines as it has, without the blank lines that would end the cue early. */
-function cueText(text: string): string {
-  return text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line.length > 0)
-    .join("\n");
-}
-
+/** `HH:MM:SS,mmm` (or `.mmm`), rounded to the millisecond; hours grow past two digits when they must. */
 function clock(seconds: number, fractionSeparator: "," | "."): string {
   const totalMs = Math.max(0, Math.round(seconds * 1000));
   const hours = Math.floor(totalMs / 3_600_000);

@@ -1,9 +1,10 @@
+import subtitles from "@verbatim/contract/conformance/subtitles.json" with { type: "json" };
 import { type NodeCue, parseSync } from "subtitle";
 import { describe, expect, it } from "vitest";
 import { type Segment, toSrt, toText, toVtt } from "../src/index.ts";
 
 // Segments shaped like a real transcript: fractional times, an hour mark, a line break inside a
-// cue, and text that looks like cue syntax.
+// segment, and text that looks like cue syntax.
 const segments: Segment[] = [
   { start: 0, duration: 2.5, text: "All right, so here we are" },
   { start: 2.5, duration: 3.021, text: "in front of the\nelephants" },
@@ -21,9 +22,16 @@ function expectedCues() {
   return segments.map((segment) => ({
     start: Math.round(segment.start * 1000),
     end: Math.round((segment.start + segment.duration) * 1000),
-    text: segment.text,
+    text: segment.text.replace(/\s+/g, " "),
   }));
 }
+
+describe("the subtitles every writer gives", () => {
+  it("are the server's: the contract's conformance file, byte for byte", () => {
+    expect(toSrt(subtitles.segments)).toBe(subtitles.srt);
+    expect(toVtt(subtitles.segments)).toBe(subtitles.vtt);
+  });
+});
 
 describe("toSrt", () => {
   it("writes cues that a SubRip parser reads back with the same times and texts", () => {
@@ -36,9 +44,9 @@ describe("toSrt", () => {
     expect(srt).toContain("4\n01:02:05,500 --> 01:02:09,500\n");
   });
 
-  it("keeps a cue whole when its text has blank lines", () => {
+  it("writes a segment's lines as one, so a blank line in its text cannot end the cue", () => {
     const parsed = cues(toSrt([{ start: 1, duration: 1, text: "first\n\nsecond" }]));
-    expect(parsed).toEqual([{ start: 1000, end: 2000, text: "first\nsecond" }]);
+    expect(parsed).toEqual([{ start: 1000, end: 2000, text: "first second" }]);
   });
 });
 
@@ -46,7 +54,7 @@ describe("toVtt", () => {
   it("writes a WEBVTT file that a parser reads back with the same times and texts", () => {
     const vtt = toVtt(segments);
     expect(vtt.startsWith("WEBVTT\n\n00:00:00.000 --> 00:00:02.500\n")).toBe(true);
-    const expected = expectedCues().map((cue) => ({ ...cue, text: cue.text.replace("-->", "->") }));
+    const expected = expectedCues().map((cue) => ({ ...cue, text: cue.text.replace("-->", "--&gt;") }));
     expect(cues(vtt)).toEqual(expected);
   });
 });

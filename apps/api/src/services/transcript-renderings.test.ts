@@ -1,15 +1,8 @@
+import { toSrt, toVtt } from "@verbatim/sdk";
 import fc from "fast-check";
 import { type NodeCue, parseSync } from "subtitle";
 import { describe, expect, it } from "vitest";
-import {
-  characterCount,
-  chunksOf,
-  renderTranscript,
-  type Segment,
-  textOf,
-  toSrt,
-  toVtt,
-} from "./transcript-renderings.ts";
+import { characterCount, chunksOf, renderTranscript, type Segment, textOf } from "./transcript-renderings.ts";
 
 const surfaceGo: Segment[] = [
   { start: 0, duration: 2.31, text: "Microsoft's Surface Go is the smallest" },
@@ -70,7 +63,7 @@ const segmentLists = fc
     });
   });
 
-describe("toSrt", () => {
+describe("the SubRip the server writes (the Node SDK's toSrt)", () => {
   it("writes numbered cues with comma milliseconds, each ended by a blank line", () => {
     expect(toSrt(surfaceGo)).toBe(
       "1\n00:00:00,000 --> 00:00:02,310\nMicrosoft's Surface Go is the smallest\n\n" +
@@ -94,7 +87,7 @@ describe("toSrt", () => {
   });
 });
 
-describe("toVtt", () => {
+describe("the WebVTT the server writes (the Node SDK's toVtt)", () => {
   it("writes the WEBVTT header and cues with dot milliseconds, escaping markup", () => {
     expect(toVtt(surfaceGo.slice(1, 2))).toBe(
       "WEBVTT\n\n00:00:02.310 --> 00:00:05.260\nand cheapest Surface &amp; it's really good.\n\n",

@@ -1,4 +1,5 @@
 import type { Schema } from "@verbatim/contract";
+import { toSrt, toVtt } from "@verbatim/sdk";
 
 export type Segment = Schema<"Segment">;
 export type TranscriptFormat = Schema<"TranscriptFormat">;
@@ -16,7 +17,8 @@ export interface RenderingRequest {
 /**
  * The renderings of a transcript as the request asked: only `segments`, only `text`, or only
  * `format` and `subtitles`; `chunks` besides when `chunkSize` is set. `text` is the segments'
- * texts joined by single spaces, as every transcript's `text` is.
+ * texts joined by single spaces, as every transcript's `text` is. Subtitles are the Node SDK's
+ * writers' output, so a client converting `segments` itself gets the same file.
  */
 export function renderTranscript(segments: readonly Segment[], request: RenderingRequest): TranscriptRenderings {
   const chunks = request.chunkSize === undefined ? {} : { chunks: chunksOf(segments, request.chunkSize) };
@@ -35,66 +37,6 @@ export function renderTranscript(segments: readonly Segment[], request: Renderin
 /** The segments' texts joined by single spaces. */
 export function textOf(segments: readonly Segment[]): string {
   return segments.map((segment) => segment.text).join(" ");
-}
-
-/** SubRip: numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, each followed by a blank line. */
-export function toSrt(segments: readonly Segment[]): string {
-  return cuesOf(segments)
-    .map((cue, index) => `${index + 1}\n${clock(cue.start, ",")} --> ${clock(cue.end, ",")}\n${cue.text}\n\n`)
-    .join("");
-}
-
-/**
- * WebVTT: the `WEBVTT` header and a blank line, then cues `HH:MM:SS.mmm --> HH:MM:SS.mmm`, each
- * followed by a blank line; without cues, the header line alone (parsers such as the `subtitle`
- * package expect a cue after the blank line).
- */
-export function toVtt(segments: readonly Segment[]): string {
-  const cues = cuesOf(segments).map(
-    (cue) => `${clock(cue.start, ".")} --> ${clock(cue.end, ".")}\n${escapeVttText(cue.text)}\n\n`,
-  );
-  return cues.length === 0 ? "WEBVTT\n" : `WEBVTT\n\n${cues.join("")}`;
-}
-
-interface Cue {
-  start: number;
-  end: number;
-  text: string;
-}
-
-/**
- * One cue per segment, its text on one line. A segment without words has no cue: a cue's text
- * cannot be empty in either format, since a blank line ends the cue.
- */
-function cuesOf(segments: readonly Segment[]): Cue[] {
-  const cues: Cue[] = [];
-  for (const segment of segments) {
-    const text = segment.text.replace(/\s+/g, " ").trim();
-    if (text !== "") cues.push({ start: segment.start, end: segment.start + segment.duration, text });
-  }
-  return cues;
-}
-
-/**
- * WebVTT cue text is markup: `&`, `<` and `>` are written as character references (WebVTT 4.2.2),
- * which also keeps the text free of `-->`, which a cue's text must not contain.
- */
-function escapeVttText(text: string): string {
-  return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
-}
-
-/** `HH:MM:SS,mmm` (or `.mmm`), rounded to the millisecond; hours grow past two digits when they must. */
-function clock(seconds: number, fractionSeparator: "," | "."): string {
-  const totalMs = Math.max(0, Math.round(seconds * 1000));
-  const hours = Math.floor(totalMs / 3_600_000);
-  const minutes = Math.floor(totalMs / 60_000) % 60;
-  const secs = Math.floor(totalMs / 1000) % 60;
-  const ms = totalMs % 1000;
-  return `${pad(hours, 2)}:${pad(minutes, 2)}:${pad(secs, 2)}${fractionSeparator}${pad(ms, 3)}`;
-}
-
-function pad(value: number, width: number): string {
-  return String(value).padStart(width, "0");
 }
 
 /** Characters as a reader counts them: code points, so an emoji is one, not two UTF-16 units. */
