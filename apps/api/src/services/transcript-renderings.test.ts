@@ -1,3 +1,4 @@
+import subtitles from "@verbatim/contract/conformance/subtitles.json" with { type: "json" };
 import { toSrt, toVtt } from "@verbatim/sdk";
 import fc from "fast-check";
 import { type NodeCue, parseSync } from "subtitle";
@@ -200,6 +201,17 @@ describe("chunksOf", () => {
 });
 
 describe("renderTranscript", () => {
+  it("writes the subtitles of the contract's conformance file, byte for byte", () => {
+    expect(renderTranscript(subtitles.segments, { format: "srt" })).toEqual({
+      format: "srt",
+      subtitles: subtitles.srt,
+    });
+    expect(renderTranscript(subtitles.segments, { format: "vtt" })).toEqual({
+      format: "vtt",
+      subtitles: subtitles.vtt,
+    });
+  });
+
   it("gives only what the format names, and chunks when a size is given", () => {
     expect(renderTranscript(surfaceGo, { format: "segments" })).toEqual({ segments: surfaceGo });
     expect(renderTranscript(surfaceGo, { format: "text" })).toEqual({ text: textOf(surfaceGo) });
