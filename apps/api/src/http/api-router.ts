@@ -67,24 +67,11 @@ export function apiRouter<Id extends string>(
     deadlineMs: config.bodyDeadlineMs ?? authenticatedBodyLimits.deadlineMs,
   });
   const live = new Map(routes.map((route) => [route.operationId, route]));
-  for (const operation of version.operations) {
-    router[operation.method](operation.expressPath, nameOperation(operation.operationId));
-  }
-  for (const operation of version.operations) {
-    const extractionSlot = live.get(operation.operationId)?.holdsExtractionSlot === true;
-    const isPublic = version.publicOperations.has(operation.operationId);
-    const guards = isPublic ? [] : [authenticate(deps, version.allowanceOf(operation.operationId), { extractionSlot })];
-    const takesBody = operation.method === "post" || operation.method === "patch" || operation.method === "put";
-    const bodyReader = isPublic ? readPublicBody : readBody;
-    if (guards.length > 0 || takesBody) {
-      router[operation.method](operation.expressPath, ...guards, ...(takesBody ? [bodyReader] : []));
-    }
-  }
-  // The validator fills in defaults; routes that must tell "sent" from "defaulted" read this.
-  router.use(recordSentBodyFields());
-  router.use(boundContentTypes());
-  router.use(
-    OpenApiValidator.middleware({
+  const validation: RequestHandler[] = [
+    // The validator fills in defaults; routes that must tell "sent" from "defaulted" read this.
+    recordSentBodyFields(),
+    boundContentTypes(),
+    ...OpenApiValidator.middleware({
       apiSpec: version.documentPath,
       validateApiSpec: false,
       validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
@@ -94,26 +81,46 @@ export function apiRouter<Id extends string>(
       validateSecurity: false,
       ignoreUndocumented: false,
     }),
-  );
-  router.use(refuseNulCharacters());
+    refuseNulCharacters(),
+  ];
+  // One route per operation, holding its whole chain in order: the router matches each request's
+  // path against every operation once, where a layer per step would match it once per step.
   for (const operation of version.operations) {
     const route = live.get(operation.operationId);
-    const handler =
-      route?.handler ??
-      (() => {
-        const pendingWork = version.pendingWork?.[operation.operationId];
-        throw new ApiError(
-          "not_found",
-          `${operation.method.toUpperCase()} ${version.basePath}${operation.path} is part of the contract but not live on this server yet (it comes with ${pendingWork ?? "later work"}).`,
-        );
-      });
     const isPublic = version.publicOperations.has(operation.operationId);
+    const extractionSlot = route?.holdsExtractionSlot === true;
+    const guards = isPublic ? [] : [authenticate(deps, version.allowanceOf(operation.operationId), { extractionSlot })];
+    const takesBody = operation.method === "post" || operation.method === "patch" || operation.method === "put";
+    const bodyReaders = takesBody ? [isPublic ? readPublicBody : readBody] : [];
     const idempotency = !isPublic && operation.idempotent ? [idempotent(deps)] : [];
     const around = version.aroundRoute ? [version.aroundRoute(operation.operationId)] : [];
-    const slot = route?.holdsExtractionSlot ? [holdExtractionSlot(deps)] : [];
+    const slot = extractionSlot ? [holdExtractionSlot(deps)] : [];
     const routeGuards = isPublic ? [] : [...slot, ...(route?.guards ?? [])];
-    router[operation.method](operation.expressPath, ...idempotency, ...around, ...routeGuards, handler);
+    router[operation.method](
+      operation.expressPath,
+      nameOperation(operation.operationId),
+      ...guards,
+      ...bodyReaders,
+      ...validation,
+      ...idempotency,
+      ...around,
+      ...routeGuards,
+      route?.handler ?? notLiveYet(version, operation),
+    );
   }
+  // A path or method no operation has reaches the validator alone, which answers it 404 or 405.
+  router.use(...validation);
   if (version.errorHandler) router.use(version.errorHandler);
   return router;
+}
+
+/** The handler of an operation of the contract that this server does not serve yet. */
+function notLiveYet<Id extends string>(version: ApiVersion<Id>, operation: Operation<Id>): RequestHandler {
+  return () => {
+    const pendingWork = version.pendingWork?.[operation.operationId];
+    throw new ApiError(
+      "not_found",
+      `${operation.method.toUpperCase()} ${version.basePath}${operation.path} is part of the contract but not live on this server yet (it comes with ${pendingWork ?? "later work"}).`,
+    );
+  };
 }
