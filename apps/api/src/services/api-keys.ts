@@ -1,4 +1,4 @@
-import { createHash, randomInt } from "node:crypto";
+import { hash, randomInt } from "node:crypto";
 
 const keyPrefix = "vb_live_";
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -14,9 +14,12 @@ export function generateApiKey(): string {
   return keyPrefix + secret;
 }
 
-/** The stored form of a key (and of a dashboard session's secret or a sign-in link's token): hex SHA-256. */
+/**
+ * The stored form of a key (and of a dashboard session's secret or a sign-in link's token): hex
+ * SHA-256. Every authenticated request computes it: the one-shot `hash` costs a sixth of a `Hash` object.
+ */
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return hash("sha256", key, "hex");
 }
 
 /** The part of a key shown in listings, enough to recognise it and useless to an attacker. */
