@@ -1,8 +1,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 
-/** A script of the API package running as a child Node process. */
+/** A script running as a child Node process. */
 export interface NodeProcess {
   process: ChildProcessWithoutNullStreams;
   /** Every line it has printed on stdout so far (its log, for a failing test to show). */
@@ -15,24 +14,30 @@ export interface NodeProcess {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
-const apiPackage = fileURLToPath(new URL("../..", import.meta.url));
-
-/**
- * Runs `node --import tsx <script> <args>` in the API package (where `--import tsx` resolves),
- * with `env` added to this process's environment. The tail of stderr goes into timeout errors.
- */
-export function spawnNodeScript(script: string, args: string[] = [], env: Record<string, string> = {}): NodeProcess {
-  return spawnNode(script, ["--import", "tsx", script, ...args], env);
+/** Where a child runs, and what it finds in its environment. */
+export interface NodeProcessOptions {
+  /** Its working directory: a package where `--import tsx` resolves, for TypeScript scripts. */
+  cwd: string;
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
 }
 
 /**
- * Runs `node <nodeArgs>` in the API package with `env` added to this process's environment, e.g.
- * compiled JavaScript with no loader. `name` names it in timeout errors.
+ * Runs `node --import tsx <script> <args>` in `cwd`, with `env` added to this process's
+ * environment. The tail of stderr goes into timeout errors.
  */
-export function spawnNode(name: string, nodeArgs: string[], env: Record<string, string> = {}): NodeProcess {
+export function spawnNodeScript(script: string, args: string[], options: NodeProcessOptions): NodeProcess {
+  return spawnNode(script, ["--import", "tsx", script, ...args], options);
+}
+
+/**
+ * Runs `node <nodeArgs>` in `cwd` with `env` added to this process's environment, e.g. compiled
+ * JavaScript with no loader. `name` names it in timeout errors.
+ */
+export function spawnNode(name: string, nodeArgs: string[], options: NodeProcessOptions): NodeProcess {
   const child = spawn(process.execPath, nodeArgs, {
-    cwd: apiPackage,
-    env: { ...process.env, ...env },
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
     stdio: "pipe",
   });
   const lines: string[] = [];
