@@ -6,7 +6,10 @@ export interface NodeProcess {
   process: ChildProcessWithoutNullStreams;
   /** Every line it has printed on stdout so far (its log, for a failing test to show). */
   lines: readonly string[];
-  /** Resolves with the first line of stdout matching `pattern`, already printed or yet to come. */
+  /**
+   * Resolves with the first line of stdout matching `pattern`, already printed or yet to come;
+   * rejects, with the tail of stderr, when the process ends or `timeoutMs` passes first.
+   */
   waitForLine(pattern: RegExp, timeoutMs: number): Promise<string>;
   /** Resolves when the process has exited, however. */
   exited: Promise<void>;
@@ -41,7 +44,7 @@ export function spawnNode(name: string, nodeArgs: string[], options: NodeProcess
     stdio: "pipe",
   });
   const lines: string[] = [];
-  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void }> = [];
+  const waiters: Array<{ pattern: RegExp; resolve: (line: string) => void; reject: (error: Error) => void }> = [];
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => {
     stderr = (stderr + chunk.toString("utf8")).slice(-4000);
@@ -54,6 +57,13 @@ export function spawnNode(name: string, nodeArgs: string[], options: NodeProcess
     }
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const ended = (pattern: RegExp) => new Error(`${name} ended without printing a line matching ${pattern}:\n${stderr}`);
+  let closed = false;
+  // After its output has been read to the end: no line a waiter wants can come any more.
+  child.once("close", () => {
+    closed = true;
+    for (const waiter of waiters.splice(0)) waiter.reject(ended(waiter.pattern));
+  });
   return {
     process: child,
     lines,
@@ -61,6 +71,7 @@ export function spawnNode(name: string, nodeArgs: string[], options: NodeProcess
     waitForLine(pattern, timeoutMs) {
       const seen = lines.find((line) => pattern.test(line));
       if (seen !== undefined) return Promise.resolve(seen);
+      if (closed) return Promise.reject(ended(pattern));
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
           () => reject(new Error(`${name} printed no line matching ${pattern} within ${timeoutMs} ms:\n${stderr}`)),
@@ -71,6 +82,10 @@ export function spawnNode(name: string, nodeArgs: string[], options: NodeProcess
           resolve: (line) => {
             clearTimeout(timer);
             resolve(line);
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
           },
         });
       });
