@@ -40,6 +40,8 @@ export interface VerbatimService {
   version: string;
   /** Runs the operator CLI (`verbatim <args>`) against this service, as an operator would; answers what it printed, as JSON. */
   operate(...args: string[]): Promise<unknown>;
+  /** The account's webhook signing secret, as `verbatim accounts show` prints it. */
+  webhookSecret(): Promise<string>;
   /** Every line the service printed on stdout (its log), for a failing test to show. */
   log: readonly string[];
   /** Stops the service as Ctrl-C does and removes its data. */
@@ -112,6 +114,10 @@ export async function startVerbatim(options: StartVerbatimOptions): Promise<Verb
       accountId: created.account.id,
       version: manifest.version,
       operate,
+      async webhookSecret() {
+        const shown = (await operate("accounts", "show", created.account.id)) as { webhook_secret: string };
+        return shown.webhook_secret;
+      },
       log: service.lines,
       close: stop,
     };
