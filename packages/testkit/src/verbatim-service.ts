@@ -44,7 +44,7 @@ export interface VerbatimService {
   webhookSecret(): Promise<string>;
   /** Every line the service printed on stdout (its log), for a failing test to show. */
   log: readonly string[];
-  /** Stops the service as Ctrl-C does and removes its data. */
+  /** Stops the service with SIGTERM, as an operator does, and removes its data directory. */
   close(): Promise<void>;
 }
 
