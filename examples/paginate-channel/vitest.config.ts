@@ -2,12 +2,13 @@ import { configDefaults, defineProject } from "vitest/config";
 import { engineFreeTestsOnSecondPass } from "../../scripts/engine-free-tests.mjs";
 
 export default defineProject({
-  // A fresh PGlite takes seconds to start, more on a loaded 2-core machine.
+  // The service runs as a process of its own, which first creates its PGlite database: tens of seconds
+  // on a loaded 2-core machine.
   test: {
     name: "example-paginate-channel",
     include: ["test/**/*.test.ts"],
     exclude: [...configDefaults.exclude, ...engineFreeTestsOnSecondPass(import.meta.url)],
     testTimeout: 30_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });

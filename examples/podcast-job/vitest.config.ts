@@ -2,12 +2,13 @@ import { configDefaults, defineProject } from "vitest/config";
 import { engineFreeTestsOnSecondPass } from "../../scripts/engine-free-tests.mjs";
 
 export default defineProject({
-  // A fresh PGlite takes seconds to start, and speech recognition of the 11 s fixture takes seconds more on 2 cores.
+  // The service runs as a process of its own, which first creates its PGlite database: tens of seconds
+  // on a loaded 2-core machine. Speech recognition of the 11 s fixture takes seconds more.
   test: {
     name: "example-podcast-job",
     include: ["test/**/*.test.ts"],
     exclude: [...configDefaults.exclude, ...engineFreeTestsOnSecondPass(import.meta.url)],
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
   },
 });

@@ -10,6 +10,7 @@ import { availableParallelism, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import {
   createSpeechEngine,
   type SpeechEngine,
@@ -18,7 +19,7 @@ import {
 } from "../src/adapters/asr/index.ts";
 import { decodingName, type SherpaDecoding } from "../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { resolveFfmpegPath } from "../src/adapters/media/decoder.ts";
-import { audioFixture, JFK_REFERENCE } from "../test/asr/generated-media.ts";
+import { JFK_REFERENCE } from "../test/asr/generated-media.ts";
 import { wordErrorRate } from "../test/asr/word-error-rate.ts";
 import { processCpuMs } from "./machine.ts";
 

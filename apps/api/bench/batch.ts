@@ -2,8 +2,8 @@
 // plan (3 batch workers) against a fake YouTube that adds 200 ms to every answer, beside the ideal
 // for 3 workers and beside the same 50 videos fetched one request at a time.
 import { performance } from "node:perf_hooks";
+import { fixture } from "@verbatim/testkit/fake-youtube";
 import { plans } from "../src/services/plans.ts";
-import { fixture } from "../test/support/fake-youtube.ts";
 import { startYoutubeServer } from "../test/support/youtube-server.ts";
 import { positiveNumber } from "./http-bench.ts";
 import { textTable } from "./report.ts";

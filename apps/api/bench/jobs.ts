@@ -6,6 +6,7 @@ import { createReadStream } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { createSpeechEngine } from "../src/adapters/asr/index.ts";
 import { createAudioSources } from "../src/adapters/audio-sources/index.ts";
 import { createApp } from "../src/app.ts";
@@ -18,7 +19,6 @@ import { startJobQueue } from "../src/queue/job-queue.ts";
 import { openEmbeddedStore } from "../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker } from "../src/workers/transcription-worker.ts";
-import { audioFixture } from "../test/asr/generated-media.ts";
 
 const jobCount = Number(process.env.VERBATIM_BENCH_JOBS || 20);
 const retryLimit = 2;

@@ -1,8 +1,8 @@
 // `npx tsx bench/platforms.ts` (part of `pnpm bench`): the latency of one yt-dlp extraction
 // (`extract`, what resolving a link costs) of an item of TikTok, Vimeo, Dailymotion and X, through
 // the warm sidecar (src/sources/ytdlp) beside a `python -m yt_dlp -J` process per call, at
-// concurrencies 1, 4 and 16, against the tests' platform double (test/support/platform-double.ts:
-// TLS with the test CA, answers from test/fixtures/platforms). Both go through the egress guard as
+// concurrencies 1, 4 and 16, against the tests' platform double (packages/testkit/src/platform-double.ts:
+// TLS with the test CA, answers from packages/testkit/fixtures/platforms). Both go through the egress guard as
 // production runs it: public targets only, the double as its upstream proxy, one `openCall` per
 // extraction whose `proxyUrl` the extraction is given. The sidecar has production's settings
 // (every default extractor, 8 calls in the process at once: at 16 the others wait their turn).
@@ -25,11 +25,11 @@ import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { promisify } from "node:util";
+import { type PlatformRoute, platformFixture, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { pino } from "pino";
 import { ProxyAgent, request } from "undici";
 import { type EgressGuard, startEgressGuard } from "../src/sources/egress/egress-guard.ts";
 import { createYtdlpSidecar } from "../src/sources/ytdlp/ytdlp-sidecar.ts";
-import { type PlatformRoute, startPlatformDouble } from "../test/support/platform-double.ts";
 import { readyProjectYtdlp } from "../test/ytdlp/harness.ts";
 import { positiveNumber } from "./http-bench.ts";
 import { type CpuSnapshot, cpuSnapshot } from "./machine.ts";
@@ -41,11 +41,10 @@ const goalMs = 50;
 /** What YtdlpSource.resolve gives each extraction (src/sources/ytdlp/ytdlp-source.ts). */
 const callLimits = { maxBytes: 50 * 1024 * 1024, deadlineMs: 60_000 };
 const run = promisify(execFile);
-const platformsDir = new URL("../test/fixtures/platforms/", import.meta.url);
 
 interface BenchItem {
   label: string;
-  /** Its folder of test/fixtures/platforms. */
+  /** Its folder of packages/testkit/fixtures/platforms. */
   folder: string;
   /** yt-dlp's name of its extractor, for the process's `--use-extractors`. */
   extractor: string;
@@ -99,7 +98,7 @@ function percentile(sorted: number[], share: number): number {
 
 /** The double's record of one extraction, cut into connections: each CONNECT starts one. */
 async function connectionsOf(recorded: { method: string; url: string }[], item: BenchItem): Promise<Connection[]> {
-  const table = JSON.parse(await readFile(new URL(`${item.folder}/routes.json`, platformsDir), "utf8")) as {
+  const table = JSON.parse(await readFile(platformFixture(`${item.folder}/routes.json`), "utf8")) as {
     routes: PlatformRoute[];
   };
   const connections: Connection[] = [];

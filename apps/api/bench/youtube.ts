@@ -2,9 +2,10 @@
 // POST /api/v2/transcripts/video served from our store, on PGlite and on PostgreSQL, beside a bare
 // Express route answering the same body, from one run; then the caption parser's milliseconds per
 // MB of srv3, json3 and legacy XML bodies beside a bare JSON.parse of as many bytes.
+
+import { FakeYoutube, fixture, fromFixture } from "@verbatim/testkit/fake-youtube";
 import { type CaptionFormat, detectCaptionFormat, parseCaptionBody } from "../src/adapters/youtube/caption-formats.ts";
 import { plans } from "../src/services/plans.ts";
-import { FakeYoutube, fixture, fromFixture } from "../test/support/fake-youtube.ts";
 import { medianMs, repeatCuesToDuration, repeatCuesToSize } from "./caption-bodies.ts";
 import { connections, HttpBench, positiveNumber, reportFailedRuns, settingsLine } from "./http-bench.ts";
 import type { TargetName } from "./protocol.ts";

@@ -1,5 +1,7 @@
 import { Agent, request as httpRequest } from "node:http";
 import { openApiV1Path } from "@verbatim/contract";
+import { FakeYoutube, fromFixture, newpipeRecording, recordedVideos } from "@verbatim/testkit/fake-youtube";
+import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +13,6 @@ import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
 import { MonitorEvents } from "../src/services/monitor-events.ts";
 import type { Store } from "../src/store/database.ts";
-import { FakeYoutube, fromFixture, newpipeRecording, recordedVideos } from "./support/fake-youtube.ts";
 import {
   type DocumentOperation,
   DocumentValidator,
@@ -27,7 +28,6 @@ import {
 import { brokenObject, brokenValue, type Samples, validValue } from "./support/schema-arbitrary.ts";
 import { serveApp, type TestServer } from "./support/server.ts";
 import { openTestStore, testEngine } from "./support/store.ts";
-import { registerRecordedLists } from "./support/youtube-lists.ts";
 
 /**
  * Fuzzing from the contract (issue 15): requests for every operation of the v2 and v1 documents,

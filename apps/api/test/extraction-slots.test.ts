@@ -1,3 +1,5 @@
+import { type DatabaseProxy, startDatabaseProxy } from "@verbatim/testkit/database-proxy";
+import { type LoopbackServer, listenOnLoopback } from "@verbatim/testkit/listen";
 import { sql } from "drizzle-orm";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,8 +13,6 @@ import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
 import { openPostgresStore, type Store } from "../src/store/database.ts";
-import { type DatabaseProxy, startDatabaseProxy } from "./support/database-proxy.ts";
-import { type LoopbackServer, listenOnLoopback } from "./support/listen.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "./support/store.ts";
 

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
@@ -13,7 +14,6 @@ import {
   type ServiceProcess,
   startServiceProcess,
 } from "./audio/service-process.ts";
-import { FakeYoutube, recordedVideos } from "./support/fake-youtube.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "./support/store.ts";
 
 /** The key's lock without renewal: short, so the retry runs soon after the process died. */

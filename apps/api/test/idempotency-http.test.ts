@@ -1,3 +1,4 @@
+import { type LoopbackServer, listenOnLoopback } from "@verbatim/testkit/listen";
 import { sql } from "drizzle-orm";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +8,6 @@ import { idempotent, settlementOf } from "../src/http/idempotency.ts";
 import { authOf, requestIdOf } from "../src/http/locals.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
 import { Idempotency } from "../src/services/idempotency.ts";
-import { type LoopbackServer, listenOnLoopback } from "./support/listen.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 
 // A billed operation behind the real authentication and Idempotency-Key middleware: it charges

@@ -1,3 +1,4 @@
+import { type LoopbackServer, listenOnLoopback } from "@verbatim/testkit/listen";
 import { DrizzleQueryError } from "drizzle-orm";
 import express from "express";
 import pg from "pg";
@@ -5,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { errorHandler } from "../src/http/error-handler.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
 import { isStoreUnreachable } from "../src/store/database.ts";
-import { type LoopbackServer, listenOnLoopback } from "./support/listen.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 
 const insert = 'insert into "list_positions" ("id") values ($1)';

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
 import { type ErrorCode, errorTable, type OperationId } from "@verbatim/contract";
+import { fromFixture } from "@verbatim/testkit/fake-youtube";
+import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { liveRoutes } from "../src/http/routes/index.ts";
-import { fromFixture } from "./support/fake-youtube.ts";
 import { type ErrorBodyShape, type RawRequest, send, verbatimValidator } from "./support/http.ts";
 import {
   boundaryValues,
@@ -20,7 +21,6 @@ import {
   shownValue,
 } from "./support/openapi.ts";
 import type { TestServer } from "./support/server.ts";
-import { registerRecordedLists } from "./support/youtube-lists.ts";
 import { startYoutubeServer, type YoutubeTestServer } from "./support/youtube-server.ts";
 
 // docs/decisions.md, rule 1: every request the hosted service's published
@@ -82,7 +82,7 @@ const liveProbes: Partial<Record<OperationId, Array<{ what: string; request: Raw
       request: { method: "POST", path: "/api/v2/transcripts/batch", json: { videoIds: [recordedVideo] } },
     },
   ],
-  // The recorded lists of support/youtube-lists.ts, registered on the fake below.
+  // The recorded lists of @verbatim/testkit/youtube-lists, registered on the fake below.
   fetchChannelVideos: [
     {
       what: "a recorded channel's videos tab",

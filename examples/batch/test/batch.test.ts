@@ -1,29 +1,35 @@
-import { startYoutubeServer, type YoutubeTestServer } from "@verbatim/api/test/support/youtube-server";
 import { Verbatim } from "@verbatim/sdk";
+import { startVerbatim, type VerbatimService } from "@verbatim/testkit";
+import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fetchBatch } from "../src/batch.ts";
 
 const surfaceGo = "GJLlxj_dtq8";
 const russianCivilWar = "F1xioXWb8CY";
 const takenDown = "authoredNW1";
-/** Attempts the fake YouTube's adapter makes at one call before the row fails. */
+/** Attempts the service's YouTube adapter makes at one call before the row fails (its default). */
 const upstreamAttempts = 3;
 
-let yt: YoutubeTestServer;
+let youtube: FakeYoutube;
+let server: VerbatimService;
 beforeAll(async () => {
-  yt = await startYoutubeServer({ credits: 100, upstream: { maxAttempts: upstreamAttempts } });
-  yt.fake
+  youtube = await FakeYoutube.start();
+  youtube
     .serveRecordedVideos()
     // Every attempt of the first batch fails; the recording answers from then on.
     .player(surfaceGo, { status: 500, body: "upstream broke" }, upstreamAttempts);
+  server = await startVerbatim({ from: import.meta.url, youtube, credits: 100 });
 });
-afterAll(() => yt.close());
+afterAll(async () => {
+  await server?.close();
+  await youtube?.close();
+});
 
 describe("the batch example", () => {
   it("prints each row, then gets the transiently failed row on a second pass after its capped retry_after", async () => {
     const lines: string[] = [];
     const waits: number[] = [];
-    const verbatim = new Verbatim({ apiKey: yt.server.key.key, baseUrl: yt.server.baseUrl });
+    const verbatim = new Verbatim({ apiKey: server.apiKey, baseUrl: server.baseUrl });
     const rows = await fetchBatch(verbatim, {
       videoIds: [surfaceGo, russianCivilWar, takenDown],
       print: (line) => lines.push(line),
@@ -48,6 +54,7 @@ describe("the batch example", () => {
       expect.stringMatching(new RegExp(`^ok +${surfaceGo} +.+ \\(\\d+ segments, captions\\)$`)),
       "1 credit spent, balance 98",
     ]);
-    expect(await yt.balance()).toBe(98);
+    const { data: account } = await verbatim.me();
+    expect(account.credits).toBe(98);
   });
 });

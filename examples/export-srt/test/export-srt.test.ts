@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { startYoutubeServer, type YoutubeTestServer } from "@verbatim/api/test/support/youtube-server";
 import { Verbatim } from "@verbatim/sdk";
+import { startVerbatim, type VerbatimService } from "@verbatim/testkit";
+import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import { type NodeCue, parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportSubtitles } from "../src/export-srt.ts";
@@ -14,15 +15,18 @@ const run = promisify(execFile);
 const examplePackage = fileURLToPath(new URL("..", import.meta.url));
 const surfaceGo = "GJLlxj_dtq8";
 
-let yt: YoutubeTestServer;
+let youtube: FakeYoutube;
+let server: VerbatimService;
 let outDir: string;
 beforeAll(async () => {
-  yt = await startYoutubeServer({ credits: 10 });
-  yt.fake.serveRecordedVideos();
+  youtube = await FakeYoutube.start();
+  youtube.serveRecordedVideos();
+  server = await startVerbatim({ from: import.meta.url, youtube, credits: 10 });
   outDir = await mkdtemp(join(tmpdir(), "verbatim-export-srt-"));
 });
 afterAll(async () => {
-  await yt?.close();
+  await server?.close();
+  await youtube?.close();
   await rm(outDir, { recursive: true, force: true });
 });
 
@@ -39,7 +43,7 @@ function decodeVttText(text: string): string {
 
 describe("the export-srt example", () => {
   it("writes .srt, .vtt and .txt files that read back as the transcript's segments", async () => {
-    const verbatim = new Verbatim({ apiKey: yt.server.key.key, baseUrl: yt.server.baseUrl });
+    const verbatim = new Verbatim({ apiKey: server.apiKey, baseUrl: server.baseUrl });
     const { data } = await verbatim.transcripts.video({ video: surfaceGo }, { wait: true });
     const segments = data.segments ?? [];
     expect(segments.length).toBeGreaterThan(0);
@@ -77,7 +81,7 @@ describe("the export-srt example", () => {
     const dir = join(outDir, "cli");
     const { stdout } = await run(process.execPath, ["--import", "tsx", "src/main.ts", surfaceGo, "--out", dir], {
       cwd: examplePackage,
-      env: { ...process.env, VERBATIM_API_KEY: yt.server.key.key, VERBATIM_BASE_URL: yt.server.baseUrl },
+      env: { ...process.env, VERBATIM_API_KEY: server.apiKey, VERBATIM_BASE_URL: server.baseUrl },
     });
     expect(stdout).toContain(`wrote ${join(dir, `${surfaceGo}.srt`)}`);
     expect((await readdir(dir)).sort()).toEqual([`${surfaceGo}.srt`, `${surfaceGo}.txt`, `${surfaceGo}.vtt`]);

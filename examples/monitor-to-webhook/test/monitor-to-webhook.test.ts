@@ -1,25 +1,30 @@
-import {
-  channelUrl,
-  eventually,
-  type MonitorHarness,
-  newUploads,
-  startMonitorHarness,
-} from "@verbatim/api/test/monitors/harness";
 import { Verbatim, type WebhookEvent } from "@verbatim/sdk";
+import { startVerbatim, type VerbatimService } from "@verbatim/testkit";
+import { eventually } from "@verbatim/testkit/eventually";
+import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
+import { channelUrl, newUploads, publishNewUploads, serveRecordedChannel } from "@verbatim/testkit/recorded-channel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { monitorToWebhook } from "../src/monitor-to-webhook.ts";
 
-let h: MonitorHarness;
+let youtube: FakeYoutube;
+let server: VerbatimService;
 beforeAll(async () => {
-  h = await startMonitorHarness({ credits: 50 });
+  youtube = await FakeYoutube.start();
+  serveRecordedChannel(youtube);
+  // Captions for two of the new uploads; the third (`authoredNW1`) was taken down.
+  youtube.serveRecordedVideos();
+  server = await startVerbatim({ from: import.meta.url, youtube, credits: 50 });
 });
-afterAll(() => h?.close());
+afterAll(async () => {
+  await server?.close();
+  await youtube?.close();
+});
 
 describe("the monitor-to-webhook example", () => {
   it("creates a monitor delivering to its receiver, and a check's monitor.videos and monitor.transcript events arrive verified", async () => {
     const lines: string[] = [];
     const events: WebhookEvent[] = [];
-    const verbatim = new Verbatim({ apiKey: h.server.key.key, baseUrl: h.server.baseUrl });
+    const verbatim = new Verbatim({ apiKey: server.apiKey, baseUrl: server.baseUrl });
     const followed = await monitorToWebhook(verbatim, {
       channel: channelUrl,
       listen: { port: 0 },
@@ -31,7 +36,7 @@ describe("the monitor-to-webhook example", () => {
       `its events go to ${followed.webhookUrl}`,
     ]);
 
-    h.publishNewUploads();
+    publishNewUploads(youtube);
     await followed.check();
     // The check's answer and the first deliveries race; the order of their lines is not fixed.
     expect(lines).toContainEqual(

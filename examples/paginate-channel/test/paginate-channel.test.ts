@@ -1,28 +1,40 @@
-import { registerRecordedLists } from "@verbatim/api/test/support/youtube-lists";
-import { startYoutubeServer, type YoutubeTestServer } from "@verbatim/api/test/support/youtube-server";
 import { Verbatim } from "@verbatim/sdk";
+import { startVerbatim, type VerbatimService } from "@verbatim/testkit";
+import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
+import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { printChannelPages, printChannelVideos } from "../src/paginate-channel.ts";
 
 // The recorded Creative Commons channel: 62 videos over three YouTube pages.
-let yt: YoutubeTestServer;
+let youtube: FakeYoutube;
+let server: VerbatimService;
 let channelUrl: string;
 let videoIds: string[];
 let verbatim: Verbatim;
 beforeAll(async () => {
-  yt = await startYoutubeServer({ credits: 100 });
-  const { target, videoIds: recordedIds } = registerRecordedLists(yt.fake).channel;
+  youtube = await FakeYoutube.start();
+  const { target, videoIds: recordedIds } = registerRecordedLists(youtube).channel;
   if (target.kind !== "channel") throw new Error("the recorded channel is not a channel");
   channelUrl = target.channel;
   videoIds = recordedIds;
-  verbatim = new Verbatim({ apiKey: yt.server.key.key, baseUrl: yt.server.baseUrl });
+  server = await startVerbatim({ from: import.meta.url, youtube, credits: 100 });
+  verbatim = new Verbatim({ apiKey: server.apiKey, baseUrl: server.baseUrl });
 });
-afterAll(() => yt.close());
+afterAll(async () => {
+  await server?.close();
+  await youtube?.close();
+});
+
+/** The account's balance, as `GET /me` reports it (free of charge). */
+async function balance(): Promise<number> {
+  const { data: account } = await verbatim.me();
+  return account.credits ?? 0;
+}
 
 async function spent(run: () => Promise<unknown>): Promise<number> {
-  const before = (await yt.balance()) ?? 0;
+  const before = await balance();
   await run();
-  return before - ((await yt.balance()) ?? 0);
+  return before - (await balance());
 }
 
 describe("the paginate-channel example", () => {

@@ -1,28 +1,28 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { startServer, type TestServer } from "@verbatim/api/test/support/server";
 import { Verbatim } from "@verbatim/sdk";
+import { startVerbatim, type VerbatimService } from "@verbatim/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { quickstart } from "../src/quickstart.ts";
 
 const run = promisify(execFile);
 const examplePackage = fileURLToPath(new URL("..", import.meta.url));
 
-let server: TestServer;
+let server: VerbatimService;
 beforeAll(async () => {
-  server = await startServer({ plan: "basic", credits: 250 });
+  server = await startVerbatim({ from: import.meta.url, plan: "basic", credits: 250 });
 });
-afterAll(() => server.close());
+afterAll(() => server?.close());
 
 describe("the quickstart example", () => {
   it("prints the service, the account, its balance and its allowance", async () => {
     const lines: string[] = [];
-    const verbatim = new Verbatim({ apiKey: server.key.key, baseUrl: server.baseUrl });
+    const verbatim = new Verbatim({ apiKey: server.apiKey, baseUrl: server.baseUrl });
     await quickstart(verbatim, (line) => lines.push(line));
     expect(lines).toEqual([
-      `verbatim 0.0.0-test is up at ${server.baseUrl}/api/v2`,
-      `account ${server.account.id} on the basic plan`,
+      `verbatim ${server.version} is up at ${server.baseUrl}/api/v2`,
+      `account ${server.accountId} on the basic plan`,
       "credits: 250",
       "requests left this minute: 60 of 60",
     ]);
@@ -36,9 +36,9 @@ describe("the quickstart example", () => {
   it("runs as `pnpm start`, configured by VERBATIM_API_KEY and VERBATIM_BASE_URL", async () => {
     const { stdout } = await run(process.execPath, ["--import", "tsx", "src/main.ts"], {
       cwd: examplePackage,
-      env: { ...process.env, VERBATIM_API_KEY: server.key.key, VERBATIM_BASE_URL: server.baseUrl },
+      env: { ...process.env, VERBATIM_API_KEY: server.apiKey, VERBATIM_BASE_URL: server.baseUrl },
     });
-    expect(stdout).toContain(`account ${server.account.id} on the basic plan`);
+    expect(stdout).toContain(`account ${server.accountId} on the basic plan`);
   });
 
   it("exits 1 with the error's code when the key is refused, and 2 without a key", async () => {

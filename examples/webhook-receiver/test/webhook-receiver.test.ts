@@ -1,12 +1,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type AudioServer, startAudioServer } from "@verbatim/api/test/audio/harness";
-import { audioFixture } from "@verbatim/api/test/support/fake-podcast-host";
 import { Verbatim, type WebhookEvent } from "@verbatim/sdk";
+import { startVerbatim, type VerbatimService } from "@verbatim/testkit";
+import { eventually } from "@verbatim/testkit/eventually";
+import { audioFixture, type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhookReceiver, describeEvent } from "../src/webhook-receiver.ts";
 
-let server: AudioServer;
+let host: FakePodcastHost;
+let server: VerbatimService;
 let receiver: Server;
 let hookUrl: string;
 const events: WebhookEvent[] = [];
@@ -14,9 +16,11 @@ const events: WebhookEvent[] = [];
 const answered: number[] = [];
 
 beforeAll(async () => {
-  server = await startAudioServer({ inlineAudioSeconds: 0, deliverCallbacks: true, credits: 10 });
-  server.host.serveFile("/media/jfk.wav", audioFixture("whisper-cpp/jfk.wav"), "audio/wav");
-  const secret = await server.platform.accounts.webhookSecret(server.account.id);
+  host = await startFakePodcastHost();
+  host.serveFile("/media/jfk.wav", audioFixture("whisper-cpp/jfk.wav"), "audio/wav");
+  // Inline recognition off: the recording becomes a job, whose outcome is delivered to `callback_url`.
+  server = await startVerbatim({ from: import.meta.url, credits: 10, env: { VERBATIM_INLINE_AUDIO_SECONDS: "0" } });
+  const secret = await server.webhookSecret();
   const app = createWebhookReceiver({ secret, onEvent: (event) => void events.push(event) });
   receiver = createServer((req, res) => {
     res.on("finish", () => answered.push(res.statusCode));
@@ -27,30 +31,21 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  await host?.close();
   receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
-async function eventually<T>(read: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("nothing arrived in time");
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 describe("the webhook-receiver example", () => {
   it("receives a job's transcript_job.completed callback, verified and typed, and answers 204", async () => {
-    const verbatim = new Verbatim({ apiKey: server.key.key, baseUrl: server.baseUrl });
+    const verbatim = new Verbatim({ apiKey: server.apiKey, baseUrl: server.baseUrl });
     const accepted = await verbatim.transcripts.video({
-      video: server.host.url("/media/jfk.wav"),
+      video: host.url("/media/jfk.wav"),
       callback_url: hookUrl,
     });
     if (!("job_id" in accepted)) throw new Error(`expected a job, got ${JSON.stringify(accepted)}`);
 
-    const event = await eventually(() => events.find((candidate) => "job_id" in candidate));
+    const event = await eventually(() => events.find((candidate) => "job_id" in candidate), 30_000);
     expect(event).toMatchObject({
       type: "transcript_job.completed",
       job_id: accepted.job_id,
@@ -61,7 +56,7 @@ describe("the webhook-receiver example", () => {
     expect(describeEvent(event)).toMatch(
       new RegExp(`^transcript_job\\.completed ${accepted.job_id}: jfk\\.wav, \\d+ words$`),
     );
-    expect(await eventually(() => answered[0])).toBe(204);
+    expect(await eventually(() => answered[0], 30_000)).toBe(204);
   });
 
   it("answers 400 to a forged delivery and hands it to nobody", async () => {

@@ -2,10 +2,11 @@ import { createHash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, probeDuration, SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
 import { ApiError } from "../../src/errors.ts";
-import { audioFixture, type GeneratedMedia, generatedMedia } from "./generated-media.ts";
+import { type GeneratedMedia, generatedMedia } from "./generated-media.ts";
 
 async function countSamples(samples: AsyncIterable<Float32Array>): Promise<{ count: number; peak: number }> {
   let count = 0;

@@ -2,14 +2,11 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { resolveFfmpegPath } from "../../src/adapters/media/decoder.ts";
 
 const run = promisify(execFile);
-
-/** The recorded fixtures (copied from ../shared/fixtures with their SOURCE notes). */
-export const audioFixture = (path: string) => fileURLToPath(new URL(`../fixtures/audio/${path}`, import.meta.url));
 
 /** The words spoken in the JFK fixtures (their SOURCE.md). */
 export const JFK_REFERENCE =

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createSpeechEngine } from "../../src/adapters/asr/index.ts";
 import { OpenAiCompatibleSpeechEngine } from "../../src/adapters/asr/openai-compatible-speech-engine.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { transcribeMedia } from "../../src/adapters/asr/speech-engine.ts";
 import { SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
-import { audioFixture } from "./generated-media.ts";
 
 /** What the fake server saw of one transcription request. */
 interface ReceivedRequest {

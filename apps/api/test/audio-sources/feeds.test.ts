@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { podcastFixture } from "@verbatim/testkit/fake-podcast-host";
 import { describe, expect, it } from "vitest";
 import {
   feedFormatOf,
@@ -9,7 +10,6 @@ import {
   rankTranscripts,
 } from "../../src/adapters/audio-sources/feeds.ts";
 import { decodeText } from "../../src/adapters/audio-sources/text-decoding.ts";
-import { podcastFixture } from "../support/fake-podcast-host.ts";
 
 function feedOf(fixture: string, contentType: string | null = null): ParsedFeed {
   const text = decodeText(readFileSync(podcastFixture(fixture)), contentType);

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import { audioFixture, type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type {
@@ -9,7 +10,6 @@ import type {
   PublisherTranscriptLink,
   ResolvedAudioSource,
 } from "../../src/adapters/audio-sources/index.ts";
-import { audioFixture, type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
 import { closing, failure, testAudioSources } from "./helpers.ts";
 
 let host: FakePodcastHost;

@@ -1,7 +1,7 @@
+import { type FakePodcastHost, lookupWith, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { publicAddressRule } from "../../src/adapters/net/address-rule.ts";
 import { createPublicFetch, type PublicFetch, type PublicFetchOptions } from "../../src/adapters/net/public-fetch.ts";
-import { type FakePodcastHost, lookupWith, startFakePodcastHost } from "../support/fake-podcast-host.ts";
 import { closing, failure } from "./helpers.ts";
 
 let host: FakePodcastHost;

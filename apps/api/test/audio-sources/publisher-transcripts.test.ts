@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { podcastFixture } from "@verbatim/testkit/fake-podcast-host";
 import { describe, expect, it } from "vitest";
 import {
   type ParsedTranscript,
@@ -6,7 +7,6 @@ import {
   type TranscriptReading,
 } from "../../src/adapters/audio-sources/publisher-transcripts.ts";
 import { decodeText } from "../../src/adapters/audio-sources/text-decoding.ts";
-import { podcastFixture } from "../support/fake-podcast-host.ts";
 
 const unknownLength: TranscriptReading = { declaredFormat: null, durationSeconds: null };
 

@@ -1,5 +1,10 @@
+import {
+  audioFixture,
+  type FakePodcastHost,
+  lookupWith,
+  startFakePodcastHost,
+} from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audioFixture, type FakePodcastHost, lookupWith, startFakePodcastHost } from "../support/fake-podcast-host.ts";
 import { closing, failure, testAudioSources } from "./helpers.ts";
 
 let host: FakePodcastHost;

@@ -1,8 +1,9 @@
 import { readFile } from "node:fs/promises";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plans } from "../../src/services/plans.ts";
-import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
+import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { type Answer, expectErrorEnvelope } from "../support/http.ts";
 import type { TestServer } from "../support/server.ts";

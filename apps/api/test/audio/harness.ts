@@ -1,3 +1,6 @@
+import { type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
+import type { FakeYoutube } from "@verbatim/testkit/fake-youtube";
+import type { PlatformDouble } from "@verbatim/testkit/platform-double";
 import { expect } from "vitest";
 import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/index.ts";
@@ -21,10 +24,7 @@ import { defaultYtdlpExtractors } from "../../src/sources/ytdlp/ytdlp-extractors
 import type { Store } from "../../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
-import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
-import type { FakeYoutube } from "../support/fake-youtube.ts";
 import { type Answer, send } from "../support/http.ts";
-import type { PlatformDouble } from "../support/platform-double.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
 import { openTestStore } from "../support/store.ts";
 import { readyProjectYtdlp } from "../ytdlp/harness.ts";

@@ -1,12 +1,7 @@
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  audioFixture,
-  type GeneratedMedia,
-  generatedMedia,
-  JFK_REFERENCE,
-  JFK_WER_LIMIT,
-} from "../asr/generated-media.ts";
+import { type GeneratedMedia, generatedMedia, JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope } from "../support/http.ts";

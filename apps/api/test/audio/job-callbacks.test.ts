@@ -1,11 +1,12 @@
 import { errorTable } from "@verbatim/contract";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
 import { WebhookLog } from "../../src/services/webhook-log.ts";
-import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
+import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import type { Answer } from "../support/http.ts";
 import { type ReceivedRequest, type Receiver, startReceiver } from "../webhooks/receiver.ts";
 import {

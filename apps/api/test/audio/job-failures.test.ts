@@ -1,5 +1,6 @@
 import type { ErrorCode } from "@verbatim/contract";
 import { errorTable } from "@verbatim/contract";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/ids.ts";
@@ -7,7 +8,7 @@ import { createLogger } from "../../src/logger.ts";
 import { AudioTranscriptStore, type FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
 import { createWebhooks } from "../../src/services/webhook-deliverer.ts";
-import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
+import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope, verbatimValidator } from "../support/http.ts";
 import {

@@ -1,6 +1,6 @@
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audioFixture } from "../asr/generated-media.ts";
 import { testEngine } from "../support/store.ts";
 import {
   type AudioServer,

@@ -1,15 +1,15 @@
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { type LoopbackServer, listenOnLoopback } from "@verbatim/testkit/listen";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAudioSources } from "../../src/adapters/audio-sources/index.ts";
 import { createApp } from "../../src/app.ts";
 import { composeServices } from "../../src/compose.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ledgerOf } from "../platform/helpers.ts";
-import { audioFixture } from "../support/fake-podcast-host.ts";
 import { type Answer, expectErrorEnvelope } from "../support/http.ts";
-import { type LoopbackServer, listenOnLoopback } from "../support/listen.ts";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./harness.ts";
 
-/** The authored feed (test/fixtures/podcasts/SOURCE.md): one episode per transcript format, and one without. */
+/** The authored feed (packages/testkit/fixtures/podcasts/SOURCE.md): one episode per transcript format, and one without. */
 const feedPath = "/feeds/transcript-formats.xml";
 const feedOrigin = "https://podcasts.example/";
 const show = "Podcasting Q&A (Verbatim test feed)";

@@ -1,4 +1,5 @@
-import { type NodeProcess, spawnNodeScript } from "../support/node-process.ts";
+import { type NodeProcess, spawnNodeScript } from "@verbatim/testkit/node-process";
+import { apiPackage } from "../support/api-package.ts";
 import type { Loose } from "./harness.ts";
 
 /** `src/main.ts` running as a child process, as an operator starts it. */
@@ -6,7 +7,7 @@ export type ServiceProcess = NodeProcess;
 
 /** Starts `node --import tsx src/main.ts` in the API package with these variables added to the environment. */
 export function startServiceProcess(env: Record<string, string>): ServiceProcess {
-  return spawnNodeScript("src/main.ts", [], env);
+  return spawnNodeScript("src/main.ts", [], { cwd: apiPackage, env });
 }
 
 /** The base URL a service process logged when it began listening. */

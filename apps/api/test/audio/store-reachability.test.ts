@@ -1,5 +1,5 @@
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audioFixture } from "../asr/generated-media.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
 import type { TestServer } from "../support/server.ts";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./harness.ts";

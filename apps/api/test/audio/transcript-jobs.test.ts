@@ -1,8 +1,9 @@
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.ts";
 import { createWebhooks } from "../../src/services/webhook-deliverer.ts";
-import { audioFixture, JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
+import { JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope } from "../support/http.ts";

@@ -1,12 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pricing } from "../../src/services/pricing.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
-import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 import type { Loose } from "./harness.ts";
 import {

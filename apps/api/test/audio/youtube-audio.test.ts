@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { FakeYoutube, fixture, fromFixture, playerFromReelRecording } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audioFixture, JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
+import { JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";
-import { FakeYoutube, fixture, fromFixture, playerFromReelRecording } from "../support/fake-youtube.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
 import {
   type AudioServer,

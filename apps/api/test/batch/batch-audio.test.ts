@@ -1,8 +1,8 @@
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AudioServer, pollUntilFinished, startAudioServer } from "../audio/harness.ts";
-import { audioFixture } from "../support/fake-podcast-host.ts";
-import { FakeYoutube } from "../support/fake-youtube.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 
 const surfaceGo = "GJLlxj_dtq8";

@@ -1,10 +1,10 @@
+import { type DatabaseProxy, startDatabaseProxy } from "@verbatim/testkit/database-proxy";
 import {
   jobServiceEnvironment,
   listeningUrl,
   type ServiceProcess,
   startServiceProcess,
 } from "../audio/service-process.ts";
-import { type DatabaseProxy, startDatabaseProxy } from "../support/database-proxy.ts";
 
 /** Where the cluster's processes find the fakes, the database (through the proxy) and how fast they work. */
 export interface ClusterEnvironment {

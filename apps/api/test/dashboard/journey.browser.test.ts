@@ -4,10 +4,12 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { eventually } from "@verbatim/testkit/eventually";
+import { recordedVideos } from "@verbatim/testkit/fake-youtube";
+import { channelUrl } from "@verbatim/testkit/recorded-channel";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { channelUrl, eventually, type MonitorHarness, startMonitorHarness } from "../monitors/harness.ts";
-import { recordedVideos } from "../support/fake-youtube.ts";
+import { type MonitorHarness, startMonitorHarness } from "../monitors/harness.ts";
 
 const chromiumPath = "/usr/bin/chromium";
 const dashboardIndex = fileURLToPath(new URL("../../../dashboard/dist/index.html", import.meta.url));

@@ -3,10 +3,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { audioFixture, type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
+import { type NodeProcess, spawnNode } from "@verbatim/testkit/node-process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listeningUrl } from "../audio/service-process.ts";
-import { audioFixture, type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
-import { type NodeProcess, spawnNode } from "../support/node-process.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 
 const apiPackage = fileURLToPath(new URL("../..", import.meta.url));
@@ -38,12 +38,15 @@ describe("the compiled service (pnpm build, then node dist/main.js)", () => {
 
   async function startCompiled(role: "all" | "api" | "worker"): Promise<NodeProcess> {
     const started = spawnNode("dist/main.js", ["dist/main.js"], {
-      ...(await storeEnvironment()),
-      NODE_ENV: "production",
-      VERBATIM_ROLE: role,
-      VERBATIM_ALLOW_PRIVATE_TARGETS: "1",
-      VERBATIM_LOG_LEVEL: "info",
-      PORT: "0",
+      cwd: apiPackage,
+      env: {
+        ...(await storeEnvironment()),
+        NODE_ENV: "production",
+        VERBATIM_ROLE: role,
+        VERBATIM_ALLOW_PRIVATE_TARGETS: "1",
+        VERBATIM_LOG_LEVEL: "info",
+        PORT: "0",
+      },
     });
     processes.push(started);
     return started;

@@ -1,7 +1,7 @@
+import { recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { plans } from "../../src/services/plans.ts";
-import { recordedVideos } from "../support/fake-youtube.ts";
 import { type Answer, type ErrorBodyShape, expectErrorEnvelope, send } from "../support/http.ts";
 import { testEngine } from "../support/store.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";

@@ -1,14 +1,10 @@
+import { eventually } from "@verbatim/testkit/eventually";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
+import { channelUrl } from "@verbatim/testkit/recorded-channel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AudioServer, pollUntilFinished, startAudioServer } from "../audio/harness.ts";
-import {
-  channelUrl,
-  createdMonitor,
-  eventually,
-  type MonitorHarness,
-  startMonitorHarness,
-} from "../monitors/harness.ts";
-import { audioFixture } from "../support/fake-podcast-host.ts";
-import { FakeYoutube, recordedVideos } from "../support/fake-youtube.ts";
+import { createdMonitor, type MonitorHarness, startMonitorHarness } from "../monitors/harness.ts";
 import type { TestServer } from "../support/server.ts";
 import { testEngine } from "../support/store.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";

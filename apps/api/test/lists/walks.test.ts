@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ListTarget } from "../../src/adapters/youtube/video-lists.ts";
 import {
   type InnertubeCall,
   innertubeCalls,
   type RecordedList,
   type RecordedLists,
   registerRecordedLists,
-} from "../support/youtube-lists.ts";
+} from "@verbatim/testkit/youtube-lists";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ListTarget } from "../../src/adapters/youtube/video-lists.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 
 // The three recorded YouTube lists walked over HTTP through the real adapter and the fake

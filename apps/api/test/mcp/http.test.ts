@@ -1,9 +1,9 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { createClient } from "@verbatim/sdk";
+import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorEnvelope, send } from "../support/http.ts";
-import { registerRecordedLists } from "../support/youtube-lists.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 import {
   callTool,

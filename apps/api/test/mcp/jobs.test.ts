@@ -1,8 +1,8 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { createClient } from "@verbatim/sdk";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audioFixture } from "../asr/generated-media.ts";
 import { type AudioServer, startAudioServer } from "../audio/harness.ts";
 import { callTool, connectOverHttp, expectToolError, textOf } from "./mcp-client.ts";
 

@@ -1,10 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
+import { fromFixture, playerFromReelRecording } from "@verbatim/testkit/fake-youtube";
 import { Ajv, type ValidateFunction } from "ajv";
 import formats from "ajv-formats";
 import { expect } from "vitest";
-import { fromFixture, playerFromReelRecording } from "../support/fake-youtube.ts";
 import type { YoutubeTestServer } from "../support/youtube-server.ts";
 
 export const surfaceGo = "GJLlxj_dtq8";

@@ -1,7 +1,8 @@
+import { channelUrl } from "@verbatim/testkit/recorded-channel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorEnvelope, send } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { channelUrl, createdMonitor, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+import { createdMonitor, type MonitorHarness, startMonitorHarness } from "./harness.ts";
 
 let h: MonitorHarness;
 let monitorId: string;

@@ -1,3 +1,5 @@
+import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
+import { publishNewUploads, serveRecordedChannel } from "@verbatim/testkit/recorded-channel";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
 import {
@@ -18,49 +20,9 @@ import type { PlanName } from "../../src/services/plans.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
 import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
-import { type FakeReply, FakeYoutube, fixture, newpipeRecording, newpipeRequest } from "../support/fake-youtube.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
 import { emptyStore, openTestStore } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
-
-/** The recorded Creative Commons channel, asked for as its legacy user URL (resolve_url, then browse). */
-export const channelUrl = "https://www.youtube.com/user/creativecommons";
-/** What the recorded Videos tab's first page holds. */
-export const recordedFirstPageSize = 30;
-/** The uploads `publishNewUploads` puts on top of the tab, newest first. */
-export const newUploads = ["GJLlxj_dtq8", "F1xioXWb8CY", "authoredNW1"] as const;
-
-const resolveRecording = "youtubechanneltabextractor/videos/generated_mock_2.json";
-const firstPageRecording = "youtubechanneltabextractor/videos/generated_mock_3.json";
-
-/** The recorded Videos tab's first-page call: what a rule answering it matches. */
-function firstPageCall(): { endpoint: string; fields: Record<string, string> } {
-  const { endpoint, body } = newpipeRequest(firstPageRecording);
-  return { endpoint, fields: { browseId: String(body.browseId), params: String(body.params) } };
-}
-
-/** The recorded first page with `videoId` in place of its newest upload: a new upload on top, the one before gone. */
-export function firstPageWithUpload(videoId: string): string {
-  const recorded = newpipeRecording(firstPageRecording).body;
-  const newest = /"videoId":"([\w-]{11})"/.exec(recorded)?.[1];
-  if (!newest) throw new Error(`${firstPageRecording} lists no video`);
-  return recorded.replaceAll(newest, videoId);
-}
-
-/** Answers the channel's first page with an upload never listed before on every call: each check finds exactly one. */
-export function serveFreshUploadOnEveryCall(fake: FakeYoutube): void {
-  const { endpoint, fields } = firstPageCall();
-  let uploads = 0;
-  fake.innertube(endpoint, fields, () => ({
-    body: firstPageWithUpload(`upload${String(++uploads).padStart(5, "0")}`),
-  }));
-}
-
-/** Answers the channel's next first-page call with `reply`, once. */
-export function answerFirstPageOnce(fake: FakeYoutube, reply: FakeReply): void {
-  const { endpoint, fields } = firstPageCall();
-  fake.innertube(endpoint, fields, reply, 1);
-}
 
 /** A settable clock: every service of the harness reads it. */
 export interface Clock {
@@ -124,7 +86,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   const clock = fixedClock();
   const now = () => clock.now();
   const fake = await FakeYoutube.start();
-  fake.replayNewpipe(resolveRecording).replayNewpipe(firstPageRecording);
+  serveRecordedChannel(fake);
   // Captions for two of the new uploads; the third (`authoredNW1`) was taken down.
   fake.serveRecordedVideos();
   const receiver = await startReceiver();
@@ -186,10 +148,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
     webhooks,
     clock,
     balance: () => platform.credits.balance(server.account.id),
-    publishNewUploads() {
-      const { endpoint, fields } = firstPageCall();
-      fake.innertube(endpoint, fields, { body: fixture("authored/lists/creativecommons.videos.new-uploads.json") });
-    },
+    publishNewUploads: () => publishNewUploads(fake),
     async close() {
       await scheduler.stop();
       await webhooks.stop();
@@ -210,17 +169,6 @@ export function createdMonitor<Monitor>(answer: {
 }): Monitor {
   if (!answer.data) throw new Error(`monitor not created: ${answer.response.status} ${JSON.stringify(answer.error)}`);
   return answer.data.data;
-}
-
-/** Waits until `condition` holds, polling every 20 ms, for at most `timeoutMs`. */
-export async function eventually<T>(condition: () => T | Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await condition();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Another worker's monitor service on the harness's database: what a second process would run. */

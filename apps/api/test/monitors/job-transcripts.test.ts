@@ -1,3 +1,6 @@
+import { eventually } from "@verbatim/testkit/eventually";
+import { fromFixture } from "@verbatim/testkit/fake-youtube";
+import { channelUrl, newUploads } from "@verbatim/testkit/recorded-channel";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
@@ -8,17 +11,9 @@ import type { FullTranscript } from "../../src/services/audio-transcript-store.t
 import { AudioTranscriptStore } from "../../src/services/audio-transcript-store.ts";
 import type { TranscriptionQueue } from "../../src/services/audio-transcripts.ts";
 import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
-import { fromFixture } from "../support/fake-youtube.ts";
 import { verbatimValidator } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import {
-  channelUrl,
-  createdMonitor,
-  eventually,
-  type MonitorHarness,
-  newUploads,
-  startMonitorHarness,
-} from "./harness.ts";
+import { createdMonitor, type MonitorHarness, startMonitorHarness } from "./harness.ts";
 
 let h: MonitorHarness;
 let jobs: TranscriptJobs;

@@ -1,3 +1,5 @@
+import { eventually } from "@verbatim/testkit/eventually";
+import { channelUrl, newUploads, recordedFirstPageSize } from "@verbatim/testkit/recorded-channel";
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -5,15 +7,7 @@ import type { Store } from "../../src/store/database.ts";
 import { expectErrorEnvelope, send as sendRaw } from "../support/http.ts";
 import { openTestStore } from "../support/store.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import {
-  channelUrl,
-  createdMonitor,
-  eventually,
-  type MonitorHarness,
-  newUploads,
-  recordedFirstPageSize,
-  startMonitorHarness,
-} from "./harness.ts";
+import { createdMonitor, type MonitorHarness, startMonitorHarness } from "./harness.ts";
 
 let h: MonitorHarness;
 /** Every test's harness works on this store, emptied: each needs an empty database, not a new one. */

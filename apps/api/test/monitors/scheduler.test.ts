@@ -1,3 +1,10 @@
+import { eventually } from "@verbatim/testkit/eventually";
+import {
+  answerFirstPageOnce,
+  channelUrl,
+  firstPageWithUpload,
+  serveFreshUploadOnEveryCall,
+} from "@verbatim/testkit/recorded-channel";
 import { DrizzleQueryError, type SQL, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
@@ -7,17 +14,7 @@ import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { openTestStore } from "../support/store.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import {
-  anotherWorker,
-  answerFirstPageOnce,
-  channelUrl,
-  createdMonitor,
-  eventually,
-  firstPageWithUpload,
-  type MonitorHarness,
-  serveFreshUploadOnEveryCall,
-  startMonitorHarness,
-} from "./harness.ts";
+import { anotherWorker, createdMonitor, type MonitorHarness, startMonitorHarness } from "./harness.ts";
 
 let h: MonitorHarness;
 /** Every test's harness works on this store, emptied: each needs an empty database, not a new one. */

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
+import { eventually } from "@verbatim/testkit/eventually";
+import { channelUrl } from "@verbatim/testkit/recorded-channel";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { channelUrl, eventually, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+import { type MonitorHarness, startMonitorHarness } from "./harness.ts";
 
 /**
  * The hosted service's Node SDK reads monitor answers shaped as its test fixtures are

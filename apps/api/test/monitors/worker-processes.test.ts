@@ -1,3 +1,6 @@
+import { eventually } from "@verbatim/testkit/eventually";
+import { FakeYoutube, fixture, newpipeRequest } from "@verbatim/testkit/fake-youtube";
+import { channelUrl, newUploads } from "@verbatim/testkit/recorded-channel";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
@@ -8,9 +11,7 @@ import { MonitorEvents } from "../../src/services/monitor-events.ts";
 import type { Monitors } from "../../src/services/monitors.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type ServiceProcess, startServiceProcess } from "../audio/service-process.ts";
-import { FakeYoutube, fixture, newpipeRequest } from "../support/fake-youtube.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
-import { channelUrl, eventually, newUploads } from "./harness.ts";
 
 const resolveRecording = "youtubechanneltabextractor/videos/generated_mock_2.json";
 const firstPageRecording = "youtubechanneltabextractor/videos/generated_mock_3.json";

@@ -1,3 +1,5 @@
+import { type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
+import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { pricing } from "../../src/services/pricing.ts";
@@ -11,8 +13,6 @@ import {
   type ServiceProcess,
   startServiceProcess,
 } from "../audio/service-process.ts";
-import { type FakePodcastHost, startFakePodcastHost } from "../support/fake-podcast-host.ts";
-import { FakeYoutube, recordedVideos } from "../support/fake-youtube.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 
 /** Long enough that a worker is stopped mid-way (about 10 s of recognition on one core). */

@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { type NodeProcess, spawnNodeScript } from "@verbatim/testkit/node-process";
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { ApiError } from "../../src/errors.ts";
@@ -8,7 +9,7 @@ import { hashApiKey } from "../../src/services/api-keys.ts";
 import type { Allowance, Authentication } from "../../src/services/authenticator.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
-import { type NodeProcess, spawnNodeScript } from "../support/node-process.ts";
+import { apiPackage } from "../support/api-package.ts";
 import { openTestStore } from "../support/store.ts";
 
 export { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
@@ -167,5 +168,5 @@ export async function openPostgresPlatform(
 export type ChildScript = NodeProcess;
 
 export function spawnScript(script: string, args: string[]): ChildScript {
-  return spawnNodeScript(fileURLToPath(new URL(script, import.meta.url)), args);
+  return spawnNodeScript(fileURLToPath(new URL(script, import.meta.url)), args, { cwd: apiPackage });
 }

@@ -1,12 +1,12 @@
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
-import { audioFixture } from "../support/fake-podcast-host.ts";
 import { send } from "../support/http.ts";
-import { type PlatformDouble, startPlatformDouble } from "../support/platform-double.ts";
 
 // POST /transcripts/languages and translate_to beyond YouTube: the platforms through the real
 // yt-dlp and the platform double (TikTok's `translated` item lists its speech recognition in
-// English and its machine translation into German, test/fixtures/platforms/tiktok/SOURCE.md),
+// English and its machine translation into German, packages/testkit/fixtures/platforms/tiktok/SOURCE.md),
 // a podcast feed's publisher transcripts, and a media file.
 const tiktokCaptions = "https://www.tiktok.com/@verbatim.tests/video/7400000000000000001";
 const tiktokTranslated = "https://www.tiktok.com/@verbatim.tests/video/7400000000000000008";

@@ -1,10 +1,10 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
 import { startServiceProcess } from "../audio/service-process.ts";
-import { type PlatformDouble, startPlatformDouble } from "../support/platform-double.ts";
 
 // VERBATIM_YTDLP_EXTRACTORS is the operator's list of the platforms yt-dlp may read: a link to a
 // platform left out is refused before yt-dlp runs, and the generic extractor (any page on the

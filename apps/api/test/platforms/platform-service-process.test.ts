@@ -1,3 +1,4 @@
+import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Loose } from "../audio/harness.ts";
 import {
@@ -7,7 +8,6 @@ import {
   type ServiceProcess,
   startServiceProcess,
 } from "../audio/service-process.ts";
-import { type PlatformDouble, startPlatformDouble } from "../support/platform-double.ts";
 import { testEngine } from "../support/store.ts";
 import {
   type ApiService,

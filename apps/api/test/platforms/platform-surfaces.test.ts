@@ -1,8 +1,8 @@
+import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AudioServer, type Loose, startAudioServer } from "../audio/harness.ts";
 import { callTool, connectOverHttp } from "../mcp/mcp-client.ts";
 import { send } from "../support/http.ts";
-import { type PlatformDouble, startPlatformDouble } from "../support/platform-double.ts";
 import { testEngine } from "../support/store.ts";
 import { expectAnchorShape, expectDeprecated } from "../v1/support.ts";
 

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import { type PlatformDouble, platformFixture, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AudioServer,
@@ -8,17 +8,15 @@ import {
   pollUntilFinished,
   startAudioServer,
 } from "../audio/harness.ts";
-import { type PlatformDouble, startPlatformDouble } from "../support/platform-double.ts";
 
 // Every platform read through yt-dlp, end to end: the route, the transcript service, the real
 // yt-dlp in its sidecar, the egress guard, and the platform double standing in for the sites
-// (test/fixtures/platforms/*/SOURCE.md say what each answer mirrors). The JFK clip says "ask not
+// (packages/testkit/fixtures/platforms/*/SOURCE.md say what each answer mirrors). The JFK clip says "ask not
 // what your country can do for you"; the speech engine hears it, the captions spell it.
 const jfkWords = /what your country can do for you/i;
 
 async function recordedInfo(platform: string, scenario: string): Promise<Loose> {
-  const path = fileURLToPath(new URL(`../fixtures/platforms/${platform}/info/${scenario}.json`, import.meta.url));
-  return JSON.parse(await readFile(path, "utf8"));
+  return JSON.parse(await readFile(platformFixture(`${platform}/info/${scenario}.json`), "utf8"));
 }
 
 /** Every media and caption address an info dict holds: signed, and never to be served. */

@@ -3,12 +3,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ytdlpAbsentAdvice } from "../../src/sources/index.ts";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
 import { jobServiceEnvironment, request, type ServiceClient } from "../audio/service-process.ts";
 import { send } from "../support/http.ts";
-import { type PlatformDouble, startPlatformDouble } from "../support/platform-double.ts";
 import { testEngine } from "../support/store.ts";
 import {
   type ApiService,

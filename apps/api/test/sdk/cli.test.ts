@@ -2,6 +2,9 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Segment, Verbatim } from "@verbatim/sdk";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
+import { type RecordedLists, registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // The SDK's own harness for its command line: it builds the CLI as the package's build does and
@@ -14,10 +17,7 @@ import {
   runCliOnTerminal,
 } from "../../../../packages/sdk/test/support/cli-process.ts";
 import { type AudioServer, startAudioServer } from "../audio/harness.ts";
-import { audioFixture } from "../support/fake-podcast-host.ts";
-import { FakeYoutube, recordedVideos } from "../support/fake-youtube.ts";
 import { sdkFor } from "../support/sdk.ts";
-import { type RecordedLists, registerRecordedLists } from "../support/youtube-lists.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 
 // `npx @verbatim/sdk <command>` as a process against a live server: captions, YouTube's German

@@ -1,6 +1,6 @@
 import { RequestError } from "@verbatim/sdk";
+import { recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { recordedVideos } from "../support/fake-youtube.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 

@@ -1,13 +1,8 @@
 import { InputError, RequestError } from "@verbatim/sdk";
+import { channelUrl, newUploads, recordedFirstPageSize } from "@verbatim/testkit/recorded-channel";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  channelUrl,
-  type MonitorHarness,
-  newUploads,
-  recordedFirstPageSize,
-  startMonitorHarness,
-} from "../monitors/harness.ts";
+import { type MonitorHarness, startMonitorHarness } from "../monitors/harness.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 

@@ -1,7 +1,7 @@
 import { ConnectionError, type VerbatimOptions } from "@verbatim/sdk";
+import { type ProxiedRequest, type RecordingProxy, startRecordingProxy } from "@verbatim/testkit/recording-proxy";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ledgerOf } from "../platform/helpers.ts";
-import { type ProxiedRequest, type RecordingProxy, startRecordingProxy } from "../support/recording-proxy.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 

@@ -1,11 +1,11 @@
 import { errorTable } from "@verbatim/contract";
 import { ContentError, type JobProgress, JobTimeoutError, RequestError, type Verbatim } from "@verbatim/sdk";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { type AudioServer, startAudioServer } from "../audio/harness.ts";
 import { ledgerOf } from "../platform/helpers.ts";
-import { audioFixture } from "../support/fake-podcast-host.ts";
-import { FakeYoutube } from "../support/fake-youtube.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 

@@ -1,8 +1,10 @@
 import { verifyWebhook, WebhookVerificationError } from "@verbatim/sdk";
+import { eventually } from "@verbatim/testkit/eventually";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { channelUrl, newUploads } from "@verbatim/testkit/recorded-channel";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AudioServer, startAudioServer } from "../audio/harness.ts";
-import { channelUrl, eventually, type MonitorHarness, newUploads, startMonitorHarness } from "../monitors/harness.ts";
-import { audioFixture } from "../support/fake-podcast-host.ts";
+import { type MonitorHarness, startMonitorHarness } from "../monitors/harness.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import { type ReceivedRequest, type Receiver, startReceiver } from "../webhooks/receiver.ts";

@@ -6,12 +6,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { rootCertificates } from "node:tls";
 import { promisify } from "node:util";
+import { startConnectProxy } from "@verbatim/testkit/connect-proxy";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { caCertificatesFrom } from "../../src/adapters/net/ca-certificates.ts";
 import { createPublicFetch } from "../../src/adapters/net/public-fetch.ts";
 import { createUpstreamFetch } from "../../src/adapters/youtube/upstream-fetch.ts";
 import { failure } from "../audio-sources/helpers.ts";
-import { startConnectProxy } from "../support/connect-proxy.ts";
 
 const run = promisify(execFile);
 let directory: string;

@@ -2,13 +2,13 @@ import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type LookupFunction, type Socket } from "node:net";
 import { Writable } from "node:stream";
+import { startConnectProxy } from "@verbatim/testkit/connect-proxy";
+import { lookupWith } from "@verbatim/testkit/fake-podcast-host";
 import { pino } from "pino";
 import { ProxyAgent, fetch as undiciFetch } from "undici";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { publicAddressRule } from "../../src/adapters/net/address-rule.ts";
 import { type EgressGuard, type EgressGuardOptions, startEgressGuard } from "../../src/sources/egress/egress-guard.ts";
-import { startConnectProxy } from "../support/connect-proxy.ts";
-import { lookupWith } from "../support/fake-podcast-host.ts";
 
 /** Lets the target's 127.0.0.1 stand in for a public server; every other address obeys the real rule. */
 const loopbackTargetIsPublic = (address: string) => (address === "127.0.0.1" ? null : publicAddressRule(address));

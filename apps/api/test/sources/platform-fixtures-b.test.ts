@@ -3,9 +3,9 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
-import { startPlatformDouble } from "../support/platform-double.ts";
 
 // The real yt-dlp reads the Instagram, Vimeo, Dailymotion and Facebook fixtures through the platform
 // double: each ok scenario must extract, list its subtitles and download the JFK clip; each error

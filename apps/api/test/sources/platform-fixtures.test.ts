@@ -4,14 +4,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { type PlatformDouble, platformFixture, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveFfmpegPath } from "../../src/adapters/media/decoder.ts";
-import { type PlatformDouble, startPlatformDouble } from "../support/platform-double.ts";
 
 const run = promisify(execFile);
 const repoRoot = fileURLToPath(new URL("../../../../", import.meta.url));
 const ytdlp = join(repoRoot, "apps", "api", ".ytdlp", "bin", "yt-dlp");
-const platformsDir = fileURLToPath(new URL("../fixtures/platforms/", import.meta.url));
 
 /** A scenario yt-dlp extracts: what it must report, and that its speech media and subtitles download. */
 interface Extracted {
@@ -282,7 +281,7 @@ describe("the real yt-dlp against the platform double", () => {
           expect(await audioSeconds(info.filepath)).toBeCloseTo(11, 0);
 
           const recorded = JSON.parse(
-            await readFile(join(platformsDir, expected.platform, "info", `${expected.scenario}.json`), "utf8"),
+            await readFile(platformFixture(`${expected.platform}/info/${expected.scenario}.json`), "utf8"),
           ) as { id: string; title: string; subtitles?: Record<string, unknown> };
           expect({ id: recorded.id, title: recorded.title, subtitles: Object.keys(recorded.subtitles ?? {}) }).toEqual({
             id: expected.id,

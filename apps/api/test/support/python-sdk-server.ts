@@ -5,11 +5,11 @@
 // the recorded Creative Commons channel. It prints one JSON line with what the tests need, then
 // answers one JSON line per command line read from stdin, and stops when stdin closes.
 import { createInterface } from "node:readline";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { FakeYoutube, playerFromReelRecording, recordedVideos } from "@verbatim/testkit/fake-youtube";
+import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { startAudioServer } from "../audio/harness.ts";
 import { startMonitorHarness } from "../monitors/harness.ts";
-import { audioFixture } from "./fake-podcast-host.ts";
-import { FakeYoutube, playerFromReelRecording, recordedVideos } from "./fake-youtube.ts";
-import { registerRecordedLists } from "./youtube-lists.ts";
 
 const privateVideo = "8VajtrESJzA";
 

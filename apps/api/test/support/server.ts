@@ -1,5 +1,6 @@
 import { get } from "node:http";
 import { createClient, type VerbatimClient } from "@verbatim/sdk";
+import { listenOnLoopback } from "@verbatim/testkit/listen";
 import { createApp } from "../../src/app.ts";
 import { composeServices, type ServiceParts } from "../../src/compose.ts";
 import type { AppDeps } from "../../src/deps.ts";
@@ -9,7 +10,6 @@ import { createPlatform, type Platform } from "../../src/platform.ts";
 import type { AccountView, IssuedKey } from "../../src/services/accounts.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import type { Store } from "../../src/store/database.ts";
-import { listenOnLoopback } from "./listen.ts";
 import { emptyStore, openTestStore } from "./store.ts";
 
 /** A server on a loopback port, built by `createApp`, with one account and an SDK client using its key. */

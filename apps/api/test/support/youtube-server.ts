@@ -1,5 +1,5 @@
+import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import { createYoutubeAdapter, type YoutubeAdapterConfig } from "../../src/adapters/youtube/index.ts";
-import { FakeYoutube } from "./fake-youtube.ts";
 import { startServer, type TestServer, type TestServerOptions } from "./server.ts";
 
 /** How long starting one may take: a fresh PGlite store takes seconds, more while the whole suite runs on 2 cores. */

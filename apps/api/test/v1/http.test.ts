@@ -1,8 +1,8 @@
+import { fromFixture } from "@verbatim/testkit/fake-youtube";
+import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromFixture } from "../support/fake-youtube.ts";
 import { type Answer, type RawRequest, send } from "../support/http.ts";
-import { registerRecordedLists } from "../support/youtube-lists.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 import { expectDeprecated, expectV1Error } from "./support.ts";
 

@@ -1,5 +1,6 @@
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { audioFixture, type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
+import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { type AudioServer, type Loose, poll, startAudioServer } from "../audio/harness.ts";
 import { type Answer, send } from "../support/http.ts";
 import { expectAnchorShape, expectDeprecated, expectV1Error } from "./support.ts";

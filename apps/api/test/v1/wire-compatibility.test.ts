@@ -1,7 +1,8 @@
 import type { V1OperationId } from "@verbatim/contract";
 import { openApiV1Path } from "@verbatim/contract";
+import { fromFixture } from "@verbatim/testkit/fake-youtube";
+import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromFixture } from "../support/fake-youtube.ts";
 import { type ErrorBodyShape, type RawRequest, send } from "../support/http.ts";
 import {
   boundaryValues,
@@ -14,7 +15,6 @@ import {
   resolveSchema,
   shownValue,
 } from "../support/openapi.ts";
-import { registerRecordedLists } from "../support/youtube-lists.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 import { anchorV1, anchorV1Operations, expectAnchorShape } from "./support.ts";
 

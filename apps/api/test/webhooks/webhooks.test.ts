@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { spawnNodeScript } from "@verbatim/testkit/node-process";
 import { asc, eq, inArray } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +12,7 @@ import type { WebhookEvent } from "../../src/services/webhook-events.ts";
 import { WebhookLog } from "../../src/services/webhook-log.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { webhookAttempts, webhookDeliveries } from "../../src/store/schema.ts";
-import { spawnNodeScript } from "../support/node-process.ts";
+import { apiPackage } from "../support/api-package.ts";
 import { createPostgresDatabase, openTestStore } from "../support/store.ts";
 import { InFlightGauge, type ReceivedRequest, type Receiver, startReceiver } from "./receiver.ts";
 
@@ -563,10 +564,11 @@ describe.runIf(process.env.DATABASE_URL)("a deliverer process killed mid-attempt
     const database = await createPostgresDatabase(process.env.DATABASE_URL ?? "");
     const shared = await openPostgresStore(database.url);
     const leaseSeconds = 3;
-    const child = spawnNodeScript(fileURLToPath(new URL("./deliver-webhooks.child.ts", import.meta.url)), [
-      database.url,
-      String(leaseSeconds),
-    ]);
+    const child = spawnNodeScript(
+      fileURLToPath(new URL("./deliver-webhooks.child.ts", import.meta.url)),
+      [database.url, String(leaseSeconds)],
+      { cwd: apiPackage },
+    );
     const parent = createWebhooks(shared, {
       logger: createLogger("silent"),
       allowPrivateTargets: true,

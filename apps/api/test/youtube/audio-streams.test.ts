@@ -4,6 +4,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type ConnectProxy, startConnectProxy } from "@verbatim/testkit/connect-proxy";
+import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
+import { FakeYoutube, fixture, fromFixture } from "@verbatim/testkit/fake-youtube";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DownloadCapReached, withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import { type StreamDownloadConfig, YoutubeiAudioSource } from "../../src/adapters/youtube/audio-streams.ts";
@@ -12,9 +15,6 @@ import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { readPlayerResponse } from "../../src/adapters/youtube/player-response.ts";
 import { UpstreamError } from "../../src/adapters/youtube/upstream-errors.ts";
 import { ApiError } from "../../src/errors.ts";
-import { audioFixture } from "../asr/generated-media.ts";
-import { type ConnectProxy, startConnectProxy } from "../support/connect-proxy.ts";
-import { FakeYoutube, fixture, fromFixture } from "../support/fake-youtube.ts";
 
 const itag = 139;
 /** A stream three times the test file. */

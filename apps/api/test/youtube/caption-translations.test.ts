@@ -1,6 +1,6 @@
+import { fixture, fromFixture } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixture, fromFixture } from "../support/fake-youtube.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 
 // POST /transcripts/languages and translate_to on YouTube, against the fake YouTube: the recorded

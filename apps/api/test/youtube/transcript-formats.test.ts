@@ -1,6 +1,6 @@
+import { fromFixture } from "@verbatim/testkit/fake-youtube";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromFixture } from "../support/fake-youtube.ts";
 import { testEngine } from "../support/store.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 

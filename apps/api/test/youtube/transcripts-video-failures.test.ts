@@ -1,5 +1,5 @@
+import { type FakeReply, fixture, fromFixture, playerFromReelRecording } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type FakeReply, fixture, fromFixture, playerFromReelRecording } from "../support/fake-youtube.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 
 let yt: YoutubeTestServer;

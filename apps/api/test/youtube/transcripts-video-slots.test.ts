@@ -1,5 +1,5 @@
+import { fromFixture } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fromFixture } from "../support/fake-youtube.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 
 let yt: YoutubeTestServer;

@@ -1,6 +1,6 @@
+import { fixture, fromFixture, playerFromReelRecording } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fixture, fromFixture, playerFromReelRecording } from "../support/fake-youtube.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 
 const surfaceGo = "GJLlxj_dtq8";

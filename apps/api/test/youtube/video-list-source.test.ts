@@ -1,15 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createYoutubeAdapter, type YoutubeAdapter } from "../../src/adapters/youtube/index.ts";
-import { UpstreamError, VideoUnavailableError } from "../../src/adapters/youtube/upstream-errors.ts";
-import type { ListRow, ListTarget } from "../../src/adapters/youtube/video-lists.ts";
-import { FakeYoutube, fixture, fromFixture, newpipeRecording, newpipeRequest } from "../support/fake-youtube.ts";
+import { FakeYoutube, fixture, fromFixture, newpipeRecording, newpipeRequest } from "@verbatim/testkit/fake-youtube";
 import {
   assembledPlaylistFirstPage,
   innertubeCalls,
   rawListPage,
   recordedBody,
   registerRecordedLists,
-} from "../support/youtube-lists.ts";
+} from "@verbatim/testkit/youtube-lists";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createYoutubeAdapter, type YoutubeAdapter } from "../../src/adapters/youtube/index.ts";
+import { UpstreamError, VideoUnavailableError } from "../../src/adapters/youtube/upstream-errors.ts";
+import type { ListRow, ListTarget } from "../../src/adapters/youtube/video-lists.ts";
 
 const now = new Date("2026-05-21T12:00:00Z");
 const day = 86_400_000;

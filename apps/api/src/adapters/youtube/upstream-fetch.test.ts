@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type ConnectProxy, startConnectProxy } from "@verbatim/testkit/connect-proxy";
 import { afterEach, describe, expect, it } from "vitest";
-import { type ConnectProxy, startConnectProxy } from "../../../test/support/connect-proxy.ts";
 import { UpstreamError } from "./upstream-errors.ts";
 import { createUpstreamFetch } from "./upstream-fetch.ts";
 

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
+import { platformFixture } from "@verbatim/testkit/platform-double";
 import { describe, expect, it } from "vitest";
 import { SourceError } from "../source-error.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
 
-/** An info dict yt-dlp 2026.8.19 printed for a platform double's item (test/fixtures/platforms/<platform>/info). */
+/** An info dict yt-dlp 2026.8.19 printed for a platform double's item (packages/testkit/fixtures/platforms/<platform>/info). */
 function recorded(platform: string, scenario: string): InfoDict {
-  const url = new URL(`../../../test/fixtures/platforms/${platform}/info/${scenario}.json`, import.meta.url);
-  return JSON.parse(readFileSync(url, "utf8"));
+  return JSON.parse(readFileSync(platformFixture(`${platform}/info/${scenario}.json`), "utf8"));
 }
 
 function details(platform: string, scenario: string, url = "https://example.invalid/item") {

@@ -1,11 +1,9 @@
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
 import { fetch, ProxyAgent } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type PlatformDouble, startPlatformDouble } from "./platform-double.ts";
+import { type PlatformDouble, platformFixture, startPlatformDouble } from "./platform-double.ts";
 
-const tiktokFixture = (path: string) =>
-  readFile(fileURLToPath(new URL(`../fixtures/platforms/tiktok/${path}`, import.meta.url)), "utf8");
+const tiktokFixture = (path: string) => readFile(platformFixture(`tiktok/${path}`), "utf8");
 const CAPTIONED_POST = "https://www.tiktok.com/@verbatim.tests/video/7400000000000000001";
 
 describe("the platform double", () => {

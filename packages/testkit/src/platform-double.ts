@@ -1,8 +1,9 @@
-import { execFile } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { mkdtemp, readdir, readFile, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo, Socket } from "node:net";
 import { isIP } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,9 +12,20 @@ import { createSecureContext, type SecureContext, TLSSocket } from "node:tls";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import forge from "node-forge";
-import { resolveFfmpegPath } from "../../src/adapters/media/decoder.ts";
 
 const run = promisify(execFile);
+const require = createRequire(import.meta.url);
+
+let ffmpeg: string | undefined;
+
+/** The system ffmpeg when one is on PATH, else the static binary of `@ffmpeg-installer/ffmpeg`, as the service picks it. */
+function ffmpegPath(): string {
+  if (ffmpeg === undefined) {
+    const system = spawnSync("ffmpeg", ["-hide_banner", "-version"], { stdio: "ignore" });
+    ffmpeg = system.status === 0 ? "ffmpeg" : (require("@ffmpeg-installer/ffmpeg") as { path: string }).path;
+  }
+  return ffmpeg;
+}
 
 const PLATFORMS_DIR = fileURLToPath(new URL("../fixtures/platforms/", import.meta.url));
 const CA_FILE = join(PLATFORMS_DIR, "tls", "ca.pem");
@@ -22,7 +34,12 @@ const SPEECH_SOURCE = fileURLToPath(new URL("../fixtures/audio/openai-whisper/jf
 /** jfk.flac lasts 11 s: the pictures and the silent media last as long, so durations agree. */
 const SPEECH_SECONDS = "11";
 
-/** One answer of a route table (`<platform>/routes.json`); `test/fixtures/platforms/README.md` says what each field does. */
+/** The absolute path of a file under `fixtures/platforms/` (e.g. `tiktok/info/captions.json`). */
+export function platformFixture(path: string): string {
+  return join(PLATFORMS_DIR, path);
+}
+
+/** One answer of a route table (`<platform>/routes.json`); `fixtures/platforms/README.md` says what each field does. */
 export interface PlatformRoute {
   method?: string;
   url: string;
@@ -252,7 +269,7 @@ function generatedMedia(name: string): Promise<string> {
     });
     made = mediaDir.then(async (dir) => {
       const path = join(dir, name);
-      await run(resolveFfmpegPath(), ["-hide_banner", "-nostdin", "-y", ...recipe, path]);
+      await run(ffmpegPath(), ["-hide_banner", "-nostdin", "-y", ...recipe, path]);
       return path;
     });
     madeMedia.set(name, made);

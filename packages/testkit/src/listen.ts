@@ -1,6 +1,5 @@
-import type { Server } from "node:http";
+import { createServer, type RequestListener, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Express } from "express";
 
 /** An HTTP server on a free loopback port. */
 export interface LoopbackServer {
@@ -9,9 +8,10 @@ export interface LoopbackServer {
   close(): Promise<void>;
 }
 
-export async function listenOnLoopback(app: Express): Promise<LoopbackServer> {
+/** Serves `app` (an Express app, or any request listener) on port 0 of 127.0.0.1. */
+export async function listenOnLoopback(app: RequestListener): Promise<LoopbackServer> {
   const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
+    const listening = createServer(app).listen(0, "127.0.0.1", () => resolve(listening));
   });
   // Node closes a connection idle for 5 s, and a test whose loop is busy (PGlite runs in it) can
   // send on such a connection before its client's own 4 s timer ran, which resets it: tests

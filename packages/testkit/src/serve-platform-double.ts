@@ -8,7 +8,7 @@ const double = await startPlatformDouble({ port });
 process.stdout.write(
   `The platform double listens on ${double.proxyUrl}. Start the server against it, from the repository:\n\n` +
     `    VERBATIM_PROXY_URLS=${double.proxyUrl} VERBATIM_CA_FILE=${double.caFile} pnpm start\n\n` +
-    "then ask for a link of apps/api/test/fixtures/platforms/*/SOURCE.md, for instance\n" +
+    "then ask for a link of packages/testkit/fixtures/platforms/*/SOURCE.md, for instance\n" +
     "https://www.tiktok.com/@verbatim.tests/video/7400000000000000001. Ctrl-C stops it.\n",
 );
 const stop = () => {

@@ -1,4 +1,3 @@
-import type { ListTarget } from "../../src/adapters/youtube/video-lists.ts";
 import { type FakeYoutube, fixture, type LoggedRequest, newpipeRecording, newpipeRequest } from "./fake-youtube.ts";
 
 /**
@@ -15,7 +14,7 @@ import { type FakeYoutube, fixture, type LoggedRequest, newpipeRecording, newpip
  */
 export interface RecordedList {
   /** What to ask for: the adapter's target, with the same values the HTTP body takes. */
-  target: ListTarget;
+  target: RecordedListTarget;
   /** Every video id of the list, in YouTube's order, first page to last. */
   videoIds: string[];
   /** How many videos each upstream page holds, in order (YouTube's own page sizes). */
@@ -23,6 +22,15 @@ export interface RecordedList {
   /** The InnerTube calls a full walk makes, in order, as `innertubeCalls` reports them. */
   requests: InnertubeCall[];
 }
+
+/**
+ * A list as the API's YouTube adapter takes it (its `ListTarget`), with the values the HTTP
+ * body takes; the API's tests pass it to the adapter, which holds the two shapes together.
+ */
+export type RecordedListTarget =
+  | { kind: "channel"; channel: string; tab: "videos"; sort: "newest" }
+  | { kind: "playlist"; playlist: string }
+  | { kind: "search"; query: string; type: "video" };
 
 /** One InnerTube call: its endpoint and the body fields that tell calls apart (never `context`). */
 export interface InnertubeCall {

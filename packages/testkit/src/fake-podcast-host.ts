@@ -37,7 +37,7 @@ export interface FakePodcastHost {
   urlOn(hostname: string, path: string): string;
   /** Answers `path` with a body; `replace` rewrites substrings of text bodies (e.g. enclosure origins). */
   serve(path: string, reply: BodyReply): void;
-  /** Answers `path` with a file under `test/fixtures/podcasts/`. */
+  /** Answers `path` with a file under `fixtures/podcasts/`. */
   serveFixture(path: string, fixture: string, contentType: string, options?: ServeOptions): void;
   /** Answers `path` with any file, by absolute path. */
   serveFile(path: string, filePath: string, contentType: string, options?: ServeOptions): void;
@@ -91,12 +91,12 @@ type Route =
 
 const fixturesRoot = fileURLToPath(new URL("../fixtures/podcasts/", import.meta.url));
 
-/** The absolute path of a file under `test/fixtures/podcasts/`. */
+/** The absolute path of a file under `fixtures/podcasts/`. */
 export function podcastFixture(path: string): string {
   return `${fixturesRoot}${path}`;
 }
 
-/** The absolute path of a file under `test/fixtures/audio/` (e.g. `whisper-cpp/jfk.mp3`). */
+/** The absolute path of a file under `fixtures/audio/` (e.g. `whisper-cpp/jfk.mp3`). */
 export function audioFixture(path: string): string {
   return fileURLToPath(new URL(`../fixtures/audio/${path}`, import.meta.url));
 }

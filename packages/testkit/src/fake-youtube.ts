@@ -55,7 +55,7 @@ interface Rule {
 
 const fixturesRoot = new URL("../fixtures/youtube/", import.meta.url);
 
-/** A fixture file's text, by its path under `test/fixtures/youtube/`. */
+/** A fixture file's text, by its path under `fixtures/youtube/`. */
 export function fixture(path: string): string {
   return readFileSync(new URL(path, fixturesRoot), "utf8");
 }

@@ -1,0 +1,1 @@
+export { type StartVerbatimOptions, startVerbatim, type VerbatimService } from "./verbatim-service.ts";
