@@ -53,7 +53,7 @@ export const engineIndependent = new Map([
   ["apps/api/test/dashboard/journey.browser.test.ts", "the dashboard's pages; dashboard/api.test.ts asserts its API"],
   ["apps/api/test/sdk", "the Node SDK, a client"],
   ["apps/api/test/mcp", "the MCP server, a client of the API through the Node SDK"],
-  ["packages/postman/test", "the Postman collection, a client"],
+  ["apps/api/test/postman", "the Postman collection, a client"],
   ["examples", "the examples, clients"],
 ]);
 

@@ -1,16 +1,17 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { fileURLToPath } from "node:url";
 import type { components } from "@verbatim/contract";
-import { parseSync } from "subtitle";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { toSrt } from "../src/index.ts";
 import {
   type BuiltCli,
   buildCli,
   type CliRun,
   runCli as runBuiltCli,
   runCliOnTerminal,
-} from "./support/cli-process.ts";
+} from "@verbatim/testkit/cli-process";
+import { parseSync } from "subtitle";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { toSrt } from "../src/index.ts";
 import { errorEnvelope, type Fault, FaultServer } from "./support/fault-server.ts";
 
 // The command line as a process, against a loopback stand-in that answers the contract's shapes
@@ -86,7 +87,7 @@ let server: FaultServer | undefined;
 let cli: BuiltCli;
 
 beforeAll(async () => {
-  cli = await buildCli();
+  cli = await buildCli(fileURLToPath(new URL("..", import.meta.url)));
 }, 60_000);
 afterAll(async () => {
   await cli?.remove();

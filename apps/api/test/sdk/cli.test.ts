@@ -1,21 +1,16 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { Segment, Verbatim } from "@verbatim/sdk";
+// The testkit builds the SDK's command line as the package's build does and runs it as a process,
+// on pipes or on a terminal, as the SDK's own tests do.
+import { type BuiltCli, buildCli, type CliRun, runCli, runCliOnTerminal } from "@verbatim/testkit/cli-process";
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { type RecordedLists, registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// The SDK's own harness for its command line: it builds the CLI as the package's build does and
-// runs it as a process, on pipes or on a terminal. Written once, beside the CLI it runs.
-import {
-  type BuiltCli,
-  buildCli,
-  type CliRun,
-  runCli,
-  runCliOnTerminal,
-} from "../../../../packages/sdk/test/support/cli-process.ts";
 import { type AudioServer, startAudioServer } from "../audio/harness.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
@@ -36,7 +31,7 @@ let cli: BuiltCli;
 let scratch: string;
 
 beforeAll(async () => {
-  const built = buildCli();
+  const built = buildCli(dirname(createRequire(import.meta.url).resolve("@verbatim/sdk/package.json")));
   youtube = await FakeYoutube.start();
   youtube.serveRecordedVideos();
   lists = registerRecordedLists(youtube);

@@ -1,10 +1,14 @@
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { liveRoutes, v1Operations, v2Operations } from "@verbatim/api";
 import newman, { type NewmanRunSummary } from "newman";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startServer, type TestServer } from "../../../apps/api/test/support/server.ts";
+import { v1Operations, v2Operations } from "../../src/http/operations.ts";
+import { liveRoutes } from "../../src/http/routes/index.ts";
+import { startServer, type TestServer } from "../support/server.ts";
+
+const require = createRequire(import.meta.url);
 
 /** The parts of a Postman collection these tests read: a request's id is its operationId. */
 interface CollectionItem {
@@ -19,7 +23,7 @@ interface Collection {
 
 function readCollection(version: "v1" | "v2"): Collection {
   return JSON.parse(
-    readFileSync(new URL(`../generated/verbatim.${version}.postman_collection.json`, import.meta.url), "utf8"),
+    readFileSync(require.resolve(`@verbatim/postman/verbatim.${version}.postman_collection.json`), "utf8"),
   ) as Collection;
 }
 

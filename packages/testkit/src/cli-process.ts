@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { build } from "tsup";
 
 /** How a run of the command line ended and what it printed. */
@@ -11,28 +10,27 @@ export interface CliRun {
   stderr: string;
 }
 
-const sdkRoot = fileURLToPath(new URL("../..", import.meta.url));
-
-/** The command line built as `pnpm build` builds `dist/cli.js`, in a directory of its own; `remove` deletes it. */
+/** A command line built as its package's `pnpm build` builds `dist/cli.js`, in a directory of its own; `remove` deletes it. */
 export interface BuiltCli {
   command: readonly string[];
   remove: () => Promise<void>;
 }
 
 /**
- * Builds `src/cli/main.ts` as the package's build does, into a directory inside the package, where
- * its dependencies (left external, as in `dist/cli.js`) resolve from the package's node_modules.
+ * Builds the command line of the package at `packageRoot` (`src/cli/main.ts`) as the package's
+ * build does, into a directory inside the package, where its dependencies (left external, as in
+ * `dist/cli.js`) resolve from the package's node_modules.
  */
-export async function buildCli(): Promise<BuiltCli> {
-  const cache = join(sdkRoot, "node_modules", ".cache");
+export async function buildCli(packageRoot: string): Promise<BuiltCli> {
+  const cache = join(packageRoot, "node_modules", ".cache");
   await mkdir(cache, { recursive: true });
   const outDir = await mkdtemp(join(cache, "verbatim-cli-"));
   // tsup leaves out the dependencies of the package.json in the working directory, which is the
   // workspace's root under vitest: name the package's own, as its build in this folder does.
-  const { dependencies } = JSON.parse(await readFile(join(sdkRoot, "package.json"), "utf8"));
+  const { dependencies } = JSON.parse(await readFile(join(packageRoot, "package.json"), "utf8"));
   await build({
     config: false,
-    entry: { cli: join(sdkRoot, "src/cli/main.ts") },
+    entry: { cli: join(packageRoot, "src/cli/main.ts") },
     format: ["esm"],
     target: "node20",
     platform: "node",
