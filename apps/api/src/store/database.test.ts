@@ -39,4 +39,9 @@ describe("the embedded store", () => {
     server.close();
     expect(finishedWhenAccepted, `statements finished before the connection was accepted`).toBeLessThan(queued / 2);
   });
+
+  it("creates WAL segments without filling them with zeros first", async () => {
+    const [setting] = await store.query<{ value: string }>(sql`select current_setting('wal_init_zero') as value`);
+    expect(setting?.value).toBe("off");
+  });
 });

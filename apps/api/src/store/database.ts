@@ -62,6 +62,9 @@ const migrationLockId = 7_306_129_466;
 export async function openEmbeddedStore(dataDir?: string): Promise<Store> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
   const client = inTurnsOfTheEventLoop(await PGlite.create(dataDir));
+  // Filling each new 16 MB WAL segment with zeros stops PGlite's one session for 250-430 ms in memory
+  // (docs/performance.md); without it, a segment takes its space as it is written.
+  await client.exec("set wal_init_zero = off");
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
   const executeSql = async (text: string, values?: unknown[]) => {
