@@ -1534,7 +1534,9 @@ export interface components {
             duration: number | null;
             /**
              * Format: date-time
-             * @description When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor.
+             * @description When the account last received this transcript, through any operation: a request, a batch
+             *     row, a job or a monitor. To the minute: receiving the same transcript again within a minute
+             *     of this time keeps it, unless another entry is newer (the entry then moves to the top).
              */
             fetched_at: string;
         };
@@ -1563,7 +1565,9 @@ export interface components {
             duration: number | null;
             /**
              * Format: date-time
-             * @description When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor.
+             * @description When the account last received this transcript, through any operation: a request, a batch
+             *     row, a job or a monitor. To the minute: receiving the same transcript again within a minute
+             *     of this time keeps it, unless another entry is newer (the entry then moves to the top).
              */
             fetched_at: string;
             /** @description The first moments of the transcript where the search matched, in time order (1 to 3). */
@@ -1684,7 +1688,9 @@ export interface components {
             duration: number | null;
             /**
              * Format: date-time
-             * @description When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor.
+             * @description When the account last received this transcript, through any operation: a request, a batch
+             *     row, a job or a monitor. To the minute: receiving the same transcript again within a minute
+             *     of this time keeps it, unless another entry is newer (the entry then moves to the top).
              */
             fetched_at: string;
             /** @description The whole transcript as one string (`format: "text"`, or `timestamps: false`). */

@@ -16,11 +16,12 @@ export class LibraryRecorder {
   ) {}
 
   /**
-   * Records that the account received the transcript: the entry's `fetched_at` moves to now,
-   * and its passages are indexed again only when the words differ from those recorded. Pass the
-   * transaction that delivers the transcript, so the entry commits with the delivery; without
-   * one, the record is a transaction of its own, so concurrent deliveries of the same video
-   * take turns on the entry's row instead of mixing their passages.
+   * Records that the account received the transcript: the entry's `fetched_at` moves to now when
+   * something would change (`libraryEntryUpsert`), and its passages are indexed again only when
+   * the words differ from those recorded. Pass the transaction that delivers the transcript, so
+   * the entry commits with the delivery; without one, the record is a transaction of its own, so
+   * concurrent deliveries of the same video take turns on the entry's row instead of mixing their
+   * passages.
    */
   async record(accountId: string, transcript: FullTranscript, db?: DatabaseOrTransaction): Promise<void> {
     if (db) return this.write(accountId, transcript, db);
@@ -53,8 +54,7 @@ export class LibraryRecorder {
                               ${contentHashOf(language, sql`${JSON.stringify(transcript.segments)}::jsonb`)} as content_hash)`;
     const upsert = libraryEntryUpsert({ accountId, delivery: transcript, words, onlyIf: sql`true`, at: this.now() });
     const [entry] = await rowsOf<RecordedEntry>(db, upsert);
-    if (!entry) throw new Error(`recording ${transcript.video_id} in the library returned no row`);
-    if (entry.previous_hash !== entry.content_hash) await replacePassages(entry, transcript.segments, db);
+    if (entry && entry.previous_hash !== entry.content_hash) await replacePassages(entry, transcript.segments, db);
   }
 }
 

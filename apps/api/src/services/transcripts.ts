@@ -31,7 +31,7 @@ export interface TranscriptQuery extends AudioRequest {
 /**
  * What a query came to: a transcript, charged, or a speech recognition job, charged when it
  * completes. A transcript served from the store was recorded in the library by the statement
- * that charged it (`recorded`).
+ * that charged it (`recorded`: the entry it wrote, `null` when it left the entry as it was).
  */
 export type TranscriptOutcome =
   | {
@@ -39,7 +39,7 @@ export type TranscriptOutcome =
       transcript: FullTranscript;
       creditsSpent: number;
       balance: number | null;
-      recorded?: RecordedEntry;
+      recorded?: RecordedEntry | null;
       /** Served from the store: the segments as it keeps them, which the response may splice in unparsed. */
       serialised?: SerialisedSegments;
     }
@@ -88,7 +88,10 @@ export class Transcripts {
   private recordDelivery(query: TranscriptQuery, outcome: TranscriptOutcome & { kind: "transcript" }): Promise<void> {
     const { library } = this.options;
     const db = query.settlement?.transaction;
-    if (outcome.recorded) return library.indexIfChanged(outcome.recorded, () => outcome.transcript.segments, db);
+    const { recorded } = outcome;
+    if (recorded !== undefined) {
+      return recorded ? library.indexIfChanged(recorded, () => outcome.transcript.segments, db) : Promise.resolve();
+    }
     if (db) return db.transaction((savepoint) => library.record(query.accountId, outcome.transcript, savepoint));
     return library.record(query.accountId, outcome.transcript);
   }
@@ -161,14 +164,13 @@ export class Transcripts {
           if (query.settlement) query.settlement.afterCommit(() => slot.releasedByStatement());
           else slot.releasedByStatement();
         }
-        const recorded = charged.stored?.libraryEntry;
         const { serialised } = charged.transcript;
         return {
           kind: "transcript",
           transcript: captionTranscript(charged.transcript),
           creditsSpent: credits,
           balance: charged.balance,
-          ...(recorded ? { recorded } : {}),
+          ...(charged.stored ? { recorded: charged.stored.libraryEntry } : {}),
           ...(serialised ? { serialised } : {}),
         };
       } catch (error) {

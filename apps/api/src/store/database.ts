@@ -61,7 +61,10 @@ const migrationLockId = 7_306_129_466;
  */
 export async function openEmbeddedStore(dataDir?: string): Promise<Store> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir);
+  const client = inTurnsOfTheEventLoop(await PGlite.create(dataDir));
+  // Filling each new 16 MB WAL segment with zeros stops PGlite's one session for 250-430 ms in memory
+  // (docs/performance.md); without it, a segment takes its space as it is written.
+  await client.exec("set wal_init_zero = off");
   const db = drizzlePglite(client, { schema });
   await migratePglite(db, { migrationsFolder });
   const executeSql = async (text: string, values?: unknown[]) => {
@@ -76,6 +79,39 @@ export async function openEmbeddedStore(dataDir?: string): Promise<Store> {
     (_lockId, work) => work(),
     () => client.close(),
   );
+}
+
+/** PGlite's entry points that run statements: `transaction` runs its own as one turn. */
+const statementMethods = new Set<PropertyKey>(["query", "exec", "transaction"]);
+
+/**
+ * PGlite runs each statement synchronously on the event loop and hands its session to the next
+ * waiting statement in a microtask, so statements queued under load run back to back without the
+ * loop polling its sockets in between: the server then accepts one new connection per queue
+ * drained, seconds apart (docs/performance.md, the store hit's PGlite tail). Here each statement,
+ * or transaction, waits for a turn of its own (`setImmediate`, after the poll phase), in the order
+ * they were asked.
+ */
+function inTurnsOfTheEventLoop(client: PGlite): PGlite {
+  let previous: Promise<unknown> = Promise.resolve();
+  const inTurn = (run: () => Promise<unknown>) => {
+    const turn = previous.then(nextTurnOfTheEventLoop).then(run);
+    previous = turn.catch(() => undefined);
+    return turn;
+  };
+  return new Proxy(client, {
+    get(target, property) {
+      // Bound to the client itself: PGlite keeps its state in private fields the proxy does not have.
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== "function") return value;
+      const method = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
+      return statementMethods.has(property) ? (...args: unknown[]) => inTurn(() => method(...args)) : method;
+    },
+  });
+}
+
+function nextTurnOfTheEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Connections one process opens to PostgreSQL at most (the queue's included): what `max_connections` must allow per process. */

@@ -46,6 +46,8 @@ describe(`a transcript served from the store (${testEngine})`, () => {
   it("takes two statements: admission with the slot, then the read, the charge, the library and the release", async () => {
     const first = await fetchCounted();
     expect(first.status, JSON.stringify(first.error)).toBe(200);
+    // Fetched upstream, it gives its slot back when its response closes, which the client may see first.
+    await expect.poll(() => slotsInUse(yt.server.account.id), { timeout: 5_000 }).toBe(0);
     const upstreamCalls = yt.fake.requests.length;
 
     const hit = await fetchCounted();

@@ -44,7 +44,7 @@ export interface StoredDelivery {
   charged: boolean;
   /** The balance after the charge; `null` for unlimited accounts or when nothing was charged. */
   balance: number | null;
-  /** The account's library entry, written when charged. */
+  /** The account's library entry when the charge wrote it; `null` when nothing was charged or the entry was left as it was. */
   libraryEntry: RecordedEntry | null;
   /** Whether the statement gave the request's slot back. */
   slotReleased: boolean;

@@ -86,13 +86,25 @@ export interface LibraryEntryWrite {
 }
 
 /**
- * Inserts the account's entry for the delivery, or refreshes it (`fetched_at` moves to `at`);
- * answers it with the hash recorded until now (`RecordedEntry`).
+ * How stale an entry's `fetched_at` may be before a delivery of the same words moves it. Each
+ * write is a new row version in four indexes (`fetched_at` is in one, so never a HOT update), the
+ * heaviest write of a store hit; with this bound a video one account fetches again and again is
+ * written once a minute, not once a request, and the time the library shows is still the last
+ * delivery's to the minute, the precision people read a "fetched at" with.
+ */
+const fetchedAtTolerance = "60 seconds";
+
+/**
+ * Inserts the account's entry for the delivery, or refreshes it (`fetched_at` moves to `at`) when
+ * something would change: a field of the delivery, the entry's place at the top of the account's
+ * library (another entry is newer), or a `fetched_at` older than `fetchedAtTolerance`. Answers the
+ * entry written with the hash recorded until now (`RecordedEntry`), no row when it was left as it was.
  */
 export function libraryEntryUpsert(write: LibraryEntryWrite): SQL {
   const { delivery } = write;
   const language = sql`w.language`;
   // The subquery in RETURNING reads the snapshot from before the upsert: the hash recorded until now.
+  // The newer entry's probe runs on library_entries_newest_idx, in the library's order.
   return sql`insert into library_entries as e (account_id, video_key, video_id, platform, url, title, channel, language,
                                                source, duration_seconds, search_config, content_hash, fetched_at)
              select ${write.accountId}, ${`${delivery.platform}:${delivery.video_id}`}, ${delivery.video_id},
@@ -105,6 +117,14 @@ export function libraryEntryUpsert(write: LibraryEntryWrite): SQL {
                    language = excluded.language, source = excluded.source, duration_seconds = excluded.duration_seconds,
                    search_config = excluded.search_config, content_hash = excluded.content_hash,
                    fetched_at = excluded.fetched_at
+             where (e.content_hash, e.video_id, e.url, e.title, e.channel, e.language, e.source, e.duration_seconds,
+                    e.search_config)
+                   is distinct from (excluded.content_hash, excluded.video_id, excluded.url, excluded.title,
+                                     excluded.channel, excluded.language, excluded.source, excluded.duration_seconds,
+                                     excluded.search_config)
+                or e.fetched_at < excluded.fetched_at - ${fetchedAtTolerance}::interval
+                or exists (select 1 from library_entries newer
+                            where newer.account_id = e.account_id and (newer.fetched_at, newer.id) > (e.fetched_at, e.id))
              returning e.id, e.search_config, e.content_hash,
                        (select previous.content_hash from library_entries previous where previous.id = e.id) as previous_hash`;
 }

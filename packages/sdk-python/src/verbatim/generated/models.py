@@ -1038,7 +1038,10 @@ class LibraryEntry(ApiModel):
     """Length of the media in seconds."""
 
     fetched_at: str
-    """When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor."""
+    """When the account last received this transcript, through any operation: a request, a batch
+    row, a job or a monitor. To the minute: receiving the same transcript again within a minute
+    of this time keeps it, unless another entry is newer (the entry then moves to the top).
+    """
 
 
 class LibraryHit(ApiModel):
@@ -1072,7 +1075,10 @@ class LibraryHit(ApiModel):
     """Length of the media in seconds."""
 
     fetched_at: str
-    """When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor."""
+    """When the account last received this transcript, through any operation: a request, a batch
+    row, a job or a monitor. To the minute: receiving the same transcript again within a minute
+    of this time keeps it, unless another entry is newer (the entry then moves to the top).
+    """
 
     snippets: List[LibrarySnippet]
     """The first moments of the transcript where the search matched, in time order (1 to 3)."""
@@ -1205,7 +1211,10 @@ class LibraryTranscript(ApiModel):
     """Length of the media in seconds."""
 
     fetched_at: str
-    """When the account last received this transcript, through any operation: a request, a batch row, a job or a monitor."""
+    """When the account last received this transcript, through any operation: a request, a batch
+    row, a job or a monitor. To the minute: receiving the same transcript again within a minute
+    of this time keeps it, unless another entry is newer (the entry then moves to the top).
+    """
 
     text: Optional[str] = Field(default=None)
     """The whole transcript as one string (`format: "text"`, or `timestamps: false`)."""
