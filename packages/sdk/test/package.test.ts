@@ -42,7 +42,7 @@ describe("the packed SDK", () => {
       baseUrl: "http://127.0.0.1:1/api/v2",
       sdkVersion: packageJson.version,
       family: true,
-      srt: "1\n00:00:00,000 --> 00:00:01,000\nhi\n",
+      srt: "1\n00:00:00,000 --> 00:00:01,000\nhi\n\n",
     });
   });
 
