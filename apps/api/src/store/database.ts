@@ -99,13 +99,20 @@ function inTurnsOfTheEventLoop(client: PGlite): PGlite {
     previous = turn.catch(() => undefined);
     return turn;
   };
+  // Bound once, not on every access: every statement of the embedded store reads one of these.
+  const bound = new Map<PropertyKey, unknown>();
   return new Proxy(client, {
     get(target, property) {
       // Bound to the client itself: PGlite keeps its state in private fields the proxy does not have.
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
-      const method = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
-      return statementMethods.has(property) ? (...args: unknown[]) => inTurn(() => method(...args)) : method;
+      let method = bound.get(property);
+      if (method === undefined) {
+        const own = value.bind(target) as (...args: unknown[]) => Promise<unknown>;
+        method = statementMethods.has(property) ? (...args: unknown[]) => inTurn(() => own(...args)) : own;
+        bound.set(property, method);
+      }
+      return method;
     },
   });
 }
