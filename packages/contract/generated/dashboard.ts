@@ -132,7 +132,9 @@ export interface paths {
         };
         /**
          * List sessions
-         * @description Every session of the account that has not ended, newest first, with the key that opened each.
+         * @description Every session of the account that has not ended, newest first, with the key that opened each
+         *     and whether the session that asks may end it. An account keeps at most 20 sessions opened with
+         *     keys and 20 opened by links: a new one ends the oldest opened the same way.
          */
         get: operations["listSessions"];
         put?: never;
@@ -155,7 +157,9 @@ export interface paths {
         post?: never;
         /**
          * End a session
-         * @description Ends a session of the account now: its cookie is refused from the next request on.
+         * @description Ends a session of the account now: its cookie is refused from the next request on. A session
+         *     opened with an API key may end only sessions opened with a key, and gets 403 `unauthorized`
+         *     for one opened by a sign-in link, so a leaked key cannot end the owner's sessions.
          */
         delete: operations["endSession"];
         options?: never;
@@ -502,7 +506,10 @@ export interface components {
              * @enum {string}
              */
             kind: "dashboard_session_list";
-            /** @description At most 20: opening another ends the oldest. */
+            /**
+             * @description At most 40: 20 opened with API keys and 20 opened by sign-in links. Opening another ends the
+             *     oldest opened the same way.
+             */
             sessions: components["schemas"]["SessionSummary"][];
         };
         /** @description The body of every successful response. */
@@ -546,6 +553,11 @@ export interface components {
             expires_at: string;
             /** @description Whether it is the session that asks. */
             current: boolean;
+            /**
+             * @description Whether the session that asks may end it: a session opened by a sign-in link may end any, a
+             *     session opened with an API key only those opened with a key.
+             */
+            can_end: boolean;
         };
         /**
          * @description How a session was opened: with an API key, or with a one-time link from the operator CLI.
@@ -3166,6 +3178,26 @@ export interface operations {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verbatim.V2.ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            403: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["Verbatim.V2.RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["Verbatim.V2.UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -14,8 +14,12 @@ export const sessionLifetimeMs = 12 * 60 * 60 * 1000;
 /** How long a sign-in link printed by the CLI works. */
 export const signInLinkLifetimeMs = 15 * 60 * 1000;
 
-/** Open sessions an account keeps at most: opening another ends the oldest, so sign-ins cannot pile up rows. */
-export const maxOpenSessions = 20;
+/**
+ * Open sessions an account keeps at most for each way of signing in: opening another ends the
+ * oldest opened the same way, so sign-ins cannot pile up rows, and signing in with a key never
+ * ends a session opened by a link.
+ */
+export const maxOpenSessionsPerSignInMethod = 20;
 
 const sessionPrefix = "vb_session_";
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
@@ -25,6 +29,15 @@ export const sessionSecretPattern = /^vb_session_[0-9A-Za-z]{40}$/;
 
 /** How a session was opened, which decides what it may change. */
 export type SignInMethod = "api_key" | "link";
+
+/**
+ * Whether a session opened one way may end a session opened another way. A session opened with a
+ * key ends only sessions opened with a key: the owner's link sessions, the only ones that can
+ * revoke a leaked key, stay out of its reach.
+ */
+export function mayEnd(asking: SignInMethod, target: SignInMethod): boolean {
+  return asking === "link" || target === "api_key";
+}
 
 /** A new session: its secret goes in the cookie, its CSRF token to the page. */
 export interface NewSession {
@@ -135,6 +148,28 @@ export class DashboardSessions {
     return ended.length > 0;
   }
 
+  /**
+   * Ends a session of the account at the request of one of its sessions, as `mayEnd` allows: 403
+   * `unauthorized` for a session opened by a link that a session opened with a key asks to end.
+   * Answers whether there was one.
+   */
+  async endAskedBy(accountId: string, askingSessionId: string, sessionId: string): Promise<boolean> {
+    const [asking, target] = await Promise.all([
+      this.find(accountId, askingSessionId),
+      this.find(accountId, sessionId),
+    ]);
+    if (!target) return false;
+    // An asking session that ended meanwhile gets the lesser right, never the link's.
+    if (!mayEnd(asking?.signedInWith ?? "api_key", target.signedInWith)) {
+      throw new ApiError(
+        "unauthorized",
+        "A session opened with an API key may end only sessions opened with a key. Ending one opened by a sign-in link needs a session opened by a link: ask the operator for one (pnpm verbatim dashboard link <account>).",
+        { status: 403 },
+      );
+    }
+    return this.end(sessionId, accountId);
+  }
+
   /** One open session of the account, or `null`. */
   async find(accountId: string, sessionId: string): Promise<SessionView | null> {
     const [session] = await this.list(accountId, sessionId);
@@ -201,7 +236,7 @@ export class DashboardSessions {
         ),
       )
       .orderBy(desc(apiKeys.id))
-      .limit(maxOpenSessions);
+      .limit(2 * maxOpenSessionsPerSignInMethod);
     return rows.map((row) => ({
       id: row.id,
       signedInWith: row.openerId === null ? "link" : "api_key",
@@ -214,7 +249,8 @@ export class DashboardSessions {
 
   /**
    * Writes a new session of the account. Under the account's lock, it first deletes the account's
-   * expired sessions, then the oldest open ones beyond `maxOpenSessions - 1`.
+   * expired sessions, then the oldest open ones opened the same way beyond
+   * `maxOpenSessionsPerSignInMethod - 1`.
    */
   private async insert(tx: Database, accountId: string, openedByKeyId: string | null): Promise<NewSession> {
     const now = this.now();
@@ -222,9 +258,11 @@ export class DashboardSessions {
     await tx
       .delete(apiKeys)
       .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.kind, "session"), lte(apiKeys.revokedAt, now)));
+    const openedTheSameWay = openedByKeyId === null ? sql`opened_by_key_id is null` : sql`opened_by_key_id is not null`;
     await tx.execute(sql`delete from api_keys where id in (
                            select id from api_keys where account_id = ${accountId} and kind = 'session'
-                            order by id desc offset ${maxOpenSessions - 1})`);
+                              and ${openedTheSameWay}
+                            order by id desc offset ${maxOpenSessionsPerSignInMethod - 1})`);
     let secret = sessionPrefix;
     for (let index = 0; index < 40; index++) secret += alphabet[randomInt(alphabet.length)];
     const sessionId = newId("ses");

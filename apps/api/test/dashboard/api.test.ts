@@ -1,5 +1,6 @@
+import { eventually } from "@verbatim/testkit/eventually";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { createLogger } from "../../src/logger.ts";
 import { sessionLifetimeMs, signInLinkLifetimeMs } from "../../src/services/dashboard-sessions.ts";
@@ -398,6 +399,51 @@ async function sessionRows(accountId: string): Promise<number> {
   return Number(row?.count);
 }
 
+/**
+ * Someone holding a leaked key: signs in with it over and over, pushing against the session cap,
+ * and tries to end every link session each new session lists, until the key stops working.
+ */
+function attackWithLeakedKey(apiKey: string) {
+  const attack = {
+    signIns: 0,
+    endings: [] as { sessionId: string; answer: Answer }[],
+    stopped: false,
+    finished: Promise.resolve(),
+  };
+  // A test that fails before the key is revoked stops the loop, rather than leave it running against a closed server.
+  onTestFinished(() => {
+    attack.stopped = true;
+    return attack.finished;
+  });
+  attack.finished = (async () => {
+    while (!attack.stopped) {
+      const opened = await send(server, {
+        method: "POST",
+        path: "/dashboard/api/session",
+        json: { api_key: apiKey },
+        authorized: false,
+      });
+      if (opened.status === 401) return;
+      expect(opened.status, opened.text).toBe(200);
+      attack.signIns++;
+      const session: Session = {
+        cookie: (opened.headers.getSetCookie()[0] ?? "").split(";")[0] ?? "",
+        csrfToken: (opened.body as Loose).data.csrf_token,
+        answer: opened,
+      };
+      const listed = await asSession(session, "GET", "/dashboard/api/sessions");
+      if (listed.status === 401) return;
+      expect(listed.status, listed.text).toBe(200);
+      for (const each of (listed.body as Loose).data.sessions) {
+        if (each.signed_in_with !== "link") continue;
+        const answer = await asSession(session, "DELETE", `/dashboard/api/sessions/${each.id}`);
+        attack.endings.push({ sessionId: each.id, answer });
+      }
+    }
+  })();
+  return attack;
+}
+
 const managingCalls = (keyId: string) =>
   [
     ["POST", "/dashboard/api/keys", {}],
@@ -536,6 +582,85 @@ describe("the account's sessions", () => {
     expect(after.map((session: Loose) => session.id)).toEqual([ownerId]);
   });
 
+  it("end only sessions opened with a key when asked by one (403 unauthorized), any when asked by a link session", async () => {
+    const { account, key } = await newAccount();
+    const owner = await signInByLink(account.id);
+    const byKey = await signIn({ api_key: key.key });
+    const otherByKey = await signIn({ api_key: key.key });
+    const ownerId = (owner.answer.body as Loose).data.id;
+    const otherId = (otherByKey.answer.body as Loose).data.id;
+
+    const refused = await asSession(byKey, "DELETE", `/dashboard/api/sessions/${ownerId}`);
+    expectErrorEnvelope(refused, 403, "unauthorized");
+    expect((refused.body as Loose).error.message).toContain("sign-in link");
+    expect((await asSession(owner, "GET", "/dashboard/api/account")).status).toBe(200);
+
+    const seenByKey = ((await asSession(byKey, "GET", "/dashboard/api/sessions")).body as Loose).data.sessions;
+    expect(seenByKey.map((session: Loose) => [session.signed_in_with, session.can_end])).toEqual([
+      ["api_key", true],
+      ["api_key", true],
+      ["link", false],
+    ]);
+
+    const ended = await asSession(byKey, "DELETE", `/dashboard/api/sessions/${otherId}`);
+    expect(ended.status, ended.text).toBe(204);
+    expectErrorEnvelope(await asSession(otherByKey, "GET", "/dashboard/api/account"), 401, "unauthorized");
+
+    const seenByOwner = ((await asSession(owner, "GET", "/dashboard/api/sessions")).body as Loose).data.sessions;
+    expect(seenByOwner.map((session: Loose) => session.can_end)).toEqual([true, true]);
+  });
+
+  it("never lose a link session to key sign-ins: each way of signing in keeps its own 20 newest", async () => {
+    const { account, key } = await newAccount();
+    const owner = await signInByLink(account.id);
+    const byKey: Session[] = [];
+    for (let index = 0; index < 25; index++) byKey.push(await signIn({ api_key: key.key }));
+    expect(await sessionRows(account.id)).toBe(21);
+    const stillOpen = await asSession(owner, "GET", "/dashboard/api/account");
+    expect(stillOpen.status, stillOpen.text).toBe(200);
+    expectErrorEnvelope(await asSession(byKey[4] as Session, "GET", "/dashboard/api/account"), 401, "unauthorized");
+    expect((await asSession(byKey[5] as Session, "GET", "/dashboard/api/account")).status).toBe(200);
+
+    const byLink: Session[] = [];
+    for (let index = 0; index < 20; index++) byLink.push(await signInByLink(account.id));
+    expect(await sessionRows(account.id)).toBe(40);
+    expectErrorEnvelope(await asSession(owner, "GET", "/dashboard/api/account"), 401, "unauthorized");
+    expect((await asSession(byKey[5] as Session, "GET", "/dashboard/api/account")).status).toBe(200);
+    const listed = ((await asSession(byLink[0] as Session, "GET", "/dashboard/api/sessions")).body as Loose).data;
+    expect(listed.sessions).toHaveLength(40);
+  });
+
+  it("let the owner revoke a leaked key while its holder ends every link session it lists and signs in again and again", async () => {
+    const { account, key } = await newAccount();
+    const attack = attackWithLeakedKey(key.key);
+    const owner = await signInByLink(account.id);
+    const ownerId = (owner.answer.body as Loose).data.id;
+    const signInsBefore = attack.signIns;
+    await eventually(
+      () => attack.signIns > signInsBefore + 20 && attack.endings.some((ending) => ending.sessionId === ownerId),
+      50_000,
+    );
+    const triedBeforeRevoking = [...attack.endings];
+
+    const revoked = await asSession(owner, "DELETE", `/dashboard/api/keys/${key.id}`);
+    expect(revoked.status, revoked.text).toBe(200);
+    await attack.finished;
+
+    for (const ending of triedBeforeRevoking) expectErrorEnvelope(ending.answer, 403, "unauthorized");
+    for (const ending of attack.endings.slice(triedBeforeRevoking.length)) {
+      expectErrorEnvelope(ending.answer, ending.answer.status === 403 ? 403 : 401, "unauthorized");
+    }
+    const refused = await send(server, {
+      method: "GET",
+      path: "/api/v2/me",
+      authorized: false,
+      headers: { authorization: `Bearer ${key.key}` },
+    });
+    expectErrorEnvelope(refused, 401, "unauthorized");
+    const left = ((await asSession(owner, "GET", "/dashboard/api/sessions")).body as Loose).data.sessions;
+    expect(left.map((session: Loose) => session.id)).toEqual([ownerId]);
+  });
+
   it("never reach another account's session (404), and need the CSRF token to end one (400)", async () => {
     const mine = await newAccount();
     const theirs = await newAccount();
@@ -618,7 +743,7 @@ describe("the account's sessions", () => {
     }
   });
 
-  it("keep at most 20 rows: a new session ends the oldest, and expired ones are deleted", async () => {
+  it("keep at most 20 rows opened with keys: a new one ends the oldest, and expired ones are deleted", async () => {
     const { account, key } = await newAccount();
     const first = await signIn({ api_key: key.key });
     for (let index = 0; index < 20; index++) await signIn({ api_key: key.key });

@@ -11,6 +11,8 @@ export function Sessions({ onSignedOut }: { onSignedOut: () => void }) {
       <p>
         Everyone signed in to this account's dashboard, newest first. A session lasts 12 hours at most, and one opened
         with an API key ends when that key is revoked or rotated. An ended session is refused from its next request on.
+        A session opened with an API key can end only sessions opened with a key; one opened by a sign-in link can end
+        any.
       </p>
       <ErrorState failure={sessions.failure} />
       {sessions.loading && !sessions.data ? <Loading what="sessions" /> : null}
@@ -86,15 +88,19 @@ function SessionRow({ session, onEnded }: { session: SessionSummary; onEnded: ()
       <td data-label="Last used">{session.last_used_at ? formatTime(session.last_used_at) : "Not since sign-in"}</td>
       <td data-label="Expires">{formatTime(session.expires_at)}</td>
       <td>
-        <button
-          type="button"
-          class="danger"
-          disabled={action.busy}
-          onClick={end}
-          aria-label={session.current ? "End this session" : `End session ${session.id}`}
-        >
-          End
-        </button>
+        {session.can_end ? (
+          <button
+            type="button"
+            class="danger"
+            disabled={action.busy}
+            onClick={end}
+            aria-label={session.current ? "End this session" : `End session ${session.id}`}
+          >
+            End
+          </button>
+        ) : (
+          <span class="muted">Only a session opened by a sign-in link can end it</span>
+        )}
         <ErrorState failure={action.failure} />
       </td>
     </tr>

@@ -9,7 +9,7 @@ import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import type { ApiKeyView } from "../../services/accounts.ts";
 import { usageBlock } from "../../services/credits.ts";
-import type { NewSession, SignInMethod } from "../../services/dashboard-sessions.ts";
+import { mayEnd, type NewSession, type SignInMethod } from "../../services/dashboard-sessions.ts";
 import type { ApiVersion } from "../api-router.ts";
 import { admit, sessionCookieName } from "../auth.ts";
 import { authOf, dashboardSessionOf, keepAuth, requestIdOf } from "../locals.ts";
@@ -178,6 +178,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
       handler: async (_req, res) => {
         const current = dashboardSessionOf(res);
         const sessions = await dashboard.list(authOf(res).accountId);
+        const asking = sessions.find((session) => session.id === current)?.signedInWith ?? "api_key";
         send(
           res,
           "listSessions",
@@ -193,6 +194,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
               last_used_at: session.lastUsedAt?.toISOString() ?? null,
               expires_at: session.expiresAt.toISOString(),
               current: session.id === current,
+              can_end: mayEnd(asking, session.signedInWith),
             })),
           }),
         );
@@ -203,7 +205,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
       guards: sessionGuards,
       handler: async (req, res) => {
         const sessionId = String(req.params.sessionId);
-        if (!(await dashboard.end(sessionId, authOf(res).accountId))) {
+        if (!(await dashboard.endAskedBy(authOf(res).accountId, dashboardSessionOf(res) as string, sessionId))) {
           throw new ApiError("not_found", `No open session ${sessionId} on this account.`);
         }
         res.status(204).end();
