@@ -1,10 +1,10 @@
 import dns, { type LookupAddress } from "node:dns";
-import net, { type LookupFunction } from "node:net";
+import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { Agent, buildConnector, fetch as undiciFetch } from "undici";
 import { ApiError } from "../../errors.ts";
-import { type AddressRule, publicAddressRule } from "./address-rule.ts";
+import { type AddressRule, literalHostRefusal, publicAddressRule } from "./address-rule.ts";
 import type { MediaDownload } from "./media-download.ts";
 
 /** How user-supplied addresses are fetched. */
@@ -81,7 +81,7 @@ export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
     connect: (connectOptions, callback) => {
       // A literal IP host is connected to without a lookup, so it is checked here.
       const host = connectOptions.hostname.replace(/^\[|\]$/g, "");
-      const refusal = rule && net.isIP(host) !== 0 ? rule(host) : null;
+      const refusal = rule ? literalHostRefusal(host, rule) : null;
       if (refusal) {
         callback(new AddressRefusedError(host, host, refusal), null);
         return;
