@@ -96,7 +96,7 @@ export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
     let method = init.method ?? "GET";
     let body = init.body;
     for (let hop = 0; ; hop++) {
-      checkScheme(target, requested, options);
+      checkTarget(target, requested, options);
       let response: Response;
       try {
         response = (await undiciFetch(target, {
@@ -230,7 +230,16 @@ function redirectTarget(location: string, from: URL): URL {
   }
 }
 
-function checkScheme(target: URL, requested: URL, options: PublicFetchOptions): void {
+/** Refuses a target never fetched: one with credentials, a scheme other than http(s), http where only https is admitted. */
+function checkTarget(target: URL, requested: URL, options: PublicFetchOptions): void {
+  // The credentials would go to the host, and the address into messages and logs: neither is wanted.
+  if (target.username || target.password) {
+    const subject = target === requested ? "The address" : `${requested.href} redirects to an address that`;
+    throw new ApiError(
+      "invalid_input",
+      `${subject} carries a user name or password; addresses with credentials are not fetched.`,
+    );
+  }
   const via = target === requested ? "" : ` (redirected from ${requested.href})`;
   if (target.protocol !== "http:" && target.protocol !== "https:") {
     throw new ApiError(
