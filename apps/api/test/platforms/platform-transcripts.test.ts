@@ -260,6 +260,17 @@ describe("the egress guard", () => {
     expect(await credits()).toBe(creditsBefore);
   });
 
+  it("refuses a TikTok address with a user name and password: 422, the password nowhere, nothing fetched", async () => {
+    const before = double.requests.length;
+    const answer = await fetchTranscript(server, {
+      video: "https://listener:s3cret-pw-31@www.tiktok.com/@verbatim.tests/video/7400000000000000001",
+    });
+    expect(answer.status, answer.text).toBe(422);
+    expect((answer.body as Loose).error).toMatchObject({ code: "invalid_input", number: 3005 });
+    expect(answer.text).not.toContain("s3cret-pw-31");
+    expect(double.requests.slice(before)).toEqual([]);
+  });
+
   it("answers a TLS failure behind the proxy with the catalog's words, never OpenSSL's or the proxy's", async () => {
     const answer = await fetchTranscript(server, {
       video: "https://www.tiktok.com/@verbatim.tests/video/7400000000000000033",

@@ -230,16 +230,23 @@ function redirectTarget(location: string, from: URL): URL {
   }
 }
 
+/**
+ * Refuses an address with a user name or password, given (`requested` is `target`) or reached by
+ * a redirect from `requested`: the credentials would go to the host, and the address into
+ * messages and logs, so the refusal repeats neither.
+ */
+export function refuseCredentials(target: URL, requested: URL = target): void {
+  if (!target.username && !target.password) return;
+  const subject = target === requested ? "The address" : `${requested.href} redirects to an address that`;
+  throw new ApiError(
+    "invalid_input",
+    `${subject} carries a user name or password; addresses with credentials are not fetched.`,
+  );
+}
+
 /** Refuses a target never fetched: one with credentials, a scheme other than http(s), http where only https is admitted. */
 function checkTarget(target: URL, requested: URL, options: PublicFetchOptions): void {
-  // The credentials would go to the host, and the address into messages and logs: neither is wanted.
-  if (target.username || target.password) {
-    const subject = target === requested ? "The address" : `${requested.href} redirects to an address that`;
-    throw new ApiError(
-      "invalid_input",
-      `${subject} carries a user name or password; addresses with credentials are not fetched.`,
-    );
-  }
+  refuseCredentials(target, requested);
   const via = target === requested ? "" : ` (redirected from ${requested.href})`;
   if (target.protocol !== "http:" && target.protocol !== "https:") {
     throw new ApiError(
