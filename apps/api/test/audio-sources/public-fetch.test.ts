@@ -98,6 +98,24 @@ describe("public fetch: 422 invalid_input (3005) for addresses the rule refuses"
     expect(error.message).toMatch(/^file:\/\/\/etc\/passwd \(redirected from .*\/to-file\) uses file:/);
   });
 
+  it("refuses an address with a user name or password, also at a redirect, without repeating the password", async () => {
+    const before = host.requests.length;
+    const direct = await failure(
+      publicFetch({ allowPrivateTargets: true })(host.url("/hello").replace("//", "//me:pw-31@")),
+    );
+    host.redirect("/to-credentials", host.url("/hello").replace("//", "//me:pw-31@"));
+    const redirected = await failure(publicFetch({ allowPrivateTargets: true })(host.url("/to-credentials")));
+    expect([direct.status, direct.code, direct.number]).toEqual([422, "invalid_input", 3005]);
+    expect(direct.message).toBe(
+      "The address carries a user name or password; addresses with credentials are not fetched.",
+    );
+    expect([redirected.status, redirected.code, redirected.number]).toEqual([422, "invalid_input", 3005]);
+    expect(redirected.message).toBe(
+      `${host.url("/to-credentials")} redirects to an address that carries a user name or password; addresses with credentials are not fetched.`,
+    );
+    expect(host.requests.slice(before).map(({ path }) => path)).toEqual(["/to-credentials"]);
+  });
+
   it("refuses http when https only is asked (webhooks), unless private targets are allowed", async () => {
     const error = await failure(publicFetch({ httpsOnly: true })(host.url("/hello")));
     expect(error.message).toMatch(/only https addresses are admitted \(VERBATIM_ALLOW_PRIVATE_TARGETS=1 admits http\)/);

@@ -1,5 +1,7 @@
+import { Writable } from "node:stream";
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { type LoopbackServer, listenOnLoopback } from "@verbatim/testkit/listen";
+import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAudioSources } from "../../src/adapters/audio-sources/index.ts";
 import { createApp } from "../../src/app.ts";
@@ -459,6 +461,59 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
       expect(body.error.message).toContain(`points to 127.0.0.1, a loopback address`);
       expect(body.error.message).toContain("only public addresses are fetched");
       expect(server.host.requests.length).toBe(requestsBefore);
+    });
+  });
+
+  describe("422 invalid_input for an address with a user name and password", () => {
+    const password = "s3cret-pw-31";
+    const logLines: string[] = [];
+    let logged: LoopbackServer;
+    let closeSources: () => Promise<void>;
+
+    beforeAll(async () => {
+      const logger = pino(
+        { level: "debug" },
+        new Writable({
+          write(line, _encoding, done) {
+            logLines.push(String(line));
+            done();
+          },
+        }),
+      );
+      const sources = createAudioSources({ allowPrivateTargets: true, logger });
+      closeSources = () => sources.close();
+      const services = composeServices({ ...server.parts, logger, audio: { ...server.audio, sources } });
+      logged = await listenOnLoopback(createApp({ ...server.deps, logger, services }));
+    });
+    afterAll(async () => {
+      await logged?.close();
+      await closeSources?.();
+    });
+
+    const withCredentials = (url: string) => {
+      const address = new URL(url);
+      address.username = "listener";
+      address.password = password;
+      return address.href;
+    };
+
+    it.each([
+      ["a media file", () => withCredentials(mediaUrl("srt"))],
+      ["a feed", () => withCredentials(feedUrl())],
+      ["a page that redirects to such an address", () => server.host.url("/to-credentials")],
+    ])("3005 for %s, the password in neither the answer nor the log, nothing fetched from it", async (_what, video) => {
+      server.host.redirect("/to-credentials", withCredentials(mediaUrl("srt")));
+      const mediaRequests = server.host.requestsTo("/media/ep-srt.mp3").length;
+      const loggedBefore = logLines.length;
+      const body = await expectRefusedFreeOfCharge({ video: video() }, 422, "invalid_input", logged);
+      expect(body.error.number).toBe(3005);
+      expect(body.error.message).toMatch(
+        /carries a user name or password; addresses with credentials are not fetched\.$/,
+      );
+      expect(JSON.stringify(body)).not.toContain(password);
+      expect(logLines.length).toBeGreaterThan(loggedBefore);
+      expect(logLines.slice(loggedBefore).join("\n")).not.toContain(password);
+      expect(server.host.requestsTo("/media/ep-srt.mp3").length).toBe(mediaRequests);
     });
   });
 

@@ -8,6 +8,7 @@ import {
   pollUntilFinished,
   startAudioServer,
 } from "../audio/harness.ts";
+import { send } from "../support/http.ts";
 
 // Every platform read through yt-dlp, end to end: the route, the transcript service, the real
 // yt-dlp in its sidecar, the egress guard, and the platform double standing in for the sites
@@ -23,6 +24,13 @@ async function recordedInfo(platform: string, scenario: string): Promise<Loose> 
 function signedAddressesOf(info: Loose): string[] {
   const captionFiles = [...Object.values(info.subtitles ?? {}), ...Object.values(info.automatic_captions ?? {})].flat();
   return [...(info.formats ?? []), ...captionFiles].map((file: Loose) => file.url).filter(Boolean);
+}
+
+/** The account's balance, from `GET /me`. */
+async function credits(): Promise<number> {
+  const me = await send(server, { method: "GET", path: "/api/v2/me" });
+  expect(me.status, me.text).toBe(200);
+  return (me.body as Loose).data.credits;
 }
 
 function wordsOf(data: Loose): string {
@@ -224,6 +232,54 @@ describe("the egress guard", () => {
     expect((answer.body as Loose).error).toMatchObject({ code: "invalid_input", number: 3005 });
     expect((answer.body as Loose).error.message).toContain("10.20.30.40");
     expect(double.requests.slice(before).some((request) => request.url.includes("10.20.30.40"))).toBe(false);
+  });
+
+  // The double is the upstream proxy here, and would read 2130706433 and 0x7f.1 as 127.0.0.1.
+  it.each([
+    ["whose caption file redirects to https://2130706433/r.vtt", "7400000000000000031", "captions", "2130706433"],
+    ["whose media is on https://0x7f.1/", "7400000000000000031", "audio", "0x7f.1"],
+    ["whose page redirects to https://2130706433/", "7400000000000000032", "captions", "2130706433"],
+  ])("refuses a TikTok post %s before the proxy sees the host: 422, nothing charged", async (_what, id, mode, host) => {
+    const before = double.requests.length;
+    const creditsBefore = await credits();
+    const video = `https://www.tiktok.com/@verbatim.tests/video/${id}`;
+    const answer = await fetchTranscript(server, { video, mode });
+    expect(answer.status, answer.text).toBe(422);
+    const { error } = answer.body as Loose;
+    expect(error).toMatchObject({ code: "invalid_input", number: 3005 });
+    expect(error.message).toBe(
+      `${video} leads to ${host} (a loopback address, 127.0.0.1), which this server does not connect to.`,
+    );
+    const connects = double.requests.slice(before).filter((request) => request.method === "CONNECT");
+    expect(connects.length).toBeGreaterThan(0);
+    expect(connects.filter((request) => !request.url.startsWith("www.tiktok.com:"))).toEqual(
+      mode === "captions" && id.endsWith("31")
+        ? [{ method: "CONNECT", url: "v16-webapp-prime.us.tiktok.com:443" }]
+        : [],
+    );
+    expect(await credits()).toBe(creditsBefore);
+  });
+
+  it("refuses a TikTok address with a user name and password: 422, the password nowhere, nothing fetched", async () => {
+    const before = double.requests.length;
+    const answer = await fetchTranscript(server, {
+      video: "https://listener:s3cret-pw-31@www.tiktok.com/@verbatim.tests/video/7400000000000000001",
+    });
+    expect(answer.status, answer.text).toBe(422);
+    expect((answer.body as Loose).error).toMatchObject({ code: "invalid_input", number: 3005 });
+    expect(answer.text).not.toContain("s3cret-pw-31");
+    expect(double.requests.slice(before)).toEqual([]);
+  });
+
+  it("answers a TLS failure behind the proxy with the catalog's words, never OpenSSL's or the proxy's", async () => {
+    const answer = await fetchTranscript(server, {
+      video: "https://www.tiktok.com/@verbatim.tests/video/7400000000000000033",
+      mode: "captions",
+    });
+    expect(answer.status, answer.text).toBe(503);
+    const { error } = answer.body as Loose;
+    expect(error).toMatchObject({ code: "connection", number: 5003 });
+    expect(error.message).toBe("The connection to the platform failed. Nothing was charged; retry with backoff.");
   });
 });
 

@@ -2,11 +2,11 @@ import { once } from "node:events";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, request, type Server } from "node:http";
 import { type AddressInfo, createServer as createNetServer, type LookupFunction, type Socket } from "node:net";
 import { Writable } from "node:stream";
-import { startConnectProxy } from "@verbatim/testkit/connect-proxy";
+import { type ConnectProxy, startConnectProxy } from "@verbatim/testkit/connect-proxy";
 import { lookupWith } from "@verbatim/testkit/fake-podcast-host";
 import { pino } from "pino";
 import { ProxyAgent, fetch as undiciFetch } from "undici";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { publicAddressRule } from "../../src/adapters/net/address-rule.ts";
 import { type EgressGuard, type EgressGuardOptions, startEgressGuard } from "../../src/sources/egress/egress-guard.ts";
 
@@ -310,6 +310,123 @@ describe("egress guard: upstream proxies", () => {
     } finally {
       await Promise.all(upstreams.map((upstream) => upstream.close()));
     }
+  });
+});
+
+/**
+ * Private addresses as a resolver reads them: inet_aton's numeric forms (one to four parts,
+ * decimal, octal, hex), trailing dots, mixed case, percent escapes and IPv6, each with the
+ * refusal the guard answers.
+ */
+const privateHostForms: [string, string][] = [
+  ["2130706433", "a loopback address, 127.0.0.1"],
+  ["0x7f000001", "a loopback address, 127.0.0.1"],
+  ["0X7F000001", "a loopback address, 127.0.0.1"],
+  ["0x7f.1", "a loopback address, 127.0.0.1"],
+  ["0X7f.0x0.0X0.1", "a loopback address, 127.0.0.1"],
+  ["0177.0.0.1", "a loopback address, 127.0.0.1"],
+  ["127.000.000.001", "a loopback address, 127.0.0.1"],
+  ["127.1", "a loopback address, 127.0.0.1"],
+  ["127.0.0.1.", "a loopback address, 127.0.0.1"],
+  ["2130706433.", "a loopback address, 127.0.0.1"],
+  ["0x7f.1.", "a loopback address, 127.0.0.1"],
+  ["%31%32%37.0.0.1", "a loopback address, 127.0.0.1"],
+  ["0", "an unspecified address, 0.0.0.0"],
+  ["10.1", "a private address, 10.0.0.1"],
+  ["167772161", "a private address, 10.0.0.1"],
+  ["169.254.43518", "a link-local address, 169.254.169.254"],
+  ["0xa9fea9fe", "a link-local address, 169.254.169.254"],
+  ["0xA9.0xFE.0xA9.0xFE", "a link-local address, 169.254.169.254"],
+  ["LOCALHOST", "this machine (localhost)"],
+  ["LocalHost.", "this machine (localhost)"],
+  ["api.LOCALHOST.", "this machine (localhost)"],
+  ["[0:0:0:0:0:0:0:1]", "a loopback address"],
+  ["[::FFFF:7F00:1]", "a loopback address (inside ipv4Mapped IPv6 ::ffff:7f00:1)"],
+  ["[::ffff:127.0.0.1]", "a loopback address (inside ipv4Mapped IPv6 ::ffff:7f00:1)"],
+  ["[::ffff:0x7f.1]", "not a host name"],
+  ["[64:ff9b::7f00:1]", "a loopback address (inside rfc6052 IPv6 64:ff9b::7f00:1)"],
+  ["[::127.0.0.1]", "a deprecated IPv4-compatible address"],
+];
+
+describe("egress guard: private addresses in any form, through a resolving upstream proxy", () => {
+  const tunnels: string[] = [];
+  const forwarded: string[] = [];
+  let upstream: ConnectProxy;
+  let guard: EgressGuard;
+
+  beforeAll(async () => {
+    // An ordinary proxy resolves what it is given, so `0x7f.1` would reach the target on 127.0.0.1;
+    // it connects to nothing but that loopback address, so no test traffic leaves the machine.
+    upstream = await startConnectProxy({
+      connectsOnlyTo: (address) => address === "127.0.0.1",
+      lookup: lookupWith({ "media.example": "127.0.0.1" }),
+      onTunnel: (req) => tunnels.push(req.url ?? ""),
+      onForward: (req) => forwarded.push(req.url ?? ""),
+    });
+  });
+
+  beforeEach(async () => {
+    guard = await startEgressGuard({
+      allowPrivateTargets: false,
+      logger,
+      lookup: noLookup,
+      upstreamProxyUrls: [upstream.url],
+      allowedPorts: [80, 443, targetPort],
+    });
+    guards.push(guard);
+  });
+
+  afterAll(async () => {
+    await upstream?.close();
+  });
+
+  it("tunnels a public name through the proxy to the target, which the proxy resolves", async () => {
+    const before = tunnels.length;
+    const call = guard.openCall(generous);
+    const answer = await connectThrough(guard, `media.example:${targetPort}`, authorizationOf(call.proxyUrl));
+    answer.socket.destroy();
+    expect(answer.status).toBe(200);
+    expect(tunnels.slice(before)).toEqual([`media.example:${targetPort}`]);
+  });
+
+  it("answers 403 to CONNECT for every form of a private address, and the proxy never sees one", async () => {
+    const before = tunnels.length;
+    const call = guard.openCall(generous);
+    const answers = await Promise.all(
+      privateHostForms.map(async ([host]) => {
+        const answer = await connectThrough(guard, `${host}:${targetPort}`, authorizationOf(call.proxyUrl));
+        answer.socket.destroy();
+        return [host, answer.status, answer.refusal];
+      }),
+    );
+    expect(answers).toEqual(privateHostForms.map(([host, refusal]) => [host, 403, refusal]));
+    expect(tunnels.slice(before)).toEqual([]);
+    expect(call.refusedTargets.map(({ host }) => host).sort()).toEqual(privateHostForms.map(([host]) => host).sort());
+  });
+
+  it("answers 403 to an absolute-form GET for every form of a private address, and forwards none", async () => {
+    const before = forwarded.length;
+    const call = guard.openCall(generous);
+    const answers = await Promise.all(
+      privateHostForms
+        .filter(([host]) => URL.canParse(`http://${host}:${targetPort}/`))
+        .map(async ([host]) => {
+          const answer = await getThrough(guard, `http://${host}:${targetPort}/hello`, authorizationOf(call.proxyUrl));
+          return [host, answer.status];
+        }),
+    );
+    expect(answers.length).toBeGreaterThan(20);
+    expect(answers.filter(([, status]) => status !== 403)).toEqual([]);
+    expect(forwarded.slice(before)).toEqual([]);
+  });
+
+  it("sends the proxy the host as it judged it: a public address in inet_aton form goes as four decimals", async () => {
+    const before = tunnels.length;
+    const call = guard.openCall(generous);
+    const answer = await connectThrough(guard, `0x5d.0270.0xd7.14:${targetPort}`, authorizationOf(call.proxyUrl));
+    answer.socket.destroy();
+    expect(answer.status).toBe(502);
+    expect(tunnels.slice(before)).toEqual([`93.184.215.14:${targetPort}`]);
   });
 });
 

@@ -106,14 +106,16 @@ describe("the yt-dlp sidecar", () => {
     expect(tunnel?.authorization).toBe(`Basic ${Buffer.from("call-extract:x").toString("base64")}`);
   });
 
-  it("refuses a platform certificate its CA file does not vouch for, as a connection failure", async () => {
-    const { sidecar: engineSidecar } = sidecar({ caFile: undefined });
+  it("refuses a platform certificate its CA file does not vouch for, as a connection failure, OpenSSL's words logged only", async () => {
+    const { sidecar: engineSidecar, lines } = sidecar({ caFile: undefined });
     const error = await failureOf(
       engineSidecar.extract("https://streamable.com/clip1", { proxy: fake.proxyUrl("call-no-ca"), deadlineMs }),
     );
     expect(error).toBeInstanceOf(SourceError);
     expect((error as SourceError).kind).toBe("connection");
-    expect((error as SourceError).message).toMatch(/CERTIFICATE_VERIFY_FAILED/);
+    expect((error as SourceError).message).toBe("The connection to the platform failed.");
+    const logged = lines.find((line) => line.msg === "yt-dlp call failed");
+    expect(JSON.stringify(logged)).toMatch(/CERTIFICATE_VERIFY_FAILED/);
   });
 
   it("refuses the generic extractor: a plain https URL is unsupported and never fetched", async () => {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import { type DownloadOptions, MediaDownload, type MediaDownloadLimits, megabytes } from "../net/media-download.ts";
-import { type PublicFetch, readBodyWithin, saveBodyWithin } from "../net/public-fetch.ts";
+import { type PublicFetch, readBodyWithin, refuseCredentials, saveBodyWithin } from "../net/public-fetch.ts";
 import type { IsolatedParser } from "../parsing/isolated-parser.ts";
 import { parseVideoReference } from "../youtube/video-reference.ts";
 import type { AudioSources, DownloadedMedia, PublisherTranscript, ResolvedAudioSource } from "./audio-source.ts";
@@ -290,7 +290,7 @@ export class WebAudioSources implements AudioSources {
   }
 }
 
-/** The address behind an input that is not YouTube; `invalid_input` when malformed, `unsupported_platform` for other schemes. */
+/** The address behind an input that is not YouTube; `invalid_input` when malformed or carrying credentials, `unsupported_platform` for other schemes. */
 function addressOf(input: string): URL {
   const value = input.trim();
   const scheme = (/^([a-z][a-z0-9+.-]*):\/\//i.exec(value) ?? /^(data|file|mailto|javascript|blob):/i.exec(value))?.[1];
@@ -300,6 +300,7 @@ function addressOf(input: string): URL {
   const reference = parseVideoReference(value);
   switch (reference.kind) {
     case "other-url":
+      refuseCredentials(reference.url);
       return reference.url;
     case "malformed":
       throw new ApiError(

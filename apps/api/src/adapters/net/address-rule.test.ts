@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { literalHostRefusal, publicAddressRule } from "./address-rule.ts";
+import { canonicalHost, literalHostRefusal, publicAddressRule } from "./address-rule.ts";
 
 describe("publicAddressRule", () => {
   it.each([
@@ -86,5 +86,57 @@ describe("literalHostRefusal", () => {
 
   it.each(["hooks.example.com", "93.184.216.34", "[2606:4700::1111]"])("admits %s", (host) => {
     expect(literalHostRefusal(host)).toBeNull();
+  });
+});
+
+describe("canonicalHost", () => {
+  it.each([
+    ["2130706433", "127.0.0.1"],
+    ["0x7f.1", "127.0.0.1"],
+    ["0177.0.0.1", "127.0.0.1"],
+    ["127.000.000.001", "127.0.0.1"],
+    ["127.0.0.1.", "127.0.0.1"],
+    ["%31%32%37.0.0.1", "127.0.0.1"],
+    ["0127.0.0.1", "87.0.0.1"],
+    ["::1", "[::1]"],
+    ["[::FFFF:127.0.0.1]", "[::ffff:7f00:1]"],
+    ["Media.Example.", "media.example."],
+    ["bücher.example", "xn--bcher-kva.example"],
+  ])("reads %s as %s, as a resolver does", (host, canonical) => {
+    expect(canonicalHost(host)).toBe(canonical);
+  });
+
+  it.each([
+    ["user@media.example"],
+    ["media.example:443"],
+    ["media.example/path"],
+    ["media.example?query"],
+    ["media.example#part"],
+    ["media example"],
+    ["[::1%25eth0]"],
+    ["1.2.3.4.5"],
+    ["media.example!"],
+    [""],
+  ])("answers null for %j, which is no host on its own", (host) => {
+    expect(canonicalHost(host)).toBeNull();
+  });
+});
+
+describe("literalHostRefusal, for a host in any form a resolver reads", () => {
+  it.each([
+    ["2130706433", "a loopback address, 127.0.0.1"],
+    ["0xa9fea9fe", "a link-local address, 169.254.169.254"],
+    ["10.1", "a private address, 10.0.0.1"],
+    ["LOCALHOST.", "this machine (localhost)"],
+    ["user@media.example", "not a host name"],
+  ])("refuses %s as %s", (host, refusal) => {
+    expect(literalHostRefusal(host)).toBe(refusal);
+  });
+
+  it("admits a public address in inet_aton form, which it is sent on as four decimals", () => {
+    expect([literalHostRefusal("0x5d.0270.0xd7.14"), canonicalHost("0x5d.0270.0xd7.14")]).toEqual([
+      null,
+      "93.184.215.14",
+    ]);
   });
 });

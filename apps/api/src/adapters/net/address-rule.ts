@@ -76,17 +76,38 @@ function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
 }
 
 /**
- * Why a URL's host is refused before any lookup: a `localhost` name, or an IP literal the rule
- * refuses; null for any other name, which is judged by the addresses it resolves to.
+ * A host as resolvers read it, or null when the text is no host on its own (it carries a port,
+ * a user, a path, or characters no host name has). WHATWG URL's host parser applies inet_aton's
+ * numeric forms, so `2130706433`, `0x7f.1`, `0177.0.0.1` and `127.1` all come out as
+ * `127.0.0.1`; it also decodes percent escapes, lowercases, writes IDNs in punycode and
+ * compresses IPv6 (kept in brackets). An upstream proxy that resolves the text as given reads
+ * it the same way, so the canonical form is both what is judged and what is sent on.
+ */
+export function canonicalHost(host: string): string | null {
+  const bracketed = isIP(host) === 6 ? `[${host}]` : host;
+  if (/:/.test(bracketed.replace(/^\[[^\]]*\]$/, ""))) return null;
+  const url = URL.parse(`http://${bracketed}/`);
+  if (!url || url.username || url.password || url.port || url.pathname !== "/" || url.search || url.hash) return null;
+  return /^(?:\[[0-9a-f:.]+\]|[a-z0-9_.-]+)$/.test(url.hostname) ? url.hostname : null;
+}
+
+/**
+ * Why a host is refused before any lookup: no host at all, a `localhost` name, or an IP
+ * literal the rule refuses, in any form a resolver reads as one (`canonicalHost`); null for any
+ * other name, which is judged by the addresses it resolves to.
  */
 export function literalHostRefusal(hostname: string, rule: AddressRule = publicAddressRule): string | null {
+  const canonical = canonicalHost(hostname);
+  if (canonical === null) return "not a host name";
   // "localhost." is the same name as "localhost"; the trailing dot only says it is fully qualified.
-  const host = hostname
-    .replace(/^\[|\]$/g, "")
-    .replace(/\.$/, "")
-    .toLowerCase();
-  if (host === "localhost" || host.endsWith(".localhost")) return "this machine (localhost)";
-  return isIP(host) === 0 ? null : rule(host);
+  const name = canonical.replace(/\.$/, "");
+  if (name === "localhost" || name.endsWith(".localhost")) return "this machine (localhost)";
+  const address = canonical.replace(/^\[|\]$/g, "");
+  const version = isIP(address);
+  if (version === 0) return null;
+  const refusal = rule(address);
+  const written = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  return refusal && version === 4 && written !== address ? `${refusal}, ${address}` : refusal;
 }
 
 /** Resolves a host name to all its addresses, as `dns.lookup` with `all: true` does. */
@@ -108,11 +129,12 @@ export async function hostRefusal(
 ): Promise<string | null> {
   const rule = options.rule ?? publicAddressRule;
   const literal = literalHostRefusal(hostname, rule);
-  if (literal || isIP(hostname.replace(/^\[|\]$/g, "")) !== 0) return literal;
+  const name = canonicalHost(hostname);
+  if (literal || name === null || isIP(name.replace(/^\[|\]$/g, "")) !== 0) return literal;
   const timeoutMs = options.timeoutMs ?? 2_000;
   let timer: NodeJS.Timeout | undefined;
   const addresses = await Promise.race([
-    (options.resolveAll ?? resolveWithDns)(hostname),
+    (options.resolveAll ?? resolveWithDns)(name),
     new Promise<LookupAddress[]>((resolve) => {
       timer = setTimeout(() => resolve([]), timeoutMs);
     }),

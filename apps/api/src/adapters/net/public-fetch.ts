@@ -1,10 +1,10 @@
 import dns, { type LookupAddress } from "node:dns";
-import net, { type LookupFunction } from "node:net";
+import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { Agent, buildConnector, fetch as undiciFetch } from "undici";
 import { ApiError } from "../../errors.ts";
-import { type AddressRule, publicAddressRule } from "./address-rule.ts";
+import { type AddressRule, literalHostRefusal, publicAddressRule } from "./address-rule.ts";
 import type { MediaDownload } from "./media-download.ts";
 
 /** How user-supplied addresses are fetched. */
@@ -81,7 +81,7 @@ export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
     connect: (connectOptions, callback) => {
       // A literal IP host is connected to without a lookup, so it is checked here.
       const host = connectOptions.hostname.replace(/^\[|\]$/g, "");
-      const refusal = rule && net.isIP(host) !== 0 ? rule(host) : null;
+      const refusal = rule ? literalHostRefusal(host, rule) : null;
       if (refusal) {
         callback(new AddressRefusedError(host, host, refusal), null);
         return;
@@ -96,7 +96,7 @@ export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
     let method = init.method ?? "GET";
     let body = init.body;
     for (let hop = 0; ; hop++) {
-      checkScheme(target, requested, options);
+      checkTarget(target, requested, options);
       let response: Response;
       try {
         response = (await undiciFetch(target, {
@@ -230,7 +230,23 @@ function redirectTarget(location: string, from: URL): URL {
   }
 }
 
-function checkScheme(target: URL, requested: URL, options: PublicFetchOptions): void {
+/**
+ * Refuses an address with a user name or password, given (`requested` is `target`) or reached by
+ * a redirect from `requested`: the credentials would go to the host, and the address into
+ * messages and logs, so the refusal repeats neither.
+ */
+export function refuseCredentials(target: URL, requested: URL = target): void {
+  if (!target.username && !target.password) return;
+  const subject = target === requested ? "The address" : `${requested.href} redirects to an address that`;
+  throw new ApiError(
+    "invalid_input",
+    `${subject} carries a user name or password; addresses with credentials are not fetched.`,
+  );
+}
+
+/** Refuses a target never fetched: one with credentials, a scheme other than http(s), http where only https is admitted. */
+function checkTarget(target: URL, requested: URL, options: PublicFetchOptions): void {
+  refuseCredentials(target, requested);
   const via = target === requested ? "" : ` (redirected from ${requested.href})`;
   if (target.protocol !== "http:" && target.protocol !== "https:") {
     throw new ApiError(

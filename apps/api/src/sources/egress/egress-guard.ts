@@ -4,7 +4,12 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import https from "node:https";
 import net, { type AddressInfo, type LookupFunction } from "node:net";
 import type { Duplex } from "node:stream";
-import { type AddressRule, literalHostRefusal, publicAddressRule } from "../../adapters/net/address-rule.ts";
+import {
+  type AddressRule,
+  canonicalHost,
+  literalHostRefusal,
+  publicAddressRule,
+} from "../../adapters/net/address-rule.ts";
 import { AddressRefusedError, checkedLookup } from "../../adapters/net/public-fetch.ts";
 import type { Logger } from "../../logger.ts";
 
@@ -218,11 +223,16 @@ export async function startEgressGuard(options: EgressGuardOptions): Promise<Egr
     const port = Number(portText);
     const refusal = refusalOf(host, port);
     if (refusal) return answerRaw(client, 403, refuse(call, host, port, refusal));
+    // An upstream proxy gets the host as judged: its resolver would read `0x7f.1` as 127.0.0.1.
+    const canonical = canonicalHost(host);
+    if (canonical === null) return answerRaw(client, 400, "CONNECT needs host:port.");
     if (!call.hold(client)) return;
     idle(client, idleTimeoutMs);
     let target: Duplex;
     try {
-      target = await (call.upstreamProxy ? connectThrough(call.upstreamProxy, host, port) : connectDirect(host, port));
+      target = await (call.upstreamProxy
+        ? connectThrough(call.upstreamProxy, canonical, port)
+        : connectDirect(canonical, port));
     } catch (error) {
       if (error instanceof AddressRefusedError)
         return answerRaw(client, 403, refuse(call, host, port, reasonOf(error)));

@@ -512,7 +512,57 @@ describe("sourceErrorOfYtdlp", () => {
     );
     expect(error.cause).toBeInstanceOf(YtdlpError);
     expect((error.cause as YtdlpError).details).toEqual(details);
-    const transport = sourceErrorOfYtdlp(transportFailures[0]?.[1] as YtdlpErrorDetails);
-    expect(transport.message).toBe("[Streamable] s403: Unable to download JSON metadata: HTTP Error 403: Forbidden");
   });
+
+  it.each([
+    [
+      "OpenSSL's, behind a proxy that tunnelled to a port without TLS",
+      {
+        type: "SSLError",
+        cause: "SSLError",
+        status: null,
+        message: "[SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:1006)",
+        expected: false,
+      },
+      "connection",
+      "The connection to the platform failed.",
+    ],
+    [
+      "a proxy's status line",
+      {
+        type: "ProxyError",
+        cause: "URLError",
+        status: null,
+        message: "<urlopen error Tunnel connection failed: 403 Forbidden>",
+        expected: false,
+      },
+      "connection",
+      "The connection to the platform failed.",
+    ],
+    [
+      "a server's status line, inside an extractor's download",
+      transportFailures[0]?.[1] as YtdlpErrorDetails,
+      "blocked",
+      "The platform refused the request (HTTP 403).",
+    ],
+    [
+      "a server's status line, for a caption file",
+      { type: "HTTPError", cause: "HTTPError", status: 404, message: "HTTP Error 404: Not Found", expected: false },
+      "unavailable",
+      "The platform has no such item (HTTP 404).",
+    ],
+    [
+      "a fault of yt-dlp's",
+      { type: "KeyError", cause: null, status: null, message: "'formats'", expected: false },
+      "unparseable",
+      "yt-dlp could not read the platform's answer.",
+    ],
+  ] as [string, YtdlpErrorDetails, SourceErrorKind, string][])(
+    "tells the client its own words, not %s, and keeps those as the cause",
+    (_words, details, kind, message) => {
+      const error = sourceErrorOfYtdlp(details);
+      expect([error.kind, error.message]).toEqual([kind, message]);
+      expect((error.cause as YtdlpError).details).toEqual(details);
+    },
+  );
 });

@@ -132,10 +132,43 @@ const rules: Rule[] = [
   { kind: "connection", matches: byStatus((status) => status >= 500) },
 ];
 
+/**
+ * What a client is told of a failure that is not an extractor's reading of the item: a failed
+ * exchange (TLS, a proxy, a socket, an HTTP status) or a fault of yt-dlp. Their text (OpenSSL's,
+ * a proxy's status line, a traceback) would tell a client which hosts and ports answer behind
+ * the proxy, so it goes to the log and these words to the client.
+ */
+const plainWords: Record<SourceErrorKind, string> = {
+  unsupported: "This server reads no item at this address",
+  invalid_input: "The platform refused the address",
+  private: "The platform shows this item only to its owner or the accounts it chose",
+  login_required: "The platform shows this item only to signed-in accounts",
+  unavailable: "The platform has no such item",
+  members_only: "The platform shows this item to paying subscribers only",
+  age_restricted: "The platform keeps this item behind an age or sensitive-content gate",
+  region_blocked: "The platform does not offer this item in the country the request leaves from",
+  live_stream: "The item is live now; nothing is recorded yet",
+  no_captions: "The platform has no captions for this item",
+  no_audio_stream: "The item has no sound to transcribe",
+  blocked: "The platform refused the request",
+  timeout: "The platform did not answer in time",
+  connection: "The connection to the platform failed",
+  unparseable: "yt-dlp could not read the platform's answer",
+  too_large: "The media is larger than this server downloads",
+};
+
 /** The SourceError a sidecar failure means; anything not recognised is `unparseable`. */
 export function sourceErrorOfYtdlp(details: YtdlpErrorDetails): SourceError {
   const kind = rules.find((rule) => rule.matches(details))?.kind ?? "unparseable";
-  return new SourceError(kind, publicMessage(details.message), { cause: new YtdlpError(details) });
+  const message = isExtractorReading(details)
+    ? publicMessage(details.message)
+    : `${plainWords[kind]}${details.status === null ? "" : ` (HTTP ${details.status})`}.`;
+  return new SourceError(kind, message, { cause: new YtdlpError(details) });
+}
+
+/** An extractor's (or the sidecar's) own words about the item, raised as expected, with no failed exchange behind them. */
+function isExtractorReading(details: YtdlpErrorDetails): boolean {
+  return details.expected && details.cause === null && details.status === null && !networkTypes.includes(details.type);
 }
 
 /** yt-dlp's words without its command-line advice, which means nothing to an API client. */

@@ -350,8 +350,13 @@ export class YtdlpSidecar {
       this.#recycleIfIdle();
       return;
     }
-    if (answer.ok) this.#settle(call, undefined, answer.result);
-    else this.#settle(call, sourceErrorOfYtdlp(answer.error as YtdlpErrorDetails));
+    if (answer.ok) {
+      this.#settle(call, undefined, answer.result);
+      return;
+    }
+    // A failed exchange reaches the client in plain words (sourceErrorOfYtdlp); its own text is for the operator.
+    this.#logger.info({ op: call.request.op, error: answer.error }, "yt-dlp call failed");
+    this.#settle(call, sourceErrorOfYtdlp(answer.error as YtdlpErrorDetails));
   }
 
   #exited(running: Running, code: number | null, signal: NodeJS.Signals | null, stderrTail: string[]): void {

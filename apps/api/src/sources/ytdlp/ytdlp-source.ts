@@ -77,7 +77,8 @@ export class YtdlpSource implements PlatformSource {
     const value = input.trim();
     if (bareTiktokId.test(value)) return { platform: "tiktok", url: `https://www.tiktok.com/@_/video/${value}` };
     const reference = parseVideoReference(value);
-    if (reference.kind !== "other-url") return null;
+    // With credentials it is no platform's item: the public fetch refuses it without repeating them.
+    if (reference.kind !== "other-url" || reference.url.username || reference.url.password) return null;
     const platform = platformOfAddress(reference.url);
     return platform ? { platform: platform.platform, url: reference.url.toString() } : null;
   }
