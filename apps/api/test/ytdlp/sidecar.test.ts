@@ -216,6 +216,95 @@ describe("the yt-dlp sidecar", () => {
     expect(error).toMatchObject({ kind: "too_large" });
   });
 
+  it("fails a subtitle file whose connection ends before its Content-Length, as a connection failure", async () => {
+    fake.route("/captions/cut.vtt", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/vtt", "content-length": 5000 });
+      res.write(`WEBVTT\n\n${"x".repeat(2000)}`, () => res.socket?.destroy());
+    });
+    const { sidecar: engineSidecar } = sidecar();
+    const error = await failureOf(
+      engineSidecar.fetchText("https://cdn.streamable.com/captions/cut.vtt", {
+        proxy: fake.proxyUrl("call-cut"),
+        maxBytes: 10_000,
+        deadlineMs,
+      }),
+    );
+    expect(error).toBeInstanceOf(SourceError);
+    expect((error as SourceError).kind).toBe("connection");
+    expect((error as SourceError).message).toMatch(/bytes read/);
+  });
+
+  describe("reading the files of one origin", () => {
+    const pieces = ["/captions/piece-1.vtt", "/captions/piece-2.vtt", "/captions/piece-3.vtt"];
+    beforeAll(() => {
+      for (const [index, path] of pieces.entries()) {
+        fake.route(path, (_req, res) => {
+          res.writeHead(200, { "content-type": "text/vtt; charset=utf-8" }).end(`WEBVTT\n\npiece ${index + 1}\n`);
+        });
+      }
+    });
+
+    it("reads them in order through one tunnel, kept open between them", async () => {
+      const { sidecar: engineSidecar } = sidecar();
+      const before = { tunnels: fake.tunnels.length, seen: fake.seen.length };
+      const texts = await engineSidecar.fetchTexts(
+        pieces.map((path) => `https://cdn.streamable.com${path}`),
+        { proxy: fake.proxyUrl("call-pieces"), maxBytes: 10_000, deadlineMs },
+      );
+      expect(texts).toEqual(["WEBVTT\n\npiece 1\n", "WEBVTT\n\npiece 2\n", "WEBVTT\n\npiece 3\n"]);
+      expect(fake.seen.slice(before.seen).map((seen) => seen.path)).toEqual(pieces);
+      expect(fake.tunnels.slice(before.tunnels)).toEqual([
+        {
+          target: "cdn.streamable.com:443",
+          authorization: `Basic ${Buffer.from("call-pieces:x").toString("base64")}`,
+        },
+      ]);
+    });
+
+    it("refuses them past the bytes allowed together, though each is within them", async () => {
+      const { sidecar: engineSidecar } = sidecar();
+      const error = await failureOf(
+        engineSidecar.fetchTexts(
+          pieces.map((path) => `https://cdn.streamable.com${path}`),
+          { proxy: fake.proxyUrl("call-pieces-large"), maxBytes: 40, deadlineMs },
+        ),
+      );
+      expect(error).toMatchObject({ kind: "too_large" });
+    });
+
+    it("fails on an answer other than 200, with its status", async () => {
+      const { sidecar: engineSidecar } = sidecar();
+      const error = await failureOf(
+        engineSidecar.fetchTexts(
+          ["https://cdn.streamable.com/captions/piece-1.vtt", "https://cdn.streamable.com/captions/gone.vtt"],
+          {
+            proxy: fake.proxyUrl("call-pieces-gone"),
+            maxBytes: 10_000,
+            deadlineMs,
+          },
+        ),
+      );
+      expect(error).toMatchObject({ kind: "unavailable" });
+    });
+
+    it("refuses files of two origins, fetching neither", async () => {
+      const { sidecar: engineSidecar } = sidecar();
+      const before = fake.tunnels.length;
+      const error = await failureOf(
+        engineSidecar.fetchTexts(
+          ["https://cdn.streamable.com/captions/piece-1.vtt", "https://streamable.com/captions/piece-2.vtt"],
+          {
+            proxy: fake.proxyUrl("call-pieces-two"),
+            maxBytes: 10_000,
+            deadlineMs,
+          },
+        ),
+      );
+      expect(error).toBeInstanceOf(SourceError);
+      expect(fake.tunnels.length).toBe(before);
+    });
+  });
+
   describe("downloading audio", () => {
     let directory: string;
     beforeAll(() => {

@@ -74,7 +74,7 @@ export interface YtdlpVersion {
   extractors: string[];
 }
 
-type Operation = "version" | "extract" | "fetch_text" | "download_audio";
+type Operation = "version" | "extract" | "fetch_text" | "fetch_texts" | "download_audio";
 
 interface Call {
   id: number;
@@ -171,6 +171,18 @@ export class YtdlpSidecar {
       options,
     )) as { text: string };
     return text;
+  }
+
+  /**
+   * Files of one origin (an HLS playlist's pieces), read in turn over one connection that is kept
+   * open between them; `too_large` once they pass `maxBytes` together. Any answer but 200 fails.
+   */
+  async fetchTexts(urls: readonly string[], options: YtdlpCallOptions & { maxBytes: number }): Promise<string[]> {
+    const { texts } = (await this.#call(
+      { op: "fetch_texts", urls, proxy: options.proxy, max_bytes: options.maxBytes },
+      options,
+    )) as { texts: string[] };
+    return texts;
   }
 
   /**
