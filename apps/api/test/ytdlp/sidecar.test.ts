@@ -176,6 +176,73 @@ describe("the yt-dlp sidecar", () => {
     expect(engineSidecar.pid).not.toBe(firstPid);
   });
 
+  describe("sharing the calls between accounts", () => {
+    beforeAll(() => {
+      fake.video("slow", { mobile: { bytes: randomBytes(1000), width: 640 } });
+      fake.video("next", { mobile: { bytes: randomBytes(1000), width: 640 } });
+    });
+
+    it("runs one account's calls within its share, so another account's call runs while they wait", async () => {
+      const release = fake.hold("/videos/slow");
+      try {
+        const { sidecar: engineSidecar } = sidecar({ maxConcurrentCalls: 3, maxCallsPerAccount: 2 });
+        const before = fake.requestsFor("/videos/slow");
+        const slowRequests = () => fake.requestsFor("/videos/slow") - before;
+        const busy = Array.from({ length: 5 }, (_, index) =>
+          engineSidecar.extract("https://streamable.com/slow", {
+            proxy: fake.proxyUrl(`call-busy-${index}`),
+            deadlineMs,
+            account: "acct_busy",
+          }),
+        );
+        await until(() => slowRequests() >= 2, "the busy account's first calls");
+        const other = await engineSidecar.extract("https://streamable.com/clip1", {
+          proxy: fake.proxyUrl("call-other"),
+          deadlineMs,
+          account: "acct_other",
+        });
+        expect(other).toMatchObject({ id: "clip1" });
+        // The busy account's backlog has not moved: its share is running, held, and the rest wait.
+        expect(slowRequests()).toBe(2);
+        release();
+        for (const info of await Promise.all(busy)) expect(info).toMatchObject({ id: "slow" });
+        expect(slowRequests()).toBe(5);
+      } finally {
+        release();
+      }
+    });
+
+    it("gives the next turn to the account whose last turn was longest ago, not to the first call waiting", async () => {
+      const release = fake.hold("/videos/slow");
+      try {
+        const { sidecar: engineSidecar } = sidecar({ maxConcurrentCalls: 1, maxCallsPerAccount: 1 });
+        const before = fake.seen.length;
+        const first = engineSidecar.extract("https://streamable.com/slow", {
+          proxy: fake.proxyUrl("call-first"),
+          deadlineMs,
+          account: "acct_busy",
+        });
+        await until(() => fake.seen.length > before, "the first call");
+        const options = (call: string, account: string) => ({ proxy: fake.proxyUrl(call), deadlineMs, account });
+        const later = [
+          engineSidecar.extract("https://streamable.com/next", options("call-busy-2", "acct_busy")),
+          engineSidecar.extract("https://streamable.com/next", options("call-busy-3", "acct_busy")),
+          engineSidecar.extract("https://streamable.com/clip1", options("call-other", "acct_other")),
+        ];
+        release();
+        await Promise.all([first, ...later]);
+        expect(fake.seen.slice(before).map((seen) => seen.path)).toEqual([
+          "/videos/slow",
+          "/videos/clip1",
+          "/videos/next",
+          "/videos/next",
+        ]);
+      } finally {
+        release();
+      }
+    });
+  });
+
   it("keeps concurrent calls independent: failures answer their own call only", async () => {
     fake.route("/captions/clip1.vtt", (_req, res) => {
       res

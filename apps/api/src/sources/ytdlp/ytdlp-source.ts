@@ -16,23 +16,17 @@ import type {
 import { SourceError } from "../source-error.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
 import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
-import { YtdlpStartError } from "./ytdlp-sidecar.ts";
+import { type YtdlpCallOptions, YtdlpStartError } from "./ytdlp-sidecar.ts";
 
 /** What the source asks of yt-dlp; `proxy` is the egress guard's address for that one call. */
 export interface YtdlpCalls {
-  extract(url: string, options: { proxy: string; deadlineMs: number; signal?: AbortSignal }): Promise<InfoDict>;
-  fetchText(
-    url: string,
-    options: { proxy: string; maxBytes: number; deadlineMs: number; signal?: AbortSignal },
-  ): Promise<string>;
-  fetchTexts(
-    urls: readonly string[],
-    options: { proxy: string; maxBytes: number; deadlineMs: number; signal?: AbortSignal },
-  ): Promise<string[]>;
+  extract(url: string, options: YtdlpCallOptions): Promise<InfoDict>;
+  fetchText(url: string, options: YtdlpCallOptions & { maxBytes: number }): Promise<string>;
+  fetchTexts(urls: readonly string[], options: YtdlpCallOptions & { maxBytes: number }): Promise<string[]>;
   downloadAudio(
     url: string,
     directory: string,
-    options: { proxy: string; maxBytes: number; deadlineMs: number; signal?: AbortSignal },
+    options: YtdlpCallOptions & { maxBytes: number },
   ): Promise<{ path: string; bytes: number }>;
 }
 
@@ -98,7 +92,7 @@ export class YtdlpSource implements PlatformSource {
     const info = await this.throughGuard(
       ref,
       { maxBytes: 50 * 1024 * 1024, deadlineMs: this.resolveDeadlineMs },
-      (proxy) => engine.extract(ref.url, { proxy, deadlineMs: this.resolveDeadlineMs, ...signalOf(options) }),
+      (proxy) => engine.extract(ref.url, { proxy, deadlineMs: this.resolveDeadlineMs, ...callerOf(options) }),
     );
     return detailsFromInfoDict(ref, info);
   }
@@ -115,7 +109,7 @@ export class YtdlpSource implements PlatformSource {
     const engine = this.engineFor(details.ref);
     const limits = { maxBytes: this.captionMaxBytes, deadlineMs: this.resolveDeadlineMs };
     const files = await this.throughGuard(details.ref, limits, async (proxy) => {
-      const call = { proxy, ...limits, ...signalOf(options) };
+      const call = { proxy, ...limits, ...callerOf(options) };
       const first = await engine.fetchText(track.url, call);
       if (!first.startsWith("#EXTM3U")) return [first];
       // X lists its captions as an HLS playlist of WebVTT pieces: the track is their cues in turn.
@@ -139,7 +133,7 @@ export class YtdlpSource implements PlatformSource {
       deadlineMs: this.options.downloadTimeoutMs,
     };
     return this.throughGuard(ref, limits, (proxy) =>
-      engine.downloadAudio(ref.url, directory, { proxy, ...limits, ...signalOf(options) }),
+      engine.downloadAudio(ref.url, directory, { proxy, ...limits, ...callerOf(options) }),
     );
   }
 
@@ -292,6 +286,10 @@ function platformOfUrl(url: string): YtdlpPlatform | null {
   }
 }
 
-function signalOf(options: SourceCallOptions): { signal?: AbortSignal } {
-  return options.signal ? { signal: options.signal } : {};
+/** Who a yt-dlp call is for: the caller's signal, and the account whose share of yt-dlp it takes. */
+function callerOf(options: SourceCallOptions): { signal?: AbortSignal; account?: string } {
+  return {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.accountId === undefined ? {} : { account: options.accountId }),
+  };
 }
