@@ -52,8 +52,9 @@ function vttPiece(index: number, words: string): string {
 
 describe("422: a caption larger than the byte cap", () => {
   it("refuses an 11.6 MB caption file, charges nothing and stores nothing, however often it is asked for", async () => {
-    const cue = (index: number) =>
-      `${index}\n00:00:01,000 --> 00:00:02,000\nask not what your country can do for you\n\n`;
+    // Long cues, so that the file holds fewer than the cues a parser is known to choke on.
+    const words = "ask not what your country can do for you, ask what you can do for your country ".repeat(3);
+    const cue = (index: number) => `${index}\n00:00:01,000 --> 00:00:02,000\n${words}\n\n`;
     const cues: string[] = [];
     let length = 0;
     for (let index = 1; length < 11_600_000; index += 1) {
