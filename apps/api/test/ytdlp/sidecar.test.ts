@@ -212,7 +212,7 @@ describe("the yt-dlp sidecar", () => {
       }
     });
 
-    it("gives the next turn to the account whose last turn was longest ago, not to the first call waiting", async () => {
+    it("gives the next turn to an account that has had none, not to the first call waiting", async () => {
       const release = fake.hold("/videos/slow");
       try {
         const { sidecar: engineSidecar } = sidecar({ maxConcurrentCalls: 1, maxCallsPerAccount: 1 });

@@ -129,7 +129,7 @@ interface Running {
 interface AccountTurns {
   waiting: Call[];
   sent: number;
-  /** When it last had a call sent (a count of the calls sent by the sidecar); the longest ago goes next. */
+  /** When it last had a call sent, counted in calls the sidecar sent; -1 when never since it had none. */
   lastTurn: number;
 }
 
@@ -154,8 +154,8 @@ const stderrLinesKept = 20;
 /**
  * One warm yt-dlp process (sidecar.py) answering many calls at once, started on the first call.
  * Each call is independent: its own deadline, its own proxy, its own error. Each account has at
- * most its share of the calls sent at once, and when a call ends, the account that waited since
- * its last turn the longest sends the next. A process that dies
+ * most its share of the calls sent at once; when a call ends, the waiting account with the fewest
+ * calls sent goes next, and of those the one whose last turn was longest ago. A process that dies
  * is started again and the calls it held are sent once more (every operation is safe to repeat).
  * A call past its deadline is answered with SourceError("timeout") at once, but its Python thread
  * cannot be stopped; so once such threads exist and nothing else runs, the process is replaced.
@@ -301,12 +301,14 @@ export class YtdlpSidecar {
     }
   }
 
-  /** The account below its share whose last turn was longest ago, among those with calls waiting. */
+  /** Of the accounts below their share with calls waiting, the one with the fewest sent, then the longest since its last turn. */
   #nextTurn(): AccountTurns | undefined {
     let next: AccountTurns | undefined;
     for (const turns of this.#accounts.values()) {
       if (turns.waiting.length === 0 || turns.sent >= this.#options.maxCallsPerAccount) continue;
-      if (!next || turns.lastTurn < next.lastTurn) next = turns;
+      if (!next || turns.sent < next.sent || (turns.sent === next.sent && turns.lastTurn < next.lastTurn)) {
+        next = turns;
+      }
     }
     return next;
   }
