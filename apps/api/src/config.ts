@@ -8,6 +8,7 @@ import { defaultInFlightSeconds } from "./services/idempotency.ts";
 import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
 import { findYtdlp, type YtdlpEngine } from "./sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "./sources/ytdlp/ytdlp-extractors.ts";
+import { defaultYtdlpAccountConcurrency, defaultYtdlpConcurrency } from "./sources/ytdlp/ytdlp-sidecar.ts";
 
 /** The service's configuration, read from the environment once, at start-up. */
 export interface Config {
@@ -30,7 +31,8 @@ export interface Config {
   youtube: YoutubeAdapterConfig;
   /**
    * The other video platforms, read through yt-dlp: `VERBATIM_YTDLP`, `VERBATIM_YTDLP_EXTRACTORS`,
-   * `VERBATIM_CA_FILE`; they go out through `VERBATIM_PROXY_URLS` as YouTube does.
+   * `VERBATIM_YTDLP_CONCURRENCY`, `VERBATIM_YTDLP_ACCOUNT_CONCURRENCY`, `VERBATIM_CA_FILE`; they go
+   * out through `VERBATIM_PROXY_URLS` as YouTube does.
    */
   platforms: PlatformsConfig;
   /** How webhooks are delivered: `VERBATIM_WEBHOOK_RETRY_SCHEDULE`. */
@@ -69,6 +71,13 @@ export interface PlatformsConfig {
   ytdlp: YtdlpEngine | null;
   /** `VERBATIM_YTDLP_EXTRACTORS`: the yt-dlp extractors allowed, comma-separated; never `Generic`. */
   extractors: readonly string[];
+  /** `VERBATIM_YTDLP_CONCURRENCY`: yt-dlp calls a process runs at once; default 8. */
+  ytdlpConcurrency: number;
+  /**
+   * `VERBATIM_YTDLP_ACCOUNT_CONCURRENCY`: yt-dlp calls of one account a process runs at once, so
+   * that one account never holds them all; default a quarter of `ytdlpConcurrency`, at least 1.
+   */
+  ytdlpAccountConcurrency: number;
   /** `VERBATIM_CA_FILE`: extra certificate authorities trusted by every upstream TLS connection. */
   caFile?: string;
   /** Its certificates, read once at start-up. */
@@ -285,9 +294,28 @@ export function platformsConfigFrom(env: NodeJS.ProcessEnv): PlatformsConfig {
       `VERBATIM_YTDLP_EXTRACTORS may not name ${JSON.stringify(generic)}: it would read any page on the web`,
     );
   const ca = caCertificatesFrom(env);
+  const ytdlpConcurrency = numberFrom(
+    "VERBATIM_YTDLP_CONCURRENCY",
+    env.VERBATIM_YTDLP_CONCURRENCY,
+    defaultYtdlpConcurrency,
+    { min: 1, integer: true },
+  );
+  const ytdlpAccountConcurrency = numberFrom(
+    "VERBATIM_YTDLP_ACCOUNT_CONCURRENCY",
+    env.VERBATIM_YTDLP_ACCOUNT_CONCURRENCY,
+    defaultYtdlpAccountConcurrency(ytdlpConcurrency),
+    { min: 1, integer: true },
+  );
+  if (ytdlpAccountConcurrency > ytdlpConcurrency) {
+    throw new Error(
+      `VERBATIM_YTDLP_ACCOUNT_CONCURRENCY (${ytdlpAccountConcurrency}) must be at most VERBATIM_YTDLP_CONCURRENCY (${ytdlpConcurrency})`,
+    );
+  }
   return {
     ytdlp: findYtdlp(env),
     extractors: listed.length > 0 ? listed : defaultYtdlpExtractors,
+    ytdlpConcurrency,
+    ytdlpAccountConcurrency,
     ...(env.VERBATIM_CA_FILE ? { caFile: resolve(env.VERBATIM_CA_FILE) } : {}),
     ...(ca ? { ca } : {}),
   };

@@ -59,6 +59,8 @@ export interface PlatformRoute {
 export interface RecordedPlatformRequest {
   method: string;
   url: string;
+  /** The client's connection to the proxy, numbered from 1: a tunnel's requests share its CONNECT's. */
+  connection: number;
 }
 
 export interface PlatformDouble {
@@ -67,6 +69,13 @@ export interface PlatformDouble {
   /** The test CA that signs every certificate the double presents (PEM). */
   caFile: string;
   requests: RecordedPlatformRequest[];
+  /** Answers with `route` before any route table (its `file` is under `fixtures/platforms/`), until the returned function is called. */
+  serve(route: PlatformRoute): () => void;
+  /**
+   * Holds the answers to requests whose URL starts with `urlPrefix` until the returned function
+   * is called; they are recorded at once and answered as before once released.
+   */
+  hold(urlPrefix: string): () => void;
   close(): Promise<void>;
 }
 
@@ -84,19 +93,25 @@ export async function startPlatformDouble(
   options: { platforms?: string[]; port?: number } = {},
 ): Promise<PlatformDouble> {
   const routes = await loadRoutes(options.platforms);
+  const served: LoadedRoute[] = [];
+  const holds = new Map<string, Promise<void>>();
   const certificates = await certificateAuthority();
   const requests: RecordedPlatformRequest[] = [];
   const tunnelOrigins = new WeakMap<Socket, string>();
+  const connectionNumbers = new WeakMap<Socket, number>();
+  let connections = 0;
   const sockets = new Set<Socket>();
 
   const answer = async (req: IncomingMessage, res: ServerResponse) => {
     const origin = tunnelOrigins.get(req.socket);
     const url = origin ? `${origin}${req.url ?? "/"}` : (req.url ?? "/");
     const method = req.method ?? "GET";
-    requests.push({ method, url });
+    requests.push({ method, url, connection: connectionNumbers.get(req.socket) ?? 0 });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const route = findRoute(routes, method, url, Buffer.concat(chunks).toString("utf8"));
+    for (const [prefix, released] of holds) if (url.startsWith(prefix)) await released;
+    const body = Buffer.concat(chunks).toString("utf8");
+    const route = findRoute(served, method, url, body) ?? findRoute(routes, method, url, body);
     if (!route) {
       res.writeHead(404, { "content-length": "0" }).end();
       return;
@@ -115,9 +130,14 @@ export async function startPlatformDouble(
       socket.once("close", () => sockets.delete(socket));
     });
   }
+  proxy.on("connection", (socket: Socket) => {
+    connections += 1;
+    connectionNumbers.set(socket, connections);
+  });
   proxy.on("connect", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     const authority = req.url ?? "";
-    requests.push({ method: "CONNECT", url: authority });
+    const connection = connectionNumbers.get(socket) ?? 0;
+    requests.push({ method: "CONNECT", url: authority, connection });
     const { hostname, port } = new URL(`https://${authority}`);
     const host = hostname.replace(/^\[(.*)\]$/, "$1");
     socket.on("error", () => socket.destroy());
@@ -136,6 +156,7 @@ export async function startPlatformDouble(
       ALPNProtocols: ["http/1.1"],
     });
     tlsSocket.on("error", () => socket.destroy());
+    connectionNumbers.set(tlsSocket, connection);
     tunnelOrigins.set(tlsSocket, `https://${hostname}${port ? `:${port}` : ""}`);
     tunnels.emit("connection", tlsSocket);
   });
@@ -148,6 +169,27 @@ export async function startPlatformDouble(
     proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
     caFile: CA_FILE,
     requests,
+    serve(route) {
+      const loaded = { ...route, folder: PLATFORMS_DIR };
+      served.unshift(loaded);
+      return () => {
+        const at = served.indexOf(loaded);
+        if (at !== -1) served.splice(at, 1);
+      };
+    },
+    hold(urlPrefix) {
+      let release: () => void = () => undefined;
+      holds.set(
+        urlPrefix,
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+      );
+      return () => {
+        holds.delete(urlPrefix);
+        release();
+      };
+    },
     async close() {
       for (const socket of sockets) socket.destroy();
       tunnels.close();

@@ -13,7 +13,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import { choosePlatformTranslation } from "../sources/caption-translations.ts";
-import type { CaptionTrack, SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
+import type { CaptionTrack, SourceCallOptions, SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
 import { apiErrorOf, SourceError } from "../sources/source-error.ts";
 import { whenReachable } from "../store/retry-until-reachable.ts";
@@ -55,6 +55,9 @@ type MediaReference =
   | { kind: "url"; url: string }
   | { kind: "youtube"; videoId: string }
   | { kind: "source"; platform: string; url: string };
+
+/** A download's options, and the account it is for: a platform download takes that account's share of yt-dlp. */
+type AccountDownloadOptions = DownloadOptions & { accountId?: string };
 
 /** What speech recognition of one source needs: its transcript fields, its media, and its key in the store. */
 interface SpeechSource {
@@ -256,8 +259,7 @@ export class AudioTranscripts {
     translateTo?: string,
   ): Promise<AudioOutcome> {
     const { source } = match;
-    const call = request.signal ? { signal: request.signal } : {};
-    const details = await source.resolve(match.ref, call).catch(rethrowAsApiError);
+    const details = await source.resolve(match.ref, platformCallOf(request)).catch(rethrowAsApiError);
     const fields = this.platformFieldsOf(details);
     if (translateTo !== undefined) return this.platformTranslation(request, details, match, language, translateTo);
     const track = request.mode === "audio" ? null : source.captionTrack(details, language);
@@ -347,8 +349,7 @@ export class AudioTranscripts {
       };
       return this.deliverCaptions(request, transcript);
     }
-    const call = request.signal ? { signal: request.signal } : {};
-    const captions = await source.captions(details, track, call).catch(rethrowAsApiError);
+    const captions = await source.captions(details, track, platformCallOf(request)).catch(rethrowAsApiError);
     if (!captions) return null;
     const transcript = platformCaptionsTranscript(fields, captions);
     await this.options.transcripts.saveCaptions(captionsKey, transcript);
@@ -369,7 +370,7 @@ export class AudioTranscripts {
     const mayBeShort = declared === null ? !surelyLongerThan(source.declaredBytes, inline) : declared < inline;
     let measuredSeconds: number | null = null;
     if (inline > 0 && mayBeShort) {
-      const inlineAttempt = await this.transcribeInline(source, inline);
+      const inlineAttempt = await this.transcribeInline(source, inline, request.accountId);
       if (inlineAttempt.kind === "transcribed") {
         const { transcribed } = inlineAttempt;
         const transcript = fullTranscript(source.fields, this.options.engine, transcribed);
@@ -390,13 +391,14 @@ export class AudioTranscripts {
   private async transcribeInline(
     source: SpeechSource,
     inlineSeconds: number,
+    accountId: string,
   ): Promise<
     { kind: "transcribed"; transcribed: SpeechTranscript } | { kind: "long"; durationSeconds: number | null }
   > {
     try {
       return await this.withDownload(
         source,
-        { maxBytes: inlineSeconds * richestAudioBytesPerSecond },
+        { maxBytes: inlineSeconds * richestAudioBytesPerSecond, accountId },
         async (
           path,
         ): Promise<
@@ -429,13 +431,17 @@ export class AudioTranscripts {
     if (job.status !== "processing") return;
     const work = TranscriptJobs.workOf(job) as unknown as JobWork;
     try {
-      const transcribed = await this.withDownload(work, { signal: attempt.signal }, async (path) => {
-        const duration = await inspect(path, attempt.signal);
-        return recognise(this.options.engine, path, {
-          signal: attempt.signal,
-          onProgress: this.progressReporter(jobId, duration),
-        });
-      });
+      const transcribed = await this.withDownload(
+        work,
+        { signal: attempt.signal, accountId: job.accountId },
+        async (path) => {
+          const duration = await inspect(path, attempt.signal);
+          return recognise(this.options.engine, path, {
+            signal: attempt.signal,
+            onProgress: this.progressReporter(jobId, duration),
+          });
+        },
+      );
       if (!transcribed) throw new Error("recognition stopped before the end");
       const transcript = fullTranscript(work.fields, this.options.engine, transcribed);
       // Completing twice is harmless: only a job still processing is completed and charged.
@@ -586,7 +592,7 @@ export class AudioTranscripts {
   /** Downloads the media into a fresh temporary directory, runs `use` on the file, and removes it whatever happens. */
   private async withDownload<T>(
     source: Pick<SpeechSource, "media" | "resolvedStream">,
-    options: DownloadOptions,
+    options: AccountDownloadOptions,
     use: (path: string) => Promise<T>,
   ): Promise<T> {
     const dir = await mkdtemp(join(this.options.workDir ?? tmpdir(), "verbatim-media-"));
@@ -601,7 +607,7 @@ export class AudioTranscripts {
   private async download(
     { media, resolvedStream }: Pick<SpeechSource, "media" | "resolvedStream">,
     dir: string,
-    options: DownloadOptions,
+    options: AccountDownloadOptions,
   ): Promise<string> {
     const path = join(dir, "media");
     if (media.kind === "url") {
@@ -621,7 +627,7 @@ export class AudioTranscripts {
   private async downloadFromPlatform(
     media: { platform: string; url: string },
     dir: string,
-    options: DownloadOptions,
+    options: AccountDownloadOptions,
   ): Promise<string> {
     const source = this.options.platforms?.sourceOf(media.platform);
     if (!source) {
@@ -631,6 +637,7 @@ export class AudioTranscripts {
       .download({ platform: media.platform, url: media.url }, dir, {
         maxBytes: options.maxBytes ?? Number.MAX_SAFE_INTEGER,
         ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.accountId === undefined ? {} : { accountId: options.accountId }),
       })
       .catch((error: unknown) => {
         if (options.signal?.aborted) throw error;
@@ -875,6 +882,11 @@ function platformCaptionsTranscript(fields: TranscriptFields, captions: SourceCa
     segments,
     text: segments.map((segment) => segment.text).join(" "),
   };
+}
+
+/** A platform call on behalf of a request: its account's share of the source, and its signal. */
+function platformCallOf(request: AudioRequest): SourceCallOptions {
+  return { accountId: request.accountId, ...(request.signal ? { signal: request.signal } : {}) };
 }
 
 /** Throws a source failure as the API error it answers. */

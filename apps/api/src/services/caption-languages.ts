@@ -33,10 +33,11 @@ export interface CaptionLanguageListsOptions {
 export class CaptionLanguageLists {
   constructor(private readonly options: CaptionLanguageListsOptions) {}
 
-  async list(video: string): Promise<CaptionLanguages> {
+  /** `accountId` is whom the listing is for: a platform's item takes that account's share of the source. */
+  async list(video: string, accountId: string): Promise<CaptionLanguages> {
     const reference = parseVideoReference(video);
     const platformItem = reference.kind === "youtube" ? null : (this.options.platforms?.match(video) ?? null);
-    if (platformItem) return this.platformLanguages(platformItem);
+    if (platformItem) return this.platformLanguages(platformItem, accountId);
     if (reference.kind === "youtube-without-video") {
       throw new ApiError("invalid_input", `"${video}" is a YouTube address but names no video.`);
     }
@@ -77,8 +78,8 @@ export class CaptionLanguageLists {
   }
 
   /** A platform's tracks; only the original-language track has targets: the platform's translations of it. */
-  private async platformLanguages({ source, ref }: SourceMatch): Promise<CaptionLanguages> {
-    const details: SourceDetails = await source.resolve(ref).catch((error: unknown) => {
+  private async platformLanguages({ source, ref }: SourceMatch, accountId: string): Promise<CaptionLanguages> {
+    const details: SourceDetails = await source.resolve(ref, { accountId }).catch((error: unknown) => {
       throw apiErrorOf(error);
     });
     const original = originalTrackOf(source, details);

@@ -15,6 +15,10 @@ export interface PlatformSourcesConfig {
   ytdlp: YtdlpEngine | null;
   /** `VERBATIM_YTDLP_EXTRACTORS`: the yt-dlp extractors allowed. */
   extractors: readonly string[];
+  /** `VERBATIM_YTDLP_CONCURRENCY`: yt-dlp calls run at once; the sidecar's default when left out. */
+  ytdlpConcurrency?: number;
+  /** `VERBATIM_YTDLP_ACCOUNT_CONCURRENCY`: yt-dlp calls of one account run at once; the sidecar's default when left out. */
+  ytdlpAccountConcurrency?: number;
   /** `VERBATIM_PROXY_URLS`: every connection to a platform goes out through these, in turn. */
   proxyUrls?: readonly string[];
   /** `VERBATIM_CA_FILE`: a PEM file of extra certificate authorities yt-dlp trusts. */
@@ -60,6 +64,8 @@ export async function startPlatformSources(config: PlatformSourcesConfig): Promi
         ...(config.ytdlp.pythonPath ? { pythonPath: config.ytdlp.pythonPath } : {}),
         extractors: config.extractors,
         ...(config.caFile ? { caFile: config.caFile } : {}),
+        ...(config.ytdlpConcurrency === undefined ? {} : { maxConcurrentCalls: config.ytdlpConcurrency }),
+        ...(config.ytdlpAccountConcurrency === undefined ? {} : { maxCallsPerAccount: config.ytdlpAccountConcurrency }),
         logger: config.logger,
       })
     : null;

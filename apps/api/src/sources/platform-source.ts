@@ -53,6 +53,8 @@ export interface SourceCaptions {
 /** Limits and cancellation of one call to a platform. */
 export interface SourceCallOptions {
   signal?: AbortSignal;
+  /** The account the call is made for: a source shared by every account gives each its share. */
+  accountId?: string;
 }
 
 /** A finished download of an item's audio. */

@@ -178,6 +178,73 @@ describe("the yt-dlp sidecar", () => {
     expect(engineSidecar.pid).not.toBe(firstPid);
   });
 
+  describe("sharing the calls between accounts", () => {
+    beforeAll(() => {
+      fake.video("slow", { mobile: { bytes: randomBytes(1000), width: 640 } });
+      fake.video("next", { mobile: { bytes: randomBytes(1000), width: 640 } });
+    });
+
+    it("runs one account's calls within its share, so another account's call runs while they wait", async () => {
+      const release = fake.hold("/videos/slow");
+      try {
+        const { sidecar: engineSidecar } = sidecar({ maxConcurrentCalls: 3, maxCallsPerAccount: 2 });
+        const before = fake.requestsFor("/videos/slow");
+        const slowRequests = () => fake.requestsFor("/videos/slow") - before;
+        const busy = Array.from({ length: 5 }, (_, index) =>
+          engineSidecar.extract("https://streamable.com/slow", {
+            proxy: fake.proxyUrl(`call-busy-${index}`),
+            deadlineMs,
+            account: "acct_busy",
+          }),
+        );
+        await until(() => slowRequests() >= 2, "the busy account's first calls");
+        const other = await engineSidecar.extract("https://streamable.com/clip1", {
+          proxy: fake.proxyUrl("call-other"),
+          deadlineMs,
+          account: "acct_other",
+        });
+        expect(other).toMatchObject({ id: "clip1" });
+        // The busy account's backlog has not moved: its share is running, held, and the rest wait.
+        expect(slowRequests()).toBe(2);
+        release();
+        for (const info of await Promise.all(busy)) expect(info).toMatchObject({ id: "slow" });
+        expect(slowRequests()).toBe(5);
+      } finally {
+        release();
+      }
+    });
+
+    it("gives the next turn to an account that has had none, not to the first call waiting", async () => {
+      const release = fake.hold("/videos/slow");
+      try {
+        const { sidecar: engineSidecar } = sidecar({ maxConcurrentCalls: 1, maxCallsPerAccount: 1 });
+        const before = fake.seen.length;
+        const first = engineSidecar.extract("https://streamable.com/slow", {
+          proxy: fake.proxyUrl("call-first"),
+          deadlineMs,
+          account: "acct_busy",
+        });
+        await until(() => fake.seen.length > before, "the first call");
+        const options = (call: string, account: string) => ({ proxy: fake.proxyUrl(call), deadlineMs, account });
+        const later = [
+          engineSidecar.extract("https://streamable.com/next", options("call-busy-2", "acct_busy")),
+          engineSidecar.extract("https://streamable.com/next", options("call-busy-3", "acct_busy")),
+          engineSidecar.extract("https://streamable.com/clip1", options("call-other", "acct_other")),
+        ];
+        release();
+        await Promise.all([first, ...later]);
+        expect(fake.seen.slice(before).map((seen) => seen.path)).toEqual([
+          "/videos/slow",
+          "/videos/clip1",
+          "/videos/next",
+          "/videos/next",
+        ]);
+      } finally {
+        release();
+      }
+    });
+  });
+
   it("keeps concurrent calls independent: failures answer their own call only", async () => {
     fake.route("/captions/clip1.vtt", (_req, res) => {
       res
@@ -216,6 +283,95 @@ describe("the yt-dlp sidecar", () => {
       }),
     );
     expect(error).toMatchObject({ kind: "too_large" });
+  });
+
+  it("fails a subtitle file whose connection ends before its Content-Length, as a connection failure", async () => {
+    fake.route("/captions/cut.vtt", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/vtt", "content-length": 5000 });
+      res.write(`WEBVTT\n\n${"x".repeat(2000)}`, () => res.socket?.destroy());
+    });
+    const { sidecar: engineSidecar } = sidecar();
+    const error = await failureOf(
+      engineSidecar.fetchText("https://cdn.streamable.com/captions/cut.vtt", {
+        proxy: fake.proxyUrl("call-cut"),
+        maxBytes: 10_000,
+        deadlineMs,
+      }),
+    );
+    expect(error).toBeInstanceOf(SourceError);
+    expect((error as SourceError).kind).toBe("connection");
+    expect((error as SourceError).message).toMatch(/bytes read/);
+  });
+
+  describe("reading the files of one origin", () => {
+    const pieces = ["/captions/piece-1.vtt", "/captions/piece-2.vtt", "/captions/piece-3.vtt"];
+    beforeAll(() => {
+      for (const [index, path] of pieces.entries()) {
+        fake.route(path, (_req, res) => {
+          res.writeHead(200, { "content-type": "text/vtt; charset=utf-8" }).end(`WEBVTT\n\npiece ${index + 1}\n`);
+        });
+      }
+    });
+
+    it("reads them in order through one tunnel, kept open between them", async () => {
+      const { sidecar: engineSidecar } = sidecar();
+      const before = { tunnels: fake.tunnels.length, seen: fake.seen.length };
+      const texts = await engineSidecar.fetchTexts(
+        pieces.map((path) => `https://cdn.streamable.com${path}`),
+        { proxy: fake.proxyUrl("call-pieces"), maxBytes: 10_000, deadlineMs },
+      );
+      expect(texts).toEqual(["WEBVTT\n\npiece 1\n", "WEBVTT\n\npiece 2\n", "WEBVTT\n\npiece 3\n"]);
+      expect(fake.seen.slice(before.seen).map((seen) => seen.path)).toEqual(pieces);
+      expect(fake.tunnels.slice(before.tunnels)).toEqual([
+        {
+          target: "cdn.streamable.com:443",
+          authorization: `Basic ${Buffer.from("call-pieces:x").toString("base64")}`,
+        },
+      ]);
+    });
+
+    it("refuses them past the bytes allowed together, though each is within them", async () => {
+      const { sidecar: engineSidecar } = sidecar();
+      const error = await failureOf(
+        engineSidecar.fetchTexts(
+          pieces.map((path) => `https://cdn.streamable.com${path}`),
+          { proxy: fake.proxyUrl("call-pieces-large"), maxBytes: 40, deadlineMs },
+        ),
+      );
+      expect(error).toMatchObject({ kind: "too_large" });
+    });
+
+    it("fails on an answer other than 200, with its status", async () => {
+      const { sidecar: engineSidecar } = sidecar();
+      const error = await failureOf(
+        engineSidecar.fetchTexts(
+          ["https://cdn.streamable.com/captions/piece-1.vtt", "https://cdn.streamable.com/captions/gone.vtt"],
+          {
+            proxy: fake.proxyUrl("call-pieces-gone"),
+            maxBytes: 10_000,
+            deadlineMs,
+          },
+        ),
+      );
+      expect(error).toMatchObject({ kind: "unavailable" });
+    });
+
+    it("refuses files of two origins, fetching neither", async () => {
+      const { sidecar: engineSidecar } = sidecar();
+      const before = fake.tunnels.length;
+      const error = await failureOf(
+        engineSidecar.fetchTexts(
+          ["https://cdn.streamable.com/captions/piece-1.vtt", "https://streamable.com/captions/piece-2.vtt"],
+          {
+            proxy: fake.proxyUrl("call-pieces-two"),
+            maxBytes: 10_000,
+            deadlineMs,
+          },
+        ),
+      );
+      expect(error).toBeInstanceOf(SourceError);
+      expect(fake.tunnels.length).toBe(before);
+    });
   });
 
   describe("downloading audio", () => {

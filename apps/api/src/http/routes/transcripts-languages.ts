@@ -17,7 +17,7 @@ export function listTranscriptLanguages(_deps: AppDeps, languages: CaptionLangua
     handler: async (req, res) => {
       const body = bodyOf<RequestBody<"listTranscriptLanguages">>(req);
       const auth = authOf(res);
-      const data = await languages.list(body.video);
+      const data = await languages.list(body.video, auth.accountId);
       sendOk(res, "listTranscriptLanguages", 200, {
         data,
         usage: usageBlock(0, auth.credits),

@@ -11,11 +11,15 @@ Started as `python sidecar.py --extractors TikTok,Vimeo,... [--socket-timeout S]
 """
 
 import argparse
+import base64
+import http.client
+import io
 import json
 import os
 import re
 import sys
 import threading
+import urllib.parse
 
 # stdout is the protocol channel. Everything else that writes to it (yt-dlp's screen output, a
 # print in a library, a child process inheriting fd 1) is sent to stderr instead, which the
@@ -67,9 +71,10 @@ if _arguments.ca_file:
 import yt_dlp  # noqa: E402  (after the stdout, plugin and certificate settings above)
 import yt_dlp.globals  # noqa: E402
 from yt_dlp.extractor import gen_extractor_classes  # noqa: E402
-from yt_dlp.networking import Request  # noqa: E402
-from yt_dlp.networking.exceptions import HTTPError  # noqa: E402
+from yt_dlp.networking import Request, Response, common  # noqa: E402
+from yt_dlp.networking.exceptions import HTTPError, IncompleteRead  # noqa: E402
 from yt_dlp.utils import DownloadError, ExtractorError, UnsupportedError, bug_reports_message  # noqa: E402
+from yt_dlp.utils.networking import std_headers  # noqa: E402
 from yt_dlp.version import __version__ as _ytdlp_version  # noqa: E402
 
 yt_dlp.globals.plugin_dirs.value = []
@@ -86,8 +91,6 @@ def _share_tls_contexts():
     trusted roots are read once, so a change to them takes a restart of the sidecar.
     """
     import functools
-
-    from yt_dlp.networking import common
 
     common.make_ssl_context = functools.cache(common.make_ssl_context)
 
@@ -213,24 +216,120 @@ def _extract(request, logger, cancelled):
         return ydl.sanitize_info(ydl.extract_info(request["url"], download=False))
 
 
+def _declared_length(headers):
+    """The Content-Length, when the bytes read are the bytes sent: no content coding was undone."""
+    if (headers.get("Content-Encoding") or "identity").strip().lower() != "identity":
+        return None
+    try:
+        return int(headers.get("Content-Length"))
+    except (TypeError, ValueError):
+        return None
+
+
+def _read_body(response, limit, cancelled, already_read=0):
+    """
+    All of a response's body: FileTooLarge once `already_read` and its bytes pass `limit`,
+    IncompleteRead when it ends short of its Content-Length.
+    """
+    declared = _declared_length(response.headers)
+    if declared is not None and already_read + declared > limit:
+        raise FileTooLarge(limit)
+    chunks = []
+    size = 0
+    while True:
+        if cancelled.is_set():
+            raise CallCancelled()
+        chunk = response.read(64 * 1024)
+        if not chunk:
+            break
+        size += len(chunk)
+        if already_read + size > limit:
+            raise FileTooLarge(limit)
+        chunks.append(chunk)
+    # http.client reads a connection closed early (the egress guard ending it at its byte cap) as
+    # the end of the body; only the declared length tells the two apart.
+    if declared is not None and size < declared:
+        raise IncompleteRead(partial=size, expected=declared - size)
+    return b"".join(chunks)
+
+
+def _decoded(body, headers):
+    charset = headers.get_content_charset() if hasattr(headers, "get_content_charset") else None
+    return body.decode(charset or "utf-8-sig", errors="replace")
+
+
 def _fetch_text(request, logger, cancelled):
     limit = int(request["max_bytes"])
     with _youtube_dl(request, logger) as ydl, ydl.urlopen(Request(request["url"])) as response:
-        chunks = []
-        size = 0
-        while True:
+        body = _read_body(response, limit, cancelled)
+        return {"text": _decoded(body, response.headers)}
+
+
+def _kept_alive_connection(scheme, host, port, proxy):
+    """
+    One connection to host:port that http.client keeps open between requests (yt-dlp's urllib
+    handler closes each), through a CONNECT tunnel of `proxy` when one is named.
+    """
+    timeout = _arguments.socket_timeout
+    if scheme == "https":
+        context = common.make_ssl_context(verify=True, legacy_support=False, use_certifi=not _arguments.ca_file)
+
+        def connect(to_host, to_port):
+            return http.client.HTTPSConnection(to_host, to_port, timeout=timeout, context=context)
+    elif scheme == "http":
+
+        def connect(to_host, to_port):
+            return http.client.HTTPConnection(to_host, to_port, timeout=timeout)
+    else:
+        raise UnsupportedError(f"{scheme}://{host}")
+    if not proxy:
+        return connect(host, port)
+    proxy_address = urllib.parse.urlsplit(proxy)
+    if proxy_address.scheme != "http":
+        raise ValueError(f"Only an http:// proxy carries fetch_texts, not {proxy_address.scheme}://")
+    tunnel_headers = {}
+    if proxy_address.username is not None:
+        credential = (
+            f"{urllib.parse.unquote(proxy_address.username)}:{urllib.parse.unquote(proxy_address.password or '')}"
+        )
+        tunnel_headers["Proxy-Authorization"] = f"Basic {base64.b64encode(credential.encode()).decode()}"
+    connection = connect(proxy_address.hostname, proxy_address.port or 80)
+    connection.set_tunnel(host, port, tunnel_headers)
+    return connection
+
+
+def _fetch_texts(request, logger, cancelled):
+    """
+    Files of one origin in turn over one kept-alive connection (an HLS playlist's pieces): not a
+    tunnel and a TLS handshake each. Within `max_bytes` together; a redirect or any answer but 200
+    fails the call.
+    """
+    limit = int(request["max_bytes"])
+    addresses = [urllib.parse.urlsplit(url) for url in request["urls"]]
+    origins = {(address.scheme, address.hostname, address.port) for address in addresses}
+    if len(origins) != 1:
+        raise ValueError("fetch_texts reads the files of one origin")
+    scheme, host, port = origins.pop()
+    connection = _kept_alive_connection(scheme, host, port or (443 if scheme == "https" else 80), request.get("proxy"))
+    texts = []
+    read = 0
+    try:
+        for url, address in zip(request["urls"], addresses):
             if cancelled.is_set():
                 raise CallCancelled()
-            chunk = response.read(64 * 1024)
-            if not chunk:
-                break
-            size += len(chunk)
-            if size > limit:
-                raise FileTooLarge(limit)
-            chunks.append(chunk)
-        charset = response.headers.get_content_charset() if hasattr(response.headers, "get_content_charset") else None
-    body = b"".join(chunks)
-    return {"text": body.decode(charset or "utf-8-sig", errors="replace")}
+            target = urllib.parse.urlunsplit(("", "", address.path or "/", address.query, ""))
+            connection.request("GET", target, headers=dict(std_headers))
+            response = connection.getresponse()
+            if response.status != 200:
+                raise HTTPError(
+                    Response(io.BytesIO(), url, dict(response.getheaders()), response.status, response.reason)
+                )
+            body = _read_body(response, limit, cancelled, read)
+            read += len(body)
+            texts.append(_decoded(body, response.headers))
+    finally:
+        connection.close()
+    return {"texts": texts}
 
 
 def _download_audio(request, logger, cancelled):
@@ -290,6 +389,7 @@ _operations = {
     "version": _version,
     "extract": _extract,
     "fetch_text": _fetch_text,
+    "fetch_texts": _fetch_texts,
     "download_audio": _download_audio,
 }
 _write_lock = threading.Lock()

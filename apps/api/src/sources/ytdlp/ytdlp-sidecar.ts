@@ -16,6 +16,14 @@ export const sidecarScript = packagePath("src/sources/ytdlp/sidecar.py");
 /** The yt-dlp release the project's environment holds (scripts/ytdlp-env.mjs, the Dockerfile). */
 export const ytdlpRequirements = packagePath("src/sources/ytdlp/requirements.txt");
 
+/** Calls a sidecar runs at once unless told otherwise. */
+export const defaultYtdlpConcurrency = 8;
+
+/** One account's share of `concurrency` calls unless told otherwise: a quarter, at least 1. */
+export function defaultYtdlpAccountConcurrency(concurrency: number): number {
+  return Math.max(1, Math.floor(concurrency / 4));
+}
+
 export interface YtdlpSidecarOptions {
   /** The Python interpreter that imports yt_dlp (`findYtdlp`). */
   python: string;
@@ -28,8 +36,13 @@ export interface YtdlpSidecarOptions {
   /** yt-dlp's own timeout for each socket operation; 20 s when left out. */
   socketTimeoutSeconds?: number;
   logger: Logger;
-  /** Calls sent to the process at once; later ones wait their turn. 8 when left out. */
+  /** Calls sent to the process at once; later ones wait their turn. `defaultYtdlpConcurrency` when left out. */
   maxConcurrentCalls?: number;
+  /**
+   * Calls of one account sent to the process at once, so that one account's slow calls never hold
+   * every one; `defaultYtdlpAccountConcurrency` when left out.
+   */
+  maxCallsPerAccount?: number;
 }
 
 export interface YtdlpCallOptions {
@@ -38,6 +51,8 @@ export interface YtdlpCallOptions {
   /** Milliseconds from the call until it fails with SourceError("timeout"), waiting for a turn included. */
   deadlineMs: number;
   signal?: AbortSignal;
+  /** The account the call is for: the accounts waiting take turns. Calls without one share a turn. */
+  account?: string;
 }
 
 /** yt-dlp's info dict (`yt-dlp -J`), sanitized; the fields Verbatim reads are typed. */
@@ -74,10 +89,11 @@ export interface YtdlpVersion {
   extractors: string[];
 }
 
-type Operation = "version" | "extract" | "fetch_text" | "download_audio";
+type Operation = "version" | "extract" | "fetch_text" | "fetch_texts" | "download_audio";
 
 interface Call {
   id: number;
+  account: string;
   request: Record<string, unknown> & { op: Operation };
   /** How many processes it was sent to. */
   sends: number;
@@ -109,6 +125,14 @@ interface Running {
   abandoned: Set<number>;
 }
 
+/** One account's calls: those waiting, in order, and how many are sent. */
+interface AccountTurns {
+  waiting: Call[];
+  sent: number;
+  /** When it last had a call sent, counted in calls the sidecar sent; -1 when never since it had none. */
+  lastTurn: number;
+}
+
 /** The sidecar ended before it said it was ready: no yt-dlp to import, a bad interpreter. */
 export class YtdlpStartError extends Error {
   /**
@@ -129,7 +153,9 @@ const stderrLinesKept = 20;
 
 /**
  * One warm yt-dlp process (sidecar.py) answering many calls at once, started on the first call.
- * Each call is independent: its own deadline, its own proxy, its own error. A process that dies
+ * Each call is independent: its own deadline, its own proxy, its own error. Each account has at
+ * most its share of the calls sent at once; when a call ends, the waiting account with the fewest
+ * calls sent goes next, and of those the one whose last turn was longest ago. A process that dies
  * is started again and the calls it held are sent once more (every operation is safe to repeat).
  * A call past its deadline is answered with SourceError("timeout") at once, but its Python thread
  * cannot be stopped; so once such threads exist and nothing else runs, the process is replaced.
@@ -140,16 +166,20 @@ export class YtdlpSidecar {
   readonly #logger: Logger;
   #running: Running | undefined;
   readonly #sent = new Map<number, Call>();
-  readonly #waiting: Call[] = [];
+  /** The accounts with calls waiting or sent; an account with neither is removed. */
+  readonly #accounts = new Map<string, AccountTurns>();
+  #turns = 0;
   #nextId = 1;
   #closed = false;
 
   constructor(options: YtdlpSidecarOptions) {
+    const maxConcurrentCalls = options.maxConcurrentCalls ?? defaultYtdlpConcurrency;
     this.#options = {
       extractors: defaultYtdlpExtractors,
       socketTimeoutSeconds: 20,
-      maxConcurrentCalls: 8,
       ...options,
+      maxConcurrentCalls,
+      maxCallsPerAccount: options.maxCallsPerAccount ?? defaultYtdlpAccountConcurrency(maxConcurrentCalls),
     };
     this.#logger = options.logger.child({ component: "ytdlp" });
   }
@@ -171,6 +201,18 @@ export class YtdlpSidecar {
       options,
     )) as { text: string };
     return text;
+  }
+
+  /**
+   * Files of one origin (an HLS playlist's pieces), read in turn over one connection that is kept
+   * open between them; `too_large` once they pass `maxBytes` together. Any answer but 200 fails.
+   */
+  async fetchTexts(urls: readonly string[], options: YtdlpCallOptions & { maxBytes: number }): Promise<string[]> {
+    const { texts } = (await this.#call(
+      { op: "fetch_texts", urls, proxy: options.proxy, max_bytes: options.maxBytes },
+      options,
+    )) as { texts: string[] };
+    return texts;
   }
 
   /**
@@ -199,7 +241,8 @@ export class YtdlpSidecar {
   async close(): Promise<void> {
     this.#closed = true;
     const closed = new Error("The yt-dlp sidecar was closed");
-    for (const call of [...this.#waiting, ...this.#sent.values()]) this.#settle(call, closed);
+    const waiting = [...this.#accounts.values()].flatMap((turns) => turns.waiting);
+    for (const call of [...waiting, ...this.#sent.values()]) this.#settle(call, closed);
     await this.#retire();
   }
 
@@ -207,7 +250,15 @@ export class YtdlpSidecar {
     if (this.#closed) return Promise.reject(new Error("The yt-dlp sidecar was closed"));
     options.signal?.throwIfAborted();
     return new Promise((resolve, reject) => {
-      const call: Call = { id: this.#nextId++, request, sends: 0, settled: false, resolve, reject };
+      const call: Call = {
+        id: this.#nextId++,
+        account: options.account ?? "",
+        request,
+        sends: 0,
+        settled: false,
+        resolve,
+        reject,
+      };
       const timer = setTimeout(
         () => this.#giveUp(call, new SourceError("timeout", `yt-dlp did not answer within ${options.deadlineMs} ms.`)),
         options.deadlineMs,
@@ -224,17 +275,42 @@ export class YtdlpSidecar {
         options.signal?.removeEventListener("abort", onAbort);
         reject(error);
       };
-      this.#waiting.push(call);
+      this.#turnsOf(call.account).waiting.push(call);
       this.#sendWaiting();
     });
   }
 
+  #turnsOf(account: string): AccountTurns {
+    let turns = this.#accounts.get(account);
+    if (!turns) {
+      turns = { waiting: [], sent: 0, lastTurn: -1 };
+      this.#accounts.set(account, turns);
+    }
+    return turns;
+  }
+
   #sendWaiting(): void {
-    while (this.#waiting.length > 0 && this.#sent.size < this.#options.maxConcurrentCalls) {
-      const call = this.#waiting.shift() as Call;
+    while (this.#sent.size < this.#options.maxConcurrentCalls) {
+      const turns = this.#nextTurn();
+      const call = turns?.waiting.shift();
+      if (!turns || !call) return;
+      turns.sent += 1;
+      turns.lastTurn = this.#turns++;
       this.#sent.set(call.id, call);
       this.#send(call);
     }
+  }
+
+  /** Of the accounts below their share with calls waiting, the one with the fewest sent, then the longest since its last turn. */
+  #nextTurn(): AccountTurns | undefined {
+    let next: AccountTurns | undefined;
+    for (const turns of this.#accounts.values()) {
+      if (turns.waiting.length === 0 || turns.sent >= this.#options.maxCallsPerAccount) continue;
+      if (!next || turns.sent < next.sent || (turns.sent === next.sent && turns.lastTurn < next.lastTurn)) {
+        next = turns;
+      }
+    }
+    return next;
   }
 
   #send(call: Call): void {
@@ -246,9 +322,11 @@ export class YtdlpSidecar {
   #settle(call: Call, error: unknown, result?: unknown): void {
     if (call.settled) return;
     call.settled = true;
-    this.#sent.delete(call.id);
-    const waitingAt = this.#waiting.indexOf(call);
-    if (waitingAt !== -1) this.#waiting.splice(waitingAt, 1);
+    const turns = this.#turnsOf(call.account);
+    if (this.#sent.delete(call.id)) turns.sent -= 1;
+    const waitingAt = turns.waiting.indexOf(call);
+    if (waitingAt !== -1) turns.waiting.splice(waitingAt, 1);
+    if (turns.sent === 0 && turns.waiting.length === 0) this.#accounts.delete(call.account);
     if (error === undefined) call.resolve(result);
     else call.reject(error);
     if (!this.#closed) this.#sendWaiting();
@@ -269,7 +347,7 @@ export class YtdlpSidecar {
   /** A process whose only calls are abandoned ones is replaced, to free their threads and sockets. */
   #recycleIfIdle(): void {
     const running = this.#running;
-    if (!running || running.abandoned.size === 0 || this.#sent.size > 0 || this.#waiting.length > 0) return;
+    if (!running || running.abandoned.size === 0 || this.#accounts.size > 0) return;
     this.#logger.info({ abandonedCalls: running.abandoned.size }, "recycling the yt-dlp sidecar");
     void this.#retire();
   }

@@ -16,19 +16,17 @@ import type {
 import { SourceError } from "../source-error.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
 import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
-import { YtdlpStartError } from "./ytdlp-sidecar.ts";
+import { type YtdlpCallOptions, YtdlpStartError } from "./ytdlp-sidecar.ts";
 
 /** What the source asks of yt-dlp; `proxy` is the egress guard's address for that one call. */
 export interface YtdlpCalls {
-  extract(url: string, options: { proxy: string; deadlineMs: number; signal?: AbortSignal }): Promise<InfoDict>;
-  fetchText(
-    url: string,
-    options: { proxy: string; maxBytes: number; deadlineMs: number; signal?: AbortSignal },
-  ): Promise<string>;
+  extract(url: string, options: YtdlpCallOptions): Promise<InfoDict>;
+  fetchText(url: string, options: YtdlpCallOptions & { maxBytes: number }): Promise<string>;
+  fetchTexts(urls: readonly string[], options: YtdlpCallOptions & { maxBytes: number }): Promise<string[]>;
   downloadAudio(
     url: string,
     directory: string,
-    options: { proxy: string; maxBytes: number; deadlineMs: number; signal?: AbortSignal },
+    options: YtdlpCallOptions & { maxBytes: number },
   ): Promise<{ path: string; bytes: number }>;
 }
 
@@ -53,8 +51,11 @@ export interface YtdlpSourceOptions {
   downloadTimeoutMs: number;
 }
 
-/** Pieces of a caption playlist read at most: a four-hour video in 10 s pieces, with room to spare. */
-const maxCaptionPieces = 2_000;
+/**
+ * Pieces of a caption playlist read at most: 50 minutes in 10 s pieces. Each is a request to the
+ * platform, so a playlist of more is refused rather than read, or served cut short.
+ */
+const maxCaptionPieces = 300;
 
 /** Digits of a bare TikTok id; YouTube's 11-character ids never match. */
 const bareTiktokId = /^\d{18,20}$/;
@@ -92,7 +93,7 @@ export class YtdlpSource implements PlatformSource {
     const info = await this.throughGuard(
       ref,
       { maxBytes: 50 * 1024 * 1024, deadlineMs: this.resolveDeadlineMs },
-      (proxy) => engine.extract(ref.url, { proxy, deadlineMs: this.resolveDeadlineMs, ...signalOf(options) }),
+      (proxy) => engine.extract(ref.url, { proxy, deadlineMs: this.resolveDeadlineMs, ...callerOf(options) }),
     );
     return detailsFromInfoDict(ref, info);
   }
@@ -109,13 +110,12 @@ export class YtdlpSource implements PlatformSource {
     const engine = this.engineFor(details.ref);
     const limits = { maxBytes: this.captionMaxBytes, deadlineMs: this.resolveDeadlineMs };
     const files = await this.throughGuard(details.ref, limits, async (proxy) => {
-      const fetchText = (url: string) => engine.fetchText(url, { proxy, ...limits, ...signalOf(options) });
-      const first = await fetchText(track.url);
+      const call = { proxy, ...limits, ...callerOf(options) };
+      const first = await engine.fetchText(track.url, call);
       if (!first.startsWith("#EXTM3U")) return [first];
       // X lists its captions as an HLS playlist of WebVTT pieces: the track is their cues in turn.
-      const pieces: string[] = [];
-      for (const url of playlistEntries(first, track.url).slice(0, maxCaptionPieces)) pieces.push(await fetchText(url));
-      return pieces;
+      const pieces = captionPieces(details, first, track.url);
+      return pieces.length === 0 ? [] : engine.fetchTexts(pieces, call);
     });
     const segments: TimedSegment[] = [];
     for (const file of files) segments.push(...(await this.parseCaptions(details, track.format, file)));
@@ -134,7 +134,7 @@ export class YtdlpSource implements PlatformSource {
       deadlineMs: this.options.downloadTimeoutMs,
     };
     return this.throughGuard(ref, limits, (proxy) =>
-      engine.downloadAudio(ref.url, directory, { proxy, ...limits, ...signalOf(options) }),
+      engine.downloadAudio(ref.url, directory, { proxy, ...limits, ...callerOf(options) }),
     );
   }
 
@@ -170,7 +170,9 @@ export class YtdlpSource implements PlatformSource {
   ): Promise<T> {
     const call = this.options.egress.openCall(limits);
     try {
-      return await work(call.proxyUrl);
+      const result = await work(call.proxyUrl);
+      // The guard ended a connection at the byte cap: what yt-dlp took for an end was not the body's.
+      if (!call.tooLarge) return result;
     } catch (error) {
       // What the guard did to the call is the true cause of what yt-dlp saw (a reset, a refusal).
       const [refused] = call.refusedTargets;
@@ -181,15 +183,7 @@ export class YtdlpSource implements PlatformSource {
           { cause: error },
         );
       }
-      if (call.tooLarge) {
-        throw new SourceError(
-          "too_large",
-          `The media of ${ref.url} is larger than the ${limits.maxBytes} bytes allowed.`,
-          {
-            cause: error,
-          },
-        );
-      }
+      if (call.tooLarge) throw tooLargeError(ref, limits, error);
       // The traceback names the server's paths: it goes to the log (the sidecar's), not to the client.
       if (error instanceof YtdlpStartError) {
         throw new SourceError(
@@ -216,6 +210,7 @@ export class YtdlpSource implements PlatformSource {
     } finally {
       call.close();
     }
+    throw tooLargeError(ref, limits);
   }
 
   private async parseCaptions(details: SourceDetails, format: string, body: string): Promise<TimedSegment[]> {
@@ -236,6 +231,29 @@ export class YtdlpSource implements PlatformSource {
   }
 }
 
+/**
+ * The pieces of a caption playlist: at most `maxCaptionPieces`, all on the playlist's own origin,
+ * which one connection then reads; a playlist that breaks either rule is refused, not cut short.
+ */
+function captionPieces(details: SourceDetails, playlist: string, playlistUrl: string): string[] {
+  const pieces = playlistEntries(playlist, playlistUrl);
+  if (pieces.length > maxCaptionPieces) {
+    throw new SourceError(
+      "too_large",
+      `The captions of ${details.url} come in ${pieces.length} pieces; this server reads at most ${maxCaptionPieces}.`,
+    );
+  }
+  const { origin } = new URL(playlistUrl);
+  const foreign = pieces.find((piece) => new URL(piece).origin !== origin);
+  if (foreign) {
+    throw new SourceError(
+      "invalid_input",
+      `The captions of ${details.url} list a piece on ${new URL(foreign).host}, not on their playlist's ${new URL(playlistUrl).host}.`,
+    );
+  }
+  return pieces;
+}
+
 /** The addresses an HLS playlist lists, resolved against its own. */
 function playlistEntries(playlist: string, playlistUrl: string): string[] {
   return playlist
@@ -251,6 +269,11 @@ function playlistEntries(playlist: string, playlistUrl: string): string[] {
     });
 }
 
+/** The guard stopped a call at its byte cap: its media, captions or details are larger than this server reads. */
+function tooLargeError(ref: SourceRef, limits: { maxBytes: number }, cause?: unknown): SourceError {
+  return new SourceError("too_large", `${ref.url} led to more than the ${limits.maxBytes} bytes allowed.`, { cause });
+}
+
 /** The platform's name as people write it (`TikTok`), for messages. */
 function labelOf(ref: SourceRef): string {
   return ytdlpPlatforms.find((entry) => entry.platform === ref.platform)?.label ?? ref.platform;
@@ -264,6 +287,10 @@ function platformOfUrl(url: string): YtdlpPlatform | null {
   }
 }
 
-function signalOf(options: SourceCallOptions): { signal?: AbortSignal } {
-  return options.signal ? { signal: options.signal } : {};
+/** Who a yt-dlp call is for: the caller's signal, and the account whose share of yt-dlp it takes. */
+function callerOf(options: SourceCallOptions): { signal?: AbortSignal; account?: string } {
+  return {
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.accountId === undefined ? {} : { account: options.accountId }),
+  };
 }
