@@ -252,7 +252,8 @@ describe("the egress guard", () => {
     );
     const connects = double.requests.slice(before).filter((request) => request.method === "CONNECT");
     expect(connects.length).toBeGreaterThan(0);
-    expect(connects.filter((request) => !request.url.startsWith("www.tiktok.com:"))).toEqual(
+    const elsewhere = connects.filter((request) => !request.url.startsWith("www.tiktok.com:"));
+    expect(elsewhere.map(({ method, url }) => ({ method, url }))).toEqual(
       mode === "captions" && id.endsWith("31")
         ? [{ method: "CONNECT", url: "v16-webapp-prime.us.tiktok.com:443" }]
         : [],

@@ -290,7 +290,7 @@ describe("the yt-dlp sidecar", () => {
       res.writeHead(200, { "content-type": "text/vtt", "content-length": 5000 });
       res.write(`WEBVTT\n\n${"x".repeat(2000)}`, () => res.socket?.destroy());
     });
-    const { sidecar: engineSidecar } = sidecar();
+    const { sidecar: engineSidecar, lines } = sidecar();
     const error = await failureOf(
       engineSidecar.fetchText("https://cdn.streamable.com/captions/cut.vtt", {
         proxy: fake.proxyUrl("call-cut"),
@@ -300,7 +300,9 @@ describe("the yt-dlp sidecar", () => {
     );
     expect(error).toBeInstanceOf(SourceError);
     expect((error as SourceError).kind).toBe("connection");
-    expect((error as SourceError).message).toMatch(/bytes read/);
+    expect((error as SourceError).message).toBe("The connection to the platform failed.");
+    const logged = lines.find((line) => line.msg === "yt-dlp call failed");
+    expect(JSON.stringify(logged)).toMatch(/bytes read/);
   });
 
   describe("reading the files of one origin", () => {
