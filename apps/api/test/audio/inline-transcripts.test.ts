@@ -5,6 +5,7 @@ import { type GeneratedMedia, generatedMedia, JFK_REFERENCE, JFK_WER_LIMIT } fro
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
+import { casesOnThisEngine } from "../support/store.ts";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./harness.ts";
 import { encryptedM4a, fiveHourFlac } from "./problem-media.ts";
 
@@ -29,7 +30,7 @@ describe("POST /transcripts/video with short media: transcribed within the reque
     await media?.remove();
   });
 
-  describe.each(fixtures)("200 for $name", (fixture) => {
+  describe.each(casesOnThisEngine(fixtures))("200 for $name", (fixture) => {
     let answer: Awaited<ReturnType<typeof fetchTranscript>>;
     let balanceBefore: number | null;
 

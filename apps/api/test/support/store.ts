@@ -7,6 +7,16 @@ import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/stor
 export const testEngine = process.env.DATABASE_URL ? "postgres" : "embedded";
 
 /**
+ * The cases of a parametrised test that this pass runs: all of them on the embedded pass, the
+ * first alone on PostgreSQL. For cases that differ only in what the store never sees (the
+ * container a recording comes in, the way a medium fails), the first case walks every statement
+ * the others would, and the embedded pass of the same CI run has proved the rest.
+ */
+export function casesOnThisEngine<Case>(cases: readonly Case[]): Case[] {
+  return testEngine === "embedded" ? [...cases] : cases.slice(0, 1);
+}
+
+/**
  * A fresh, migrated store for one test file: in-memory PGlite by default, or a new database
  * on the PostgreSQL of `DATABASE_URL`, dropped again on close.
  */
