@@ -198,6 +198,15 @@ describe("chunksOf", () => {
   it("gives no chunks for no segments", () => {
     expect(chunksOf([], 100)).toEqual([]);
   });
+
+  it("cuts a 10 MiB segment, such as an untimed publisher transcript, into 200,000 chunks", () => {
+    // Two words of 50 characters make 101 with their space: each word is a chunk of its own.
+    const words = Math.floor((10 * 1024 * 1024) / 51);
+    const text = Array.from({ length: words }, (_, index) => String(index).padStart(50, "w")).join(" ");
+    const chunks = chunksOf([{ start: 0, duration: 3_600, text }], 100);
+    expect(chunks).toHaveLength(words);
+    expect(chunks.at(-1)).toEqual({ text: String(words - 1).padStart(50, "w"), start: expect.any(Number), end: 3_600 });
+  });
 });
 
 describe("renderTranscript", () => {
