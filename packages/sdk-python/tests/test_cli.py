@@ -13,12 +13,15 @@ import re
 import shlex
 import subprocess
 import sys
+import threading
 import uuid
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from verbatim import Verbatim, to_srt
-from verbatim._cli import EXIT_ACCOUNT, EXIT_CONTENT, EXIT_OK, EXIT_REQUEST
+from verbatim._cli import EXIT_ACCOUNT, EXIT_CONTENT, EXIT_INPUT, EXIT_OK, EXIT_REQUEST
 from verbatim.models import Segment, TranscriptEnvelope
 
 from .conftest import Account, LiveServer, new_account
@@ -284,3 +287,112 @@ def test_a_speech_job_draws_a_progress_bar_on_a_terminal(account: Account, live:
     assert frames[-1].endswith(" completed\nwrote speech.txt\n")
     assert "job job_" not in shown
     assert "what you can do for your country" in (tmp_path / "speech.txt").read_text(encoding="utf-8")
+
+
+# A transcript stored before the server removed control characters: OSC 52 writes the clipboard, OSC 0 the window
+# title, CSI 2J clears the screen, OSC 8 disguises a link; then a C1 CSI, BEL, DEL and a carriage return.
+HOSTILE = (
+    "ask not\x1b]52;c;aGk=\x07 what\x1b]0;owned\x07 your\x1b[2J country\x1b]8;;https://evil.example/\x1b\\can do"
+    "\x1b]8;;\x1b\\ for\x9b2J you\x7f\r"
+)
+SHOWN = (
+    "ask not\ufffd]52;c;aGk=\ufffd what\ufffd]0;owned\ufffd your\ufffd[2J country\ufffd]8;;https://evil.example/"
+    "\ufffd\\can do\ufffd]8;;\ufffd\\ for\ufffd2J you\ufffd\ufffd"
+)
+# A control character other than the line feed: what nothing printed may hold.
+CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f]")
+HOSTILE_TRANSCRIPT: Dict[str, Any] = {
+    "kind": "transcript",
+    "video_id": "GJLlxj_dtq8",
+    "url": "https://www.youtube.com/watch?v=GJLlxj_dtq8",
+    "platform": "youtube",
+    "title": "Surface Go",
+    "channel": "A channel",
+    "duration": 11.0,
+    "language": "en",
+    "source_language": None,
+    "source": "captions",
+    "caption_kind": "manual",
+    "thumbnail_url": None,
+    "speakers": None,
+    "speech_engine": None,
+}
+
+
+@contextmanager
+def stand_in(status: int, body: Dict[str, Any]) -> Iterator[Account]:
+    """A loopback server that answers every request with this status and JSON body, as a server holding a transcript
+    stored before the fix would; the account points the command line at it."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length", "0")))
+            payload = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base_url = f"http://127.0.0.1:{server.server_address[1]}"
+        yield Account(account_id="acc_standin", api_key="vb_live_standin", webhook_secret="", base_url=base_url)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def success(data: Dict[str, Any]) -> Dict[str, Any]:
+    usage = {"credits_spent": 1, "balance": 9, "bytes": 28}
+    return {"ok": True, "request_id": "req_standin", "data": data, "usage": usage}
+
+
+def test_transcript_prints_each_control_character_of_the_text_as_a_placeholder() -> None:
+    with stand_in(200, success({**HOSTILE_TRANSCRIPT, "text": HOSTILE})) as account:
+        run = cli(account, "transcript", "GJLlxj_dtq8")
+    assert (run.returncode, run.stdout, run.stderr) == (EXIT_OK, SHOWN + "\n", "")
+
+
+def test_transcript_shows_a_terminal_no_control_character(tmp_path: Path) -> None:
+    with stand_in(200, success({**HOSTILE_TRANSCRIPT, "text": HOSTILE})) as account:
+        command = shlex.join([sys.executable, "-m", "verbatim", "transcript", "GJLlxj_dtq8"])
+        run = subprocess.run(
+            ["script", "-qfec", command, "/dev/null"],
+            env=environment(account),
+            capture_output=True,
+            timeout=180,
+            check=False,
+            cwd=tmp_path,
+        )
+    # The terminal ends the line with CR LF; nothing else it shows is a control character.
+    assert (run.returncode, run.stdout.decode()) == (EXIT_OK, SHOWN + "\r\n")
+
+
+def test_transcript_srt_prints_the_servers_subtitles_with_placeholders() -> None:
+    subtitles = f"1\n00:00:00,000 --> 00:00:11,000\n{HOSTILE}\n\n"
+    with stand_in(200, success({**HOSTILE_TRANSCRIPT, "format": "srt", "subtitles": subtitles})) as account:
+        run = cli(account, "transcript", "GJLlxj_dtq8", "--format", "srt")
+    assert (run.returncode, run.stdout) == (EXIT_OK, f"1\n00:00:00,000 --> 00:00:11,000\n{SHOWN}\n\n")
+
+
+def test_transcript_json_escapes_them_and_parses_to_the_servers_data() -> None:
+    data = {**HOSTILE_TRANSCRIPT, "segments": [{"start": 0.0, "duration": 11.0, "text": HOSTILE}]}
+    with stand_in(200, success(data)) as account:
+        run = cli(account, "transcript", "GJLlxj_dtq8", "--format", "json")
+    assert run.returncode == EXIT_OK, run.stderr
+    assert not CONTROL.search(run.stdout), run.stdout
+    assert json.loads(run.stdout)["data"] == data
+
+
+def test_an_error_message_prints_them_as_placeholders() -> None:
+    error = {"code": "invalid_input", "number": 3005, "message": HOSTILE, "docs": "http://127.0.0.1/docs/errors/x"}
+    with stand_in(422, {"ok": False, "request_id": "req_failed", "error": error}) as account:
+        run = cli(account, "transcript", "GJLlxj_dtq8")
+    assert run.returncode == EXIT_INPUT
+    assert run.stderr == f"verbatim: invalid_input (3005): {SHOWN}\n"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import unicodedata
 from pathlib import Path
 from typing import List, Sequence, Tuple
 
@@ -30,9 +31,43 @@ CONFORMANCE = Path(__file__).resolve().parents[2] / "contract" / "conformance" /
 def test_srt_numbers_cues_with_comma_times_and_writes_each_segment_on_one_line() -> None:
     assert to_srt(SEGMENTS) == (
         "1\n00:00:00,000 --> 00:00:01,500\nHello there\n\n"
-        "2\n00:01:05,250 --> 00:01:07,250\nfirst line second --> line\n\n"
+        "2\n00:01:05,250 --> 00:01:07,250\nfirst line second --&gt; line\n\n"
         "3\n01:02:05,000 --> 01:02:05,500\nan hour in\n\n"
     )
+
+
+HOSTILE_TEXTS = [
+    "<script>alert(1)</script> & <i>x</i>",
+    "one\u0085two\u001cthree\u001dfour\u001efive",
+    "line\u2028separator\u2029paragraph\vvertical\fform\rreturn\r\n",
+    "\n\n2\n00:00:00,000 --> 00:00:09,000\nforged",
+    "nul\u0000 bell\u0007 delete\u007f c1\u009b2J\u009d0;t\u009c",
+    "\u001b]52;c;aGk=\u0007\u001b]0;owned\u0007\u001b[2J\u001b]8;;https://evil.example/\u001b\\link\u001b]8;;\u001b\\",
+]
+
+
+def test_srt_of_hostile_text_splits_into_its_cues_alone_and_opens_no_tag() -> None:
+    segments = [Segment(start=index, duration=1.0, text=text) for index, text in enumerate(HOSTILE_TEXTS)]
+    lines = to_srt(segments).splitlines()
+    assert len(lines) == 4 * len(HOSTILE_TEXTS)
+    for index in range(len(HOSTILE_TEXTS)):
+        number, times, text, blank = lines[4 * index : 4 * index + 4]
+        assert (number, blank) == (str(index + 1), "")
+        assert " --> " in times and "-->" not in text
+        assert "<" not in text and ">" not in text
+        assert not any(unicodedata.category(character) == "Cc" for character in text), repr(text)
+
+
+def test_vtt_of_hostile_text_splits_into_its_cues_alone_and_opens_no_tag() -> None:
+    segments = [Segment(start=index, duration=1.0, text=text) for index, text in enumerate(HOSTILE_TEXTS)]
+    lines = to_vtt(segments).splitlines()
+    assert lines[:2] == ["WEBVTT", ""]
+    assert len(lines) == 2 + 3 * len(HOSTILE_TEXTS)
+    for index in range(len(HOSTILE_TEXTS)):
+        times, text, blank = lines[2 + 3 * index : 5 + 3 * index]
+        assert " --> " in times and blank == ""
+        assert "-->" not in text and "<" not in text and ">" not in text
+        assert not any(unicodedata.category(character) == "Cc" for character in text), repr(text)
 
 
 def test_vtt_has_its_header_dot_times_and_escapes_markup_and_arrows() -> None:

@@ -4,12 +4,16 @@ import type { components } from "@verbatim/contract";
 export type Segment = components["schemas"]["Segment"];
 
 /**
- * SubRip (`.srt`): numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, each followed by a blank line.
- * The server's `format: "srt"` is this function's output.
+ * SubRip (`.srt`): numbered cues, `HH:MM:SS,mmm --> HH:MM:SS,mmm`, each followed by a blank line;
+ * a cue's text is one line, with `<` and `>` written `&lt;` and `&gt;`. The server's
+ * `format: "srt"` is this function's output.
  */
 export function toSrt(segments: readonly Segment[]): string {
   return cuesOf(segments)
-    .map((cue, index) => `${index + 1}\n${clock(cue.start, ",")} --> ${clock(cue.end, ",")}\n${cue.text}\n\n`)
+    .map(
+      (cue, index) =>
+        `${index + 1}\n${clock(cue.start, ",")} --> ${clock(cue.end, ",")}\n${escapeSrtText(cue.text)}\n\n`,
+    )
     .join("");
 }
 
@@ -33,8 +37,8 @@ interface Cue {
 }
 
 /**
- * One cue per segment, its text on one line, as `text` joins it. A segment without words has no
- * cue: a cue's text cannot be empty in either format, since a blank line ends the cue.
+ * One cue per segment, its text on one line (`oneLine`). A segment without words has no cue: a
+ * cue's text cannot be empty in either format, since a blank line ends the cue.
  */
 function cuesOf(segments: readonly Segment[]): Cue[] {
   const cues: Cue[] = [];
@@ -53,14 +57,41 @@ function escapeVttText(text: string): string {
   return text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
+/**
+ * SubRip has no escape of its own, and its readers take `<` for the start of a tag (`<i>`,
+ * `<font>`). So `<` and `>` are written as HTML's references `&lt;` and `&gt;`, which the
+ * service's own SubRip reader decodes, and which keep `-->` out of the text. `&` stays as written:
+ * it opens nothing.
+ */
+function escapeSrtText(text: string): string {
+  return text.replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+}
+
 /** Plain text: the segments joined by spaces, or one line per segment prefixed `[mm:ss]` with `timestamps`. */
 export function toText(segments: readonly Segment[], options: { timestamps?: boolean } = {}): string {
   if (!options.timestamps) return segments.map((segment) => oneLine(segment.text)).join(" ");
   return segments.map((segment) => `[${shortClock(segment.start)}] ${oneLine(segment.text)}`).join("\n");
 }
 
+/**
+ * What a reader may take for a line break or a blank: JavaScript's `\s`, and the separators that
+ * Python's `str.splitlines()` breaks lines at besides (U+001C to U+001E, U+0085).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what it finds.
+const blanks = /[\s\x1c-\x1e\x85]+/g;
+
+/** Every other control character (C0, DEL, C1): a terminal or a player may act on it. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what it finds.
+const controls = /[^\P{Cc}\s\x1c-\x1e\x85]/gu;
+
+/**
+ * A segment's text as one line of words: control characters removed, and each run of blanks (line
+ * breaks of every kind included) one space. So no text can end a cue, start another, or reach a
+ * terminal as a command. The server removes the same controls and line breaks when it reads a
+ * transcript, so this changes only what was stored before it did.
+ */
 function oneLine(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
+  return text.replace(controls, "").replace(blanks, " ").trim();
 }
 
 /** `HH:MM:SS,mmm` (or `.mmm`), rounded to the millisecond; hours grow past two digits when they must. */

@@ -255,3 +255,55 @@ describe("exit codes", { timeout: 30_000 }, () => {
     expect({ code, stderr }).toEqual({ code: 0, stderr: "" });
   });
 });
+
+describe("text from the server that holds a terminal's escape sequences", { timeout: 30_000 }, () => {
+  // A transcript stored before the server removed control characters: OSC 52 writes the clipboard,
+  // OSC 0 the window title, CSI 2J clears the screen, OSC 8 disguises a link; then a C1 CSI, BEL and DEL.
+  const hostile =
+    "ask not\u001b]52;c;aGk=\u0007 what\u001b]0;owned\u0007 your\u001b[2J country\u001b]8;;https://evil.example/\u001b\\can do\u001b]8;;\u001b\\ for\u009b2J you\u007f\r";
+  const shown =
+    "ask not\ufffd]52;c;aGk=\ufffd what\ufffd]0;owned\ufffd your\ufffd[2J country\ufffd]8;;https://evil.example/\ufffd\\can do\ufffd]8;;\ufffd\\ for\ufffd2J you\ufffd\ufffd";
+  /** A control character other than the line feed: what nothing printed may hold. */
+  const control = /[^\P{Cc}\n]/u;
+  const hostileSegments = [{ start: 0, duration: 11, text: hostile }];
+
+  it("prints text with each control character shown as U+FFFD", async () => {
+    const env = await standIn([success({ ...transcriptFields, text: hostile })]);
+    const run = await runCli(["transcript", videoId], env);
+    expect(run).toMatchObject({ code: 0, stdout: `${shown}\n`, stderr: "" });
+  });
+
+  it("shows a terminal none of them", async () => {
+    const env = await standIn([success({ ...transcriptFields, text: hostile })]);
+    const run = await runCliOnTerminal(cli, ["transcript", videoId], env);
+    expect(run.code).toBe(0);
+    // The terminal ends lines with CR LF; nothing else it shows is a control character.
+    expect(run.stdout).toBe(`${shown}\r\n`);
+  });
+
+  it("prints subtitles the server wrote with them as U+FFFD too", async () => {
+    const subtitles = `1\n00:00:00,000 --> 00:00:11,000\n${hostile}\n\n`;
+    const env = await standIn([success({ ...transcriptFields, format: "srt", subtitles })]);
+    const run = await runCli(["transcript", videoId, "--format", "srt"], env);
+    expect(run).toMatchObject({ code: 0, stdout: `1\n00:00:00,000 --> 00:00:11,000\n${shown}\n\n` });
+  });
+
+  it("prints JSON with each of them escaped, which parses to the server's data", async () => {
+    const data = { ...transcriptFields, segments: hostileSegments };
+    const env = await standIn([success(data)]);
+    const run = await runCli(["transcript", videoId, "--format", "json"], env);
+    expect(run.code).toBe(0);
+    expect(run.stdout).not.toMatch(control);
+    expect(JSON.parse(run.stdout)).toEqual(data);
+  });
+
+  it("prints an error message with them as U+FFFD", async () => {
+    const failure = errorEnvelope("invalid_input", 3005) as { error: { message: string } };
+    failure.error.message = hostile;
+    const env = await standIn([{ status: 422, body: failure }]);
+    const run = await runCli(["transcript", videoId], env);
+    expect(run.code).toBe(3);
+    expect(run.stderr.split("\n")[0]).toBe(`error: invalid_input (3005): ${shown}`);
+    expect(run.stderr).not.toMatch(control);
+  });
+});

@@ -34,8 +34,9 @@ describe("the subtitles every writer gives", () => {
 });
 
 describe("toSrt", () => {
-  it("writes cues that a SubRip parser reads back with the same times and texts", () => {
-    expect(cues(toSrt(segments))).toEqual(expectedCues());
+  it("writes cues that a SubRip parser reads back with the same times and texts, > written &gt;", () => {
+    const expected = expectedCues().map((cue) => ({ ...cue, text: cue.text.replace("-->", "--&gt;") }));
+    expect(cues(toSrt(segments))).toEqual(expected);
   });
 
   it("numbers cues from 1 and writes hours, minutes, seconds and milliseconds", () => {
@@ -47,6 +48,20 @@ describe("toSrt", () => {
   it("writes a segment's lines as one, so a blank line in its text cannot end the cue", () => {
     const parsed = cues(toSrt([{ start: 1, duration: 1, text: "first\n\nsecond" }]));
     expect(parsed).toEqual([{ start: 1000, end: 2000, text: "first second" }]);
+  });
+
+  it("writes markup as text, so a reader finds no tag in it", () => {
+    expect(toSrt([{ start: 0, duration: 1, text: "<script>alert(1)</script> & <i>x</i>" }])).toBe(
+      "1\n00:00:00,000 --> 00:00:01,000\n&lt;script&gt;alert(1)&lt;/script&gt; & &lt;i&gt;x&lt;/i&gt;\n\n",
+    );
+  });
+
+  it("removes control characters and writes every line separator as a space, so no text starts a cue", () => {
+    const text =
+      "a\u0085b\u001cc\u2028d\u2029e\vf\fg\rh\u0000i\u009bj\u001b[2Jk\u001b]0;t\u0007l\n\n2\n00:00:00,000 --> 00:00:09,000\nm";
+    expect(toSrt([{ start: 0, duration: 1, text }])).toBe(
+      "1\n00:00:00,000 --> 00:00:01,000\na b c d e f g hij[2Jk]0;tl 2 00:00:00,000 --&gt; 00:00:09,000 m\n\n",
+    );
   });
 });
 

@@ -21,6 +21,7 @@ import { AudioTranscriptStore, type FullTranscript } from "./audio-transcript-st
 import type { ChargeSettlement, Credits } from "./credits.ts";
 import { type PlanName, plans } from "./plans.ts";
 import { pricing } from "./pricing.ts";
+import { ingestedText } from "./segment-text.ts";
 import { type JobFailure, type TranscriptJobRow, TranscriptJobs } from "./transcript-jobs.ts";
 import { type TranscriptMode, toApiError, translationUnavailable, youtubeWatchUrl } from "./video-transcripts.ts";
 
@@ -503,7 +504,7 @@ export class AudioTranscripts {
       language: published.language ?? fields.language,
       source: "captions",
       caption_kind: "publisher",
-      speakers: published.speakers,
+      speakers: published.speakers?.map(ingestedText) ?? null,
       segments,
       text: segments.map((segment) => segment.text).join(" "),
     };
@@ -824,12 +825,12 @@ function fullTranscript(fields: TranscriptFields, engine: SpeechEngine, recognis
   };
 }
 
-/** A wire segment: times to the millisecond, word timings dropped, the speaker kept. */
+/** A wire segment: times to the millisecond, its text as the service keeps it, word timings dropped, the speaker kept. */
 function roundedSegment(segment: { start: number; duration: number; text: string; speaker?: number }): Segment {
   return {
     start: Math.round(segment.start * 1000) / 1000,
     duration: Math.round(segment.duration * 1000) / 1000,
-    text: segment.text,
+    text: ingestedText(segment.text),
     ...(segment.speaker === undefined ? {} : { speaker: segment.speaker }),
   };
 }

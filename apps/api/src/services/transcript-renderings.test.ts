@@ -21,13 +21,26 @@ function decodeVttText(text: string): string {
   return text.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&amp;", "&");
 }
 
-/** The cues a segment list should become: text on one line, times to the millisecond, wordless segments left out. */
+/** The references SubRip text is written with, which the `subtitle` package leaves as written. */
+function decodeSrtText(text: string): string {
+  return text.replaceAll("&lt;", "<").replaceAll("&gt;", ">");
+}
+
+/**
+ * The cues a segment list should become: text on one line (controls removed, blanks and line
+ * separators one space, as the conformance file says), times to the millisecond, wordless segments left out.
+ */
 function expectedCues(segments: readonly Segment[]) {
   return segments
     .map((segment) => ({
       start: Math.round(segment.start * 1000),
       end: Math.round((segment.start + segment.duration) * 1000),
-      text: segment.text.replace(/\s+/g, " ").trim(),
+      text: segment.text
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters a writer removes.
+        .replace(/[^\P{Cc}\s\x1c-\x1e\x85]/gu, "")
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the line separators a writer folds.
+        .replace(/[\s\x1c-\x1e\x85]+/g, " ")
+        .trim(),
     }))
     .filter((cue) => cue.text !== "");
 }
@@ -82,7 +95,8 @@ describe("the SubRip the server writes (the Node SDK's toSrt)", () => {
   it("is parsed back by the subtitle package into the same cues, for any segments", () => {
     fc.assert(
       fc.property(segmentLists, (segments) => {
-        expect(cuesIn(toSrt(segments))).toEqual(expectedCues(segments));
+        const cues = cuesIn(toSrt(segments)).map((cue) => ({ ...cue, text: decodeSrtText(cue.text) }));
+        expect(cues).toEqual(expectedCues(segments));
       }),
     );
   });
@@ -117,6 +131,80 @@ describe("the WebVTT the server writes (the Node SDK's toVtt)", () => {
       fc.property(segmentLists, (segments) => {
         const cues = cuesIn(toVtt(segments)).map((cue) => ({ ...cue, text: decodeVttText(cue.text) }));
         expect(cues).toEqual(expectedCues(segments));
+      }),
+    );
+  });
+});
+
+describe("the subtitles of hostile text", () => {
+  /** The lines Python's `str.splitlines()` finds: a reader that splits there is the strictest. */
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the line separators of str.splitlines().
+  const splitLines = (document: string) => document.split(/\r\n|[\n\v\f\r\x1c-\x1e\x85\u2028\u2029]/);
+  const hostileTexts = fc.oneof(
+    fc.string({ unit: "binary", maxLength: 40 }),
+    fc
+      .array(
+        fc.constantFrom(
+          "<script>",
+          "</b>",
+          "-->",
+          "\n\n2\n00:00:00,000 --> 00:00:09,000\n",
+          "\u0085",
+          "\u001c",
+          "\u2028",
+          "\u2029",
+          "\v",
+          "\f",
+          "\r",
+          "\u0000",
+          "\u009b",
+          "\u001b]52;c;aGk=\u0007",
+          "\u001b[2J",
+          "word",
+          " ",
+        ),
+        { maxLength: 12 },
+      )
+      .map((pieces) => pieces.join("")),
+  );
+  const hostileSegments = fc.array(
+    fc.record({ start: fc.nat(100_000), duration: fc.nat(10_000), text: hostileTexts }),
+    { maxLength: 20 },
+  );
+
+  it("is SubRip of four lines a cue, whose text opens no tag and holds no control character", () => {
+    fc.assert(
+      fc.property(hostileSegments, (segments) => {
+        const document = toSrt(segments);
+        const lines = splitLines(document);
+        const cueCount = expectedCues(segments).length;
+        expect(lines).toHaveLength(4 * cueCount + 1);
+        for (let cue = 0; cue < cueCount; cue++) {
+          expect(lines[4 * cue]).toBe(String(cue + 1));
+          expect(lines[4 * cue + 1]).toMatch(/^\d{2,}:\d{2}:\d{2},\d{3} --> \d{2,}:\d{2}:\d{2},\d{3}$/);
+          expect(lines[4 * cue + 2]).toMatch(/^[^<>]+$/);
+          expect(lines[4 * cue + 3]).toBe("");
+        }
+        expect(document).not.toMatch(/[^\P{Cc}\n]/u);
+      }),
+    );
+  });
+
+  it("is WebVTT of three lines a cue, whose text opens no tag and holds no control character", () => {
+    fc.assert(
+      fc.property(hostileSegments, (segments) => {
+        const document = toVtt(segments);
+        const lines = splitLines(document);
+        const cueCount = expectedCues(segments).length;
+        expect(lines.slice(0, 2)).toEqual(["WEBVTT", ""]);
+        const cueLines = lines.slice(2);
+        expect(cueLines).toHaveLength(cueCount === 0 ? 0 : 3 * cueCount + 1);
+        for (let cue = 0; cue < cueCount; cue++) {
+          expect(cueLines[3 * cue]).toMatch(/^\d{2,}:\d{2}:\d{2}\.\d{3} --> \d{2,}:\d{2}:\d{2}\.\d{3}$/);
+          expect(cueLines[3 * cue + 1]).toMatch(/^[^<>]+$/);
+          expect(cueLines[3 * cue + 2]).toBe("");
+        }
+        expect(document).not.toMatch(/[^\P{Cc}\n]/u);
       }),
     );
   });
@@ -197,6 +285,15 @@ describe("chunksOf", () => {
 
   it("gives no chunks for no segments", () => {
     expect(chunksOf([], 100)).toEqual([]);
+  });
+
+  it("cuts a 10 MiB segment, such as an untimed publisher transcript, into 200,000 chunks", () => {
+    // Two words of 50 characters make 101 with their space: each word is a chunk of its own.
+    const words = Math.floor((10 * 1024 * 1024) / 51);
+    const text = Array.from({ length: words }, (_, index) => String(index).padStart(50, "w")).join(" ");
+    const chunks = chunksOf([{ start: 0, duration: 3_600, text }], 100);
+    expect(chunks).toHaveLength(words);
+    expect(chunks.at(-1)).toEqual({ text: String(words - 1).padStart(50, "w"), start: expect.any(Number), end: 3_600 });
   });
 });
 

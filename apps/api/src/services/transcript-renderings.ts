@@ -74,7 +74,8 @@ export function chunksOf(segments: readonly Segment[], size: number): Transcript
       open = { text: segment.text, length, start: segment.start, end };
       continue;
     }
-    chunks.push(...piecesOf(segment, length, size));
+    // One push per piece: a 10 MiB segment cut into 200,000 pieces is more arguments than the stack holds.
+    for (const piece of piecesOf(segment, length, size)) chunks.push(piece);
   }
   close();
   return chunks;

@@ -12,6 +12,7 @@ import {
 } from "../store/statements/deliver-stored.ts";
 import { contentHashOf } from "../store/statements/library-entry.ts";
 import type { ChargeRequest, Credits } from "./credits.ts";
+import { ingestedText } from "./segment-text.ts";
 
 /** Where the words of a transcript may come from (the request's `mode`). */
 export type TranscriptMode = "auto" | "captions" | "audio";
@@ -130,7 +131,7 @@ export class VideoTranscripts {
       source: "captions",
       captionKind: captions.captionKind,
       sourceLanguage: captions.sourceLanguage,
-      segments: captions.segments,
+      segments: captions.segments.map((segment) => ({ ...segment, text: ingestedText(segment.text) })),
     };
     const stored = {
       videoId,

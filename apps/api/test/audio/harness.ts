@@ -18,7 +18,7 @@ import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
 import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
-import { startPlatformSources } from "../../src/sources/index.ts";
+import { type PlatformSources, startPlatformSources } from "../../src/sources/index.ts";
 import type { YtdlpEngine } from "../../src/sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "../../src/sources/ytdlp/ytdlp-extractors.ts";
 import type { Store } from "../../src/store/database.ts";
@@ -69,6 +69,8 @@ export interface AudioServerOptions {
   platformExtractors?: readonly string[];
   /** The yt-dlp run, with `platformDouble`; default the project's; null for none, as on a server without it. */
   platformYtdlp?: YtdlpEngine | null;
+  /** Without `platformDouble`: reads the video platforms through these sources, closed with the server. */
+  platforms?: PlatformSources;
 }
 
 /** A server with audio transcripts over a fresh store, a fake podcast host serving the media, and (by default) its workers. */
@@ -127,7 +129,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
         downloads: withDownloadDefaults({}),
         logger,
       })
-    : undefined;
+    : options.platforms;
   const audio: AudioDeps = {
     sources,
     ...(youtube ? { youtube: youtube.audio } : {}),

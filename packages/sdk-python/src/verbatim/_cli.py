@@ -5,6 +5,12 @@ The key comes from ``VERBATIM_API_KEY`` and the server from ``VERBATIM_BASE_URL`
 ``--out``), progress and errors to stderr. The exit code is the error's family: 0 ok, 1 the request (1xxx, and a
 command line or key that is wrong), 2 the account (2xxx), 3 the input (3xxx), 4 the content (4xxx), 5 transient
 (5xxx, a failed connection, a job still running), 9 Verbatim itself or anything unforeseen.
+
+A transcript's words come from whatever upstream its source read, and may hold a terminal's escape sequences (OSC 52
+writes the clipboard, OSC 0 the window title, OSC 8 a disguised link, CSI 2J clears the screen). The server removes
+control characters from the segments it reads now; what it stored before still holds them. So nothing printed holds
+one, whether it goes to a terminal, a pipe or a file (which a terminal may show later): text, subtitles, rows and
+errors show each as U+FFFD, and JSON writes each as a ``\\u`` escape, so it parses to the same data.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Iterable, Sequence
 from itertools import islice
@@ -39,6 +46,11 @@ EXIT_OURS = 9
 _EXIT_BY_FAMILY = {1: EXIT_REQUEST, 2: EXIT_ACCOUNT, 3: EXIT_INPUT, 4: EXIT_CONTENT, 5: EXIT_TRANSIENT, 9: EXIT_OURS}
 _BAR_WIDTH = 30
 
+# A control character other than the tab and the line feed a document is made of: C0, DEL and C1.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What json.dumps leaves raw: DEL and C1, which a terminal may act on, and U+2028 and U+2029, line breaks to some.
+_RAW_IN_JSON = re.compile(r"[\x7f-\x9f\u2028\u2029]")
+
 
 class UsageError(Exception):
     """The command line cannot be run as given: exit 1, like a request the API refuses."""
@@ -56,7 +68,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m verbatim",
         description="Transcripts from the Verbatim API. The key comes from VERBATIM_API_KEY, the server from "
         "VERBATIM_BASE_URL.",
-        epilog="Exit codes: 0 ok, 1 request, 2 account, 3 input, 4 content, 5 transient, 9 Verbatim or unknown.",
+        epilog="Exit codes: 0 ok, 1 request, 2 account, 3 input, 4 content, 5 transient, 9 Verbatim or unknown. "
+        "A control character in what the server sends (a terminal's escape sequence among them) prints as U+FFFD in "
+        "text, subtitles and rows, and as a \\u escape in JSON, to a terminal, a pipe or a file.",
     )
     parser.add_argument("--version", action="version", version=f"verbatim-sdk {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="command", parser_class=_Parser)
@@ -189,16 +203,16 @@ def _transcript(client: Verbatim, arguments: argparse.Namespace) -> None:
 
 def _rendered(answer: Union[TranscriptEnvelope, JobCompleted], output: str) -> str:
     if output == "json":
-        return json.dumps(_wire(answer), ensure_ascii=False, indent=2)
+        return _json(_wire(answer), indent=2)
     if isinstance(answer, JobCompleted):
         # A finished job carries text and segments whatever was asked; its subtitle file is written here.
         job = answer.data
-        return job.text if output == "text" else (to_srt if output == "srt" else to_vtt)(job.segments)
+        return _printable(job.text) if output == "text" else (to_srt if output == "srt" else to_vtt)(job.segments)
     data = answer.data
     written = data.text if output == "text" else data.subtitles
     if written is None:
         raise UnexpectedResponseError(200, f"the transcript has no {output} in its answer", answer.request_id)
-    return written
+    return _printable(written)
 
 
 def _chunk_lines(client: Verbatim, answer: Union[TranscriptEnvelope, JobCompleted], size: int) -> str:
@@ -211,25 +225,27 @@ def _chunk_lines(client: Verbatim, answer: Union[TranscriptEnvelope, JobComplete
         chunks = answer.data.chunks
     if chunks is None:
         raise UnexpectedResponseError(200, "the transcript has no chunks in its answer", answer.request_id)
-    return "".join(json.dumps(_wire(chunk), ensure_ascii=False) + "\n" for chunk in chunks)
+    return "".join(_json(_wire(chunk)) + "\n" for chunk in chunks)
 
 
 def _languages(client: Verbatim, link: str, as_json: bool) -> None:
     answer = client.transcripts.languages(link)
     if as_json:
-        sys.stdout.write(json.dumps(_wire(answer.data), ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(_json(_wire(answer.data), indent=2) + "\n")
         return
     tracks = answer.data
     if not tracks.languages:
         print(
-            f"{tracks.video_id} has no caption tracks; speech recognition (--mode audio) would transcribe it",
+            _printable(
+                f"{tracks.video_id} has no caption tracks; speech recognition (--mode audio) would transcribe it"
+            ),
             file=sys.stderr,
         )
         return
     print("language\tkind\tname\ttranslations")
     for track in tracks.languages:
         targets = f"{len(track.translation_targets)} translation targets" if track.translatable else "not translatable"
-        print(f"{track.language}\t{track.kind}\t{track.name or '-'}\t{targets}")
+        print(_printable(f"{track.language}\t{track.kind}\t{track.name or '-'}\t{targets}"))
 
 
 def _page_size(arguments: argparse.Namespace) -> int:
@@ -240,10 +256,10 @@ def _page_size(arguments: argparse.Namespace) -> int:
 def _list(rows: Iterable[ListRow], arguments: argparse.Namespace) -> None:
     listed = list(islice(rows, arguments.limit))
     if arguments.json:
-        sys.stdout.write(json.dumps([_wire(row) for row in listed], ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(_json([_wire(row) for row in listed], indent=2) + "\n")
         return
     for row in listed:
-        print(_row_line(row))
+        print(_printable(_row_line(row)))
 
 
 def _row_line(row: ListRow) -> str:
@@ -251,6 +267,19 @@ def _row_line(row: ListRow) -> str:
     if isinstance(row, VideoRow):
         return f"{row.videoId}\t{(row.publishedAt or '-')[:10]}\t{row.title}"
     return f"{row.id}\t-\t{row.title}"
+
+
+def _printable(text: str) -> str:
+    """Text for people (a transcript, subtitles, a row, an error), each control character shown as U+FFFD: an escape
+    sequence without its introducer is plain text."""
+    return _CONTROLS.sub("\ufffd", text)
+
+
+def _json(value: Any, indent: Optional[int] = None) -> str:
+    """A value as JSON that holds no control character: json.dumps escapes C0 itself, and the rest are written as
+    ``\\uXXXX`` escapes too, so the data a program parses stays exactly the same."""
+    written = json.dumps(value, ensure_ascii=False, indent=indent)
+    return _RAW_IN_JSON.sub(lambda match: f"\\u{ord(match.group()):04x}", written)
 
 
 def _wire(model: ApiModel) -> Any:
@@ -269,7 +298,7 @@ def _write(text: str, out: Optional[str]) -> None:
 
 
 def _fail(message: str) -> None:
-    print(f"verbatim: {message}", file=sys.stderr)
+    print(_printable(f"verbatim: {message}"), file=sys.stderr)
 
 
 class _Progress:

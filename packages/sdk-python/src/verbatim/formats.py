@@ -13,10 +13,11 @@ from .generated.models import Segment
 def to_srt(segments: Sequence[Segment]) -> str:
     """SubRip (``.srt``): numbered cues, ``HH:MM:SS,mmm --> HH:MM:SS,mmm``, each followed by a blank line.
 
-    The server's ``format="srt"`` gives the same file.
+    A cue's text is one line, with ``<`` and ``>`` written ``&lt;`` and ``&gt;``. The server's ``format="srt"``
+    gives the same file.
     """
     return "".join(
-        f"{index}\n{_clock(start, ',')} --> {_clock(end, ',')}\n{text}\n\n"
+        f"{index}\n{_clock(start, ',')} --> {_clock(end, ',')}\n{_escape_srt_text(text)}\n\n"
         for index, (start, end, text) in enumerate(_cues(segments), start=1)
     )
 
@@ -40,14 +41,29 @@ def to_text(segments: Sequence[Segment], *, timestamps: bool = False) -> str:
     return "\n".join(f"[{_short_clock(segment.start)}] {_one_line(segment.text)}" for segment in segments)
 
 
+# What a reader may take for a line break or a blank: JavaScript's \s (the Node SDK's and the server's writers), and
+# the separators str.splitlines() breaks lines at besides. Python's own \s differs from both (it has U+001F, not
+# U+FEFF), so the set is written out: every writer folds the same characters.
+_BLANKS = re.compile(r"[\t\n\v\f\r \x1c-\x1e\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]+")
+# Every other control character (C0, DEL, C1): a terminal or a player may act on it.
+_CONTROLS = re.compile(r"[\x00-\x08\x0e-\x1b\x1f\x7f-\x84\x86-\x9f]")
+
+
 def _one_line(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()
+    """The text as one line of words: control characters removed, each run of blanks (line breaks of every kind
+    included) one space. So no text can end a cue, start another, or reach a terminal as a command."""
+    return _BLANKS.sub(" ", _CONTROLS.sub("", text)).strip(" ")
 
 
 def _cues(segments: Sequence[Segment]) -> List[Tuple[float, float, str]]:
     """One cue per segment with words, its text on one line: a blank line inside a cue would end it early."""
     cues = [(segment.start, segment.start + segment.duration, _one_line(segment.text)) for segment in segments]
     return [cue for cue in cues if cue[2]]
+
+
+def _escape_srt_text(text: str) -> str:
+    """SubRip readers take ``<`` for a tag: ``<`` and ``>`` become HTML's references, which also keeps ``-->`` out."""
+    return text.replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _escape_vtt_text(text: str) -> str:

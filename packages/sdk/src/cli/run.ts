@@ -8,10 +8,14 @@ import type {
   TranscriptRequest,
   TranscriptResult,
 } from "../resources/transcripts.ts";
+import { printable, printableJson } from "./printable.ts";
 import { type CliCommand, exitCodes, type OutputFormat } from "./program.ts";
 import { type ProgressStream, progressDisplay } from "./progress.ts";
 
-/** Where a command writes: its result to `out`, progress and errors to `err`. */
+/**
+ * Where a command writes: its result to `out`, progress and errors to `err`. What it writes there
+ * holds no control character from the server's answers (`printable`, `printableJson`).
+ */
 export interface CliStreams {
   out: (text: string) => void;
   err: ProgressStream;
@@ -32,12 +36,12 @@ export async function runCommand(command: CliCommand, verbatim: Verbatim, stream
     case "channel": {
       const request = { channel: command.channel, limit: Math.min(command.limit, 50), since_video_id: command.since };
       const rows = await verbatim.transcripts.channelVideos(request).toArray(command.limit);
-      return streams.out(command.json ? json(rows) : rows.map(rowLine).join(""));
+      return streams.out(command.json ? json(rows) : printable(rows.map(rowLine).join("")));
     }
     case "search": {
       const request = { query: command.query, limit: Math.min(command.limit, 50), since_video_id: command.since };
       const rows = await verbatim.transcripts.searchVideos(request).toArray(command.limit);
-      return streams.out(command.json ? json(rows) : rows.map(rowLine).join(""));
+      return streams.out(command.json ? json(rows) : printable(rows.map(rowLine).join("")));
     }
   }
 }
@@ -79,11 +83,11 @@ async function transcript(
 function rendered(result: FinishedTranscriptResult, format: OutputFormat): string {
   const { data } = result;
   if (format === "json") return json(data);
-  if (format === "text") return withNewline(required(data.text, "text"));
+  if (format === "text") return printable(withNewline(required(data.text, "text")));
   if ("job_id" in result) return format === "srt" ? toSrt(result.data.segments) : toVtt(result.data.segments);
   const answer = result.data;
   if (answer.format !== format) throw new UnreadableAnswerError(`the server answered no ${format} subtitles`);
-  return required(answer.subtitles, "subtitles");
+  return printable(required(answer.subtitles, "subtitles"));
 }
 
 type TranscriptChunk = NonNullable<TranscriptResult["data"]["chunks"]>[number];
@@ -105,7 +109,7 @@ async function chunksOf(
 
 /** One JSON object a line, as retrieval pipelines read them. */
 function chunkLines(chunks: readonly TranscriptChunk[]): string {
-  return chunks.map((chunk) => `${JSON.stringify(chunk)}\n`).join("");
+  return chunks.map((chunk) => `${printableJson(chunk)}\n`).join("");
 }
 
 function required<T>(value: T | undefined, field: string): T {
@@ -122,7 +126,7 @@ async function languages(
   if (command.json) return streams.out(json(data));
   if (data.languages.length === 0) {
     streams.err.write(
-      `${data.video_id} has no caption tracks; speech recognition (--mode audio) would transcribe it\n`,
+      printable(`${data.video_id} has no caption tracks; speech recognition (--mode audio) would transcribe it\n`),
     );
     return;
   }
@@ -130,7 +134,7 @@ async function languages(
     const targets = track.translatable ? `${track.translation_targets.length} translation targets` : "not translatable";
     return [track.language, track.kind, track.name ?? "-", targets].join("\t");
   });
-  streams.out(`${["language", "kind", "name", "translations"].join("\t")}\n${lines.join("\n")}\n`);
+  streams.out(printable(`${["language", "kind", "name", "translations"].join("\t")}\n${lines.join("\n")}\n`));
 }
 
 /** A row as one tab-separated line: id, publication date, title. */
@@ -140,7 +144,7 @@ function rowLine(row: ListRow): string {
 }
 
 function json(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
+  return `${printableJson(value, 2)}\n`;
 }
 
 function withNewline(text: string): string {
@@ -159,12 +163,14 @@ export function exitCodeOf(error: unknown): number {
 
 /** What a failure prints: the code and number to branch on, what to change, and the request to quote. */
 export function errorReport(error: unknown): string {
-  if (!(error instanceof ApiError)) return `error: ${error instanceof Error ? error.message : String(error)}\n`;
+  if (!(error instanceof ApiError)) {
+    return printable(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
   const lines = [`error: ${error.code} (${error.number}): ${error.message}`];
   for (const issue of error.issues) lines.push(`  ${issue.path}: ${issue.message}`);
   if (error.retryWith) lines.push(`  retry with: ${JSON.stringify(error.retryWith)}`);
   if (error.retryAfter !== null) lines.push(`  retry after: ${error.retryAfter} s`);
   lines.push(`  docs: ${error.docs}`);
   if (error.requestId) lines.push(`  request: ${error.requestId}`);
-  return `${lines.join("\n")}\n`;
+  return printable(`${lines.join("\n")}\n`);
 }

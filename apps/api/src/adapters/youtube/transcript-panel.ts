@@ -10,7 +10,7 @@ export function findTranscriptPanelParams(nextResponse: unknown): string | null 
     if (typeof node !== "object" || node === null) continue;
     const endpoint = (node as { getTranscriptEndpoint?: { params?: unknown } }).getTranscriptEndpoint;
     if (typeof endpoint?.params === "string") return endpoint.params;
-    stack.push(...Object.values(node));
+    pushValuesOf(node, stack);
   }
   return null;
 }
@@ -60,7 +60,12 @@ function findKey(root: unknown, key: string): unknown {
     const node = stack.pop();
     if (typeof node !== "object" || node === null) continue;
     if (key in node) return (node as Record<string, unknown>)[key];
-    stack.push(...Object.values(node));
+    pushValuesOf(node, stack);
   }
   return undefined;
+}
+
+/** Pushes each of the node's values: spread into one `push`, an answer of some 120,000 keys overflows the stack. */
+function pushValuesOf(node: object, stack: unknown[]): void {
+  for (const value of Object.values(node)) stack.push(value);
 }

@@ -117,8 +117,10 @@ export class YtdlpSource implements PlatformSource {
       const pieces = captionPieces(details, first, track.url);
       return pieces.length === 0 ? [] : engine.fetchTexts(pieces, call);
     });
-    const segments: TimedSegment[] = [];
-    for (const file of files) segments.push(...(await this.parseCaptions(details, track.format, file)));
+    const parsedFiles: TimedSegment[][] = [];
+    for (const file of files) parsedFiles.push(await this.parseCaptions(details, track.format, file));
+    // Flattened, not spread into push: a file of some 120,000 cues is more arguments than the stack holds.
+    const segments = parsedFiles.flat();
     if (segments.length === 0) return null;
     return { language: track.language, kind: track.kind, segments };
   }
