@@ -84,6 +84,12 @@ describe("caption files of hundreds of thousands of cues are read in full", { ti
   let youtube: FakeYoutube;
   let ytdlpSource: YtdlpSource;
 
+  function captionFileAt(url: string): string {
+    const file = captionFiles.get(url);
+    if (file === undefined) throw new Error(`no caption file at ${url}`);
+    return file;
+  }
+
   /** yt-dlp as the source calls it: the info dicts and caption files above, as the sidecar would print them. */
   const engine: YtdlpCalls = {
     extract: async (url) => {
@@ -91,11 +97,8 @@ describe("caption files of hundreds of thousands of cues are read in full", { ti
       if (!info) throw new Error(`no info dict for ${url}`);
       return info;
     },
-    fetchText: async (url) => {
-      const file = captionFiles.get(url);
-      if (file === undefined) throw new Error(`no caption file at ${url}`);
-      return file;
-    },
+    fetchText: async (url) => captionFileAt(url),
+    fetchTexts: async (urls) => urls.map(captionFileAt),
     downloadAudio: async (url) => {
       throw new Error(`no audio in this test (${url})`);
     },
