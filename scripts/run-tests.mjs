@@ -1,6 +1,6 @@
 // The README's test command: every vitest project, then the Python SDK's pytest suite, each
 // appending its `{passed, failed, skipped}` line to a totals file, and one final
-// `N passed, N failed` line adding both up (a run that recorded nothing counts as failed). When
+// `N passed, N failed, N skipped` line adding both up (a run that recorded nothing counts as failed). When
 // CI names its own `VERBATIM_TEST_TOTALS`, both lines go there too. With arguments, only vitest
 // runs, with them (`pnpm test apps/api/test/health.test.ts`). On PostgreSQL (`DATABASE_URL`)
 // the files the engine cannot change are left out (scripts/engine-free-tests.mjs), and so is

@@ -1,6 +1,7 @@
 // Adds up what the plain summary reporter (and the Python suite) appended for each test run, and
 // prints every failed test by name, the ten slowest files of all runs, and CI's one final
-// `N passed, N failed` line. A run that recorded nothing counts as failed.
+// `N passed, N failed, N skipped` line; exits 1 when any failed. A run that recorded nothing
+// counts as failed.
 import { readFileSync } from "node:fs";
 import { describeFailures, describeSlowest, slowestFiles } from "./test-summary.mjs";
 
@@ -18,4 +19,6 @@ const slowest = slowestFiles(
   ),
 );
 process.stdout.write(`\n${describeFailures(failures)}${describeSlowest(slowest)}`);
-process.stdout.write(`\n${sum("passed")} passed, ${sum("failed") + missingRuns} failed\n`);
+const failed = sum("failed") + missingRuns;
+process.stdout.write(`\n${sum("passed")} passed, ${failed} failed, ${sum("skipped")} skipped\n`);
+if (failed > 0) process.exitCode = 1;

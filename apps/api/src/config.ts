@@ -10,6 +10,16 @@ import { findYtdlp, type YtdlpEngine } from "./sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "./sources/ytdlp/ytdlp-extractors.ts";
 import { defaultYtdlpAccountConcurrency, defaultYtdlpConcurrency } from "./sources/ytdlp/ytdlp-sidecar.ts";
 
+declare global {
+  interface ImportMeta {
+    /**
+     * True in the bundle tsup builds for deployments (tsup.config.ts), which then holds no fault
+     * point: `VERBATIM_TEST_FAULTS` works only in the sources the tests run.
+     */
+    readonly withoutTestFaults?: boolean;
+  }
+}
+
 /** The service's configuration, read from the environment once, at start-up. */
 export interface Config {
   port: number;
@@ -56,7 +66,7 @@ export interface Config {
    * locked; a running request renews it.
    */
   idempotencyLockSeconds: number;
-  /** `VERBATIM_TEST_FAULTS`: points where the process dies as a crash would, for tests only. */
+  /** `VERBATIM_TEST_FAULTS`: points where the process dies as a crash would, for tests only; none in the deployed bundle. */
   testFaults: FaultPoint[];
 }
 
@@ -164,7 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
         min: 1,
       },
     ),
-    testFaults: faultPointsFrom(env.VERBATIM_TEST_FAULTS),
+    testFaults: import.meta.withoutTestFaults ? [] : faultPointsFrom(env.VERBATIM_TEST_FAULTS),
     operations: {
       metricsToken: env.VERBATIM_METRICS_TOKEN || undefined,
       metricsPort: env.VERBATIM_METRICS_PORT ? portFrom(env.VERBATIM_METRICS_PORT, "VERBATIM_METRICS_PORT") : undefined,

@@ -176,7 +176,7 @@ if (servesApi) {
     platform,
     metrics,
     services,
-    ...(config.testFaults.length > 0 ? { faultPoint: dieAt(config.testFaults) } : {}),
+    ...(!import.meta.withoutTestFaults && config.testFaults.length > 0 ? { faultPoint: dieAt(config.testFaults) } : {}),
   });
   const listening = createHttpServer(app).listen(config.port, config.host, () => {
     const { address, port } = listening.address() as AddressInfo;

@@ -136,15 +136,26 @@ describe("slots whose release the store did not answer", () => {
     await until(() => running.length === 3);
     expect(await leaseRows(store, accountId)).toBe(3);
 
+    const { slots } = platformServer.platform;
+    const release = slots.release;
+    /** Whether each release's first attempt gave its slot back. */
+    const firstAttempts: boolean[] = [];
+    slots.release = (lease) => {
+      const released = release.call(slots, lease);
+      void released.then((givenBack) => firstAttempts.push(givenBack));
+      return released;
+    };
     const query = store.query;
     store.query = () => Promise.reject(new Error("Connection terminated unexpectedly"));
     try {
       for (const finish of running.splice(0)) finish();
       for (const response of await Promise.all(answered)) expect(response.status).toBe(200);
-      // Every release has been tried (and refused) once the responses closed.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Every release is tried, and refused, while the store is away.
+      await until(() => firstAttempts.length === 3);
+      expect(firstAttempts).toEqual([false, false, false]);
     } finally {
       store.query = query;
+      slots.release = release;
     }
 
     await untilLeasesGone(store, accountId);

@@ -1,3 +1,4 @@
+import { eventually } from "@verbatim/testkit/eventually";
 import { type LoopbackServer, listenOnLoopback } from "@verbatim/testkit/listen";
 import { sql } from "drizzle-orm";
 import express from "express";
@@ -152,14 +153,21 @@ describe("a key that could not be given back while the store was away", () => {
     const { idempotency } = platformServer.platform;
     const release = idempotency.release;
     let refusals = 2;
-    idempotency.release = (...args) =>
-      refusals-- > 0
-        ? Promise.reject(new Error("Connection terminated unexpectedly"))
-        : release.apply(idempotency, args);
+    let givenBack = false;
+    idempotency.release = async (...args) => {
+      if (refusals > 0) {
+        refusals--;
+        throw new Error("Connection terminated unexpectedly");
+      }
+      await release.apply(idempotency, args);
+      givenBack = true;
+    };
     try {
       const failed = await work("store-back-1", { status: 503 });
       expect(failed.response.status, failed.text).toBe(503);
-      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      // The answer's own release and the first retry were refused; a later retry gives the key back.
+      await eventually(() => givenBack);
+      expect(refusals).toBe(0);
       const runsBefore = runs;
       const retried = await work("store-back-1", { status: 503 });
       expect(retried.body.error?.code, retried.text).not.toBe("idempotency_conflict");

@@ -16,6 +16,9 @@ import pytest
 
 from verbatim import AsyncVerbatim, Verbatim
 
+# test_summary_line.py runs this file's summary hooks on suites of its own.
+pytest_plugins = ["pytester"]
+
 API_DIR = Path(__file__).resolve().parents[3] / "apps" / "api"
 SERVER_START_SECONDS = 180.0
 
@@ -158,15 +161,27 @@ def receiver() -> Iterator[Receiver]:
 def pytest_terminal_summary(terminalreporter: Any) -> None:
     """Ends the run with a plain ``N passed, N failed, N skipped`` line, and appends the counts and
     the failed tests' ids to ``VERBATIM_TEST_TOTALS`` as the vitest runs do, so the repository's
-    test command adds them up and names what failed."""
+    test command adds them up and names what failed. CI expects no test of this suite to skip
+    (scripts/expected-skips.mjs): under CI=true a skip counts as a failure."""
     stats = terminalreporter.stats
     passed = len(stats.get("passed", []))
     failures = [f"sdk-python {report.nodeid}" for report in stats.get("failed", []) + stats.get("error", [])]
+    skips = [report.nodeid for report in stats.get("skipped", [])]
+    if os.environ.get("CI"):
+        failures += [f"sdk-python {nodeid} (skipped, which CI does not expect)" for nodeid in skips]
+        skips = []
     failed = len(failures)
-    skipped = len(stats.get("skipped", []))
+    skipped = len(skips)
     terminalreporter.write_line(f"\n{passed} passed, {failed} failed, {skipped} skipped")
     totals = os.environ.get("VERBATIM_TEST_TOTALS")
     if totals:
         counts = {"passed": passed, "failed": failed, "skipped": skipped, "failures": failures}
         with open(totals, "a", encoding="utf-8") as file:
             file.write(json.dumps(counts) + "\n")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under CI=true a skipped test fails the run's exit status too, which pytest leaves at 0."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if os.environ.get("CI") and reporter is not None and reporter.stats.get("skipped"):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

@@ -98,10 +98,15 @@ async def test_monitors_through_the_async_client(live: LiveServer) -> None:
         assert [monitor.id for monitor in (await verbatim.monitors.list()).data.monitors] == [monitor_id]
         assert (await verbatim.monitors.get(monitor_id)).data.name == "async"
         assert (await verbatim.monitors.update(monitor_id, {"status": "paused"})).data.status == "paused"
-        check = await verbatim.monitors.check(monitor_id)
-        assert check.data.monitor.id == monitor_id
+        checked: List[str] = []
+        for _ in range(2):
+            live.command(command="publish_one_upload")
+            check = await verbatim.monitors.check(monitor_id)
+            assert check.data.monitor.id == monitor_id
+            assert check.data.new_videos > 0 and check.data.event is not None
+            checked.append(check.data.event.id)
         page = await verbatim.monitors.events(monitor_id)
-        assert [event.id async for event in verbatim.monitors.iter_events(monitor_id)] == [
-            event.id for event in page.data.events
-        ]
+        # Newest first; a page of one event at a time walks both.
+        assert [event.id for event in page.data.events] == checked[::-1]
+        assert [event.id async for event in verbatim.monitors.iter_events(monitor_id, limit=1)] == checked[::-1]
         assert (await verbatim.monitors.delete(monitor_id)).data.id == monitor_id

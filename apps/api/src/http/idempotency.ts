@@ -58,7 +58,7 @@ export function idempotent(deps: AppDeps): RequestHandler {
           .finally(() => send(body));
         return res;
       }
-      deps.faultPoint?.("exit-after-charge");
+      if (!import.meta.withoutTestFaults) deps.faultPoint?.("exit-after-charge");
       const charged = answer.holdsCharge;
       answer.complete(response).then(
         () => send(body),

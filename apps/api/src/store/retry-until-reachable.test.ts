@@ -1,21 +1,51 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { whenReachable } from "./retry-until-reachable.ts";
 
 /** What pg's client throws when the server goes away mid-query. */
 const lostConnection = () => new Error("Connection terminated unexpectedly");
 
+/** Whether `promise` has settled yet, read without waiting for it. */
+function settledState(promise: Promise<unknown>): () => boolean {
+  let settled = false;
+  promise.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  return () => settled;
+}
+
+// The clock is fake: each wait is exactly as long as the code asks, however busy the machine.
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe("whenReachable", () => {
   it("runs the action again each second while the store cannot be reached, and answers its result", async () => {
-    const startedAt = Date.now();
     let calls = 0;
-    const result = await whenReachable(async () => {
+    const result = whenReachable(async () => {
       calls++;
       if (calls < 3) throw lostConnection();
       return "recorded";
     }, 10_000);
-    expect(result).toBe("recorded");
+    const settled = settledState(result);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(calls).toBe(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(calls).toBe(2);
+    await vi.advanceTimersByTimeAsync(999);
+    expect([calls, settled()]).toEqual([2, false]);
+    await vi.advanceTimersByTimeAsync(1);
     expect(calls).toBe(3);
-    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_900);
+    await expect(result).resolves.toBe("recorded");
   });
 
   it("throws any other failure at once", async () => {
@@ -32,13 +62,17 @@ describe("whenReachable", () => {
 
   it("throws the last failure once its time is up", async () => {
     let calls = 0;
-    await expect(
-      whenReachable(async () => {
-        calls++;
-        throw lostConnection();
-      }, 1_500),
-    ).rejects.toThrow(/Connection terminated/);
+    const waiting = whenReachable(async () => {
+      calls++;
+      throw lostConnection();
+    }, 1_500);
+    const settled = settledState(waiting);
+    const rejected = expect(waiting).rejects.toThrow(/Connection terminated/);
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect([calls, settled()]).toEqual([2, false]);
     // At 0 s, 1 s, then 2 s, past the 1.5 s allowed.
+    await vi.advanceTimersByTimeAsync(1);
+    await rejected;
     expect(calls).toBe(3);
   });
 
@@ -53,11 +87,15 @@ describe("whenReachable", () => {
       60_000,
       controller.signal,
     );
-    const startedAt = Date.now();
+    const settled = settledState(waiting);
+    const rejected = expect(waiting).rejects.toThrow(/Connection terminated/);
     setTimeout(() => controller.abort(), 1_500);
-    await expect(waiting).rejects.toThrow(/Connection terminated/);
-    // At 0 s and 1 s; the abort at 1.5 s ends the wait for the next.
+    await vi.advanceTimersByTimeAsync(1_499);
+    expect([calls, settled()]).toEqual([2, false]);
+    // At 0 s and 1 s; the abort at 1.5 s ends the wait for the next, half a second early.
+    await vi.advanceTimersByTimeAsync(1);
+    expect(settled()).toBe(true);
+    await rejected;
     expect(calls).toBe(2);
-    expect(Date.now() - startedAt).toBeLessThan(1_900);
   });
 });

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { eventually } from "@verbatim/testkit/eventually";
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,6 +29,15 @@ async function clientOf(
     ...(credits === undefined ? {} : { credits }),
   });
   return { ...server, key: { ...server.key, key: key.key }, accountId: account.id };
+}
+
+/** The account's transcriptions a worker has taken and not finished. */
+async function runningJobsOf(server: AudioServer, accountId: string): Promise<number> {
+  const [row] = await server.store.query<{ running: number }>(
+    sql`select count(*)::int as running from pgboss.job
+         where name = 'transcribe-audio' and state = 'active' and data->>'accountId' = ${accountId}`,
+  );
+  return row?.running ?? 0;
 }
 
 async function jobsOf(
@@ -190,8 +200,8 @@ describe("fairness and a throughput floor: one account's trickling downloads lea
       expect(answer.status, answer.text).toBe(202);
       tricklingJobs.push((answer.body as Loose).poll_url);
     }
-    // The workers take the trickling account's jobs first.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The workers take the trickling account's jobs first: one holds a worker before the other account asks.
+    await eventually(async () => (await runningJobsOf(server, trickling.accountId)) > 0, 30_000);
     const other = await clientOf(server, "pro");
     const accepted = await fetchTranscript(other, { video: server.host.url("/media/jfk.wav") });
     expect(accepted.status, accepted.text).toBe(202);

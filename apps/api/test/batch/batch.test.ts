@@ -342,19 +342,32 @@ describe("batch deadline and disconnect", () => {
         ...fromFixture("youtube-transcript-api/youtube_ww1_nl_en.innertube.json.static"),
         heldUntil: upstreamReleased,
       });
+      const { credits } = server.platform;
+      const charge = credits.charge;
+      const refusedCharges: unknown[] = [];
+      credits.charge = async (...args) => {
+        try {
+          return await charge.apply(credits, args);
+        } catch (error) {
+          refusedCharges.push(error);
+          throw error;
+        }
+      };
       const { data } = await batch(server, { video_ids: [surfaceGo, russianCivilWar] });
       const [ok, late] = data?.data.results ?? [];
       expect(ok?.outcome).toBe("ok");
       expect(late).toMatchObject({ outcome: "error", error: { code: "timeout", number: 5002 }, retry_after: 30 });
       expect(data?.usage.credits_spent).toBe(1);
       // The slow row finishes upstream after the answer: its transcript is kept, its charge refused.
+      expect(refusedCharges).toEqual([]);
       releaseUpstream();
-      await waitFor(
-        async () => fake.requestsTo("/api/timedtext").some((r) => r.query.get("v") === russianCivilWar),
-        20_000,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await waitFor(() => refusedCharges.length > 0, 20_000);
+      expect(refusedCharges).toEqual([expect.objectContaining({ message: "the batch reached its deadline" })]);
       expect(await charges(server)).toHaveLength(1);
+      const kept = await server.platform.store.query(
+        sql`select 1 from youtube_transcripts where video_id = ${russianCivilWar}`,
+      );
+      expect(kept).toHaveLength(1);
     },
     serverStartTimeoutMs,
   );

@@ -360,6 +360,11 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
           const answerCost = answer?.body?.job_id ? answerCharged : (answer?.body?.usage?.credits_spent ?? 0);
           return otherAttemptsCharged || answerCharged !== answerCost;
         });
+        // The check above holds of nothing unless some retried call was answered and charged.
+        const retriedAnsweredAndCharged = [...retried.values()].filter((attempts) => {
+          const answer = attempts.findLast((attempt) => typeof attempt.status === "number" && attempt.status < 300);
+          return answer?.requestId !== undefined && (chargedCredits.get(answer.requestId) ?? 0) > 0;
+        });
         // Nothing runs a retried key any more once its attempt has answered: a 409 "still running" would be a key left locked.
         const retriedRefusedAsRunning = [...retried.values()].filter(
           (attempts) => attempts.at(-1)?.code === "idempotency_conflict",
@@ -392,7 +397,7 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
             `load: ${loadSeconds.toFixed(0)} s (VERBATIM_CLUSTER_SECONDS=${durationSeconds}); whole test ${((Date.now() - started) / 1000).toFixed(0)} s`,
             `requests by kind and status: ${JSON.stringify(requestFigures(exchanges), null, 1)}`,
             `cursors handed to the other API process: ${cursorHandOvers.length} (${cursorHandOvers.filter((handOver) => handOver.status === 200).length} answered 200)`,
-            `SDK calls retried with one Idempotency-Key: ${retried.size} (${[...retried.values()].reduce((sum, attempts) => sum + attempts.length, 0)} attempts)`,
+            `SDK calls retried with one Idempotency-Key: ${retried.size} (${[...retried.values()].reduce((sum, attempts) => sum + attempts.length, 0)} attempts, ${retriedAnsweredAndCharged.length} answered and charged)`,
             `jobs: ${jobRows.length} (${acceptedJobs.size} seen accepted, ${polledCredits.size} seen completed by polls, ${jobRows.filter((job) => job.retries > 0).length} retried); killed mid-way: ${killedJob} retries ${jobsById.get(killedJob ?? "")?.retries}`,
             `deliveries: ${deliveries.length} (${deliveries.filter((delivery) => delivery.status === "delivered").length} delivered, ${receiver.requests.length} requests received)`,
             `monitor checks: ${JSON.stringify(Object.fromEntries(monitorIds.map((id) => [id, { due: dues.get(id), checked: checksPerMonitor.get(id) ?? 0 }])))}`,
@@ -448,6 +453,14 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
           ),
           context(cursorHandOvers),
         ).toEqual([]);
+        expect(
+          cursorHandOvers.filter((handOver) => handOver.from !== handOver.to && handOver.status === 200).length,
+          `a cursor one API process gave out was answered by another: ${context(cursorHandOvers)}`,
+        ).toBeGreaterThan(0);
+        expect(
+          retriedAnsweredAndCharged.length,
+          `an SDK call was retried, then answered and charged once: ${context([...retried.values()])}`,
+        ).toBeGreaterThan(0);
         for (const limit of busiest) expect(limit.busiest, context(limit)).toBeLessThanOrEqual(limit.limit);
         expect(
           exchanges.filter((exchange) => exchange.account === free.name && exchange.status === 429).length,

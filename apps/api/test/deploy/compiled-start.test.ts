@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -46,6 +46,8 @@ describe("the compiled service (pnpm build, then node dist/main.js)", () => {
         VERBATIM_ALLOW_PRIVATE_TARGETS: "1",
         VERBATIM_LOG_LEVEL: "info",
         PORT: "0",
+        // The source run would die after a charge here; the compiled build must not read it at all.
+        VERBATIM_TEST_FAULTS: "exit-after-charge",
       },
     });
     processes.push(started);
@@ -121,6 +123,30 @@ describe("the compiled service (pnpm build, then node dist/main.js)", () => {
     expect(answer.status, JSON.stringify(body).slice(0, 1000)).toBe(200);
     expect(body.data?.source).toBe("audio");
     expect(body.data?.text?.toLowerCase()).toContain(jfkPhrase);
+  });
+
+  it("holds no fault point: VERBATIM_TEST_FAULTS is not in dist/, and a charged request with an Idempotency-Key is answered and recorded", async () => {
+    const dist = join(apiPackage, "dist");
+    for (const file of await readdir(dist)) {
+      const text = await readFile(join(dist, file), "utf8");
+      expect(text, file).not.toContain("VERBATIM_TEST_FAULTS");
+      expect(text, file).not.toContain("exit-after-charge");
+    }
+    const key = await developmentKey();
+    const send = () =>
+      call("/api/v2/transcripts/video", {
+        method: "POST",
+        key,
+        headers: { "content-type": "application/json", "idempotency-key": "compiled-fault-point" },
+        body: JSON.stringify({ video: host.url("/feed.xml"), episode: "verbatim-ep-plain", timestamps: false }),
+      });
+    const first = await send();
+    const firstBody = await first.text();
+    expect(first.status, firstBody.slice(0, 1000)).toBe(200);
+    expect((await call("/api/v2/health")).status).toBe(200);
+    const retried = await send();
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    expect(await retried.text()).toBe(firstBody);
   });
 
   it("starts the worker role", async () => {

@@ -7,6 +7,7 @@
 import { createInterface } from "node:readline";
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { FakeYoutube, playerFromReelRecording, recordedVideos } from "@verbatim/testkit/fake-youtube";
+import { answerFirstPageOnce, firstPageWithUpload } from "@verbatim/testkit/recorded-channel";
 import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { startAudioServer } from "../audio/harness.ts";
 import { startMonitorHarness } from "../monitors/harness.ts";
@@ -26,17 +27,25 @@ api.host.serveFile("/media/jfk.mp3", audioFixture("whisper-cpp/jfk.mp3"), "audio
 const monitors = await startMonitorHarness();
 
 interface Command {
-  command: "account" | "publish_new_uploads";
+  /** `publish_one_upload`: the channel's next listing holds one upload never listed before. */
+  command: "account" | "publish_new_uploads" | "publish_one_upload";
   /** For `account`: which server, the plan and the credits (null: unlimited). */
   server?: "api" | "monitors";
   plan?: "free" | "basic" | "pro" | "mega" | "scale";
   credits?: number | null;
 }
 
+let uploads = 0;
+
 async function run(command: Command): Promise<Record<string, unknown>> {
   if (command.command === "publish_new_uploads") {
     monitors.publishNewUploads();
     return {};
+  }
+  if (command.command === "publish_one_upload") {
+    const videoId = `pyupload${String(++uploads).padStart(3, "0")}`;
+    answerFirstPageOnce(monitors.fake, { body: firstPageWithUpload(videoId) });
+    return { videoId };
   }
   const platform = command.server === "monitors" ? monitors.server.platform : api.platform;
   const { account, key } = await platform.accounts.create({
