@@ -50,6 +50,42 @@ export const engineIndependent = new Map([
     "body parsing, issue lists, callback_url checks and Host headers, all before a handler reads the store",
   ],
   ["apps/api/test/docs", "serves the contract and its reference page, which no store content changes"],
+  [
+    "apps/api/test/many-cues.test.ts",
+    "parses caption files of hundreds of thousands of cues; the store keeps a transcript's segments as one value on either engine",
+  ],
+  [
+    "apps/api/test/fetched-text.test.ts",
+    "what ingestion removes from fetched text; PGlite refuses a NUL in text as PostgreSQL does, being PostgreSQL",
+  ],
+  [
+    "apps/api/test/audio-sources/hostile-documents.test.ts",
+    "how hostile feeds and pages are parsed and refused; the store sees only the refusal",
+  ],
+  [
+    "apps/api/test/platforms/platform-transcripts.test.ts",
+    "yt-dlp's reading of each platform; its transcripts are stored and charged by the statements test/audio/ asserts on PostgreSQL",
+  ],
+  [
+    "apps/api/test/platforms/platform-limits.test.ts",
+    "the caps of yt-dlp's calls and the sidecar's shares, held in the process; charging as in test/audio/",
+  ],
+  [
+    "apps/api/test/platforms/caption-languages.test.ts",
+    "a platform item's tracks as yt-dlp lists them, charging nothing",
+  ],
+  [
+    "apps/api/test/audio/youtube-audio.test.ts",
+    "YouTube's audio streams and their recognition; the job and its charge are test/audio/transcript-jobs.test.ts's, run on PostgreSQL",
+  ],
+  [
+    "apps/api/test/wire-compatibility.test.ts",
+    "compares answers' shapes with the hosted service's; contract-fuzz's fixed seed validates every answer on PostgreSQL",
+  ],
+  [
+    "apps/api/test/v1/wire-compatibility.test.ts",
+    "v1's shapes against the hosted v1 document; v1 runs v2's routes, whose answers contract-fuzz validates on PostgreSQL",
+  ],
   ["apps/api/test/dashboard/journey.browser.test.ts", "the dashboard's pages; dashboard/api.test.ts asserts its API"],
   ["apps/api/test/sdk", "the Node SDK, a client"],
   ["apps/api/test/mcp", "the MCP server, a client of the API through the Node SDK"],
