@@ -1,10 +1,9 @@
 import { errorTable } from "@verbatim/contract";
-import type { SQL } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { passagesOf, segmentsOfPassages } from "../../src/services/library-passages.ts";
 import { renderTranscript, type TranscriptFormat, textOf } from "../../src/services/transcript-renderings.ts";
+import { probeHealthAfterStatements } from "../support/health-probes.ts";
 import { type Answer, expectErrorEnvelope, verbatimValidator } from "../support/http.ts";
 import { describeErrors, responseSchemaPointer } from "../support/openapi.ts";
 import { startServer, type TestServer } from "../support/server.ts";
@@ -96,47 +95,27 @@ function bodyRenderedWhole(answer: Answer, format: TranscriptFormat, chunkSize?:
   });
 }
 
-/** Calls `onWordsRead` each time a statement that reads the library's words answers, until the returned function is called. */
-function watchWordReads(onWordsRead: () => void): () => void {
-  const { store } = server.platform;
-  const query = store.query.bind(store);
-  const dialect = new PgDialect();
-  store.query = async <Row>(statement: SQL): Promise<Row[]> => {
-    const rows = await query<Row>(statement);
-    if (dialect.sqlToQuery(statement).sql.includes("library_passages")) onWordsRead();
-    return rows;
-  };
-  return () => {
-    store.query = query;
-  };
-}
-
 describe(`GET /library/{id} of a large transcript: 200 (${testEngine})`, () => {
   it("answers other requests between reading the words and answering, as the issue's SubRip with chunks", async () => {
     const events: string[] = [];
-    const probes: Promise<void>[] = [];
-    const stopWatching = watchWordReads(() => {
-      probes.push(
-        fetch(`${server.baseUrl}/api/v2/health`)
-          .then((health) => health.text())
-          .then(() => {
-            events.push("health answered");
-          }),
-      );
-    });
+    const probes = probeHealthAfterStatements(
+      server,
+      (sql) => sql.includes("library_passages"),
+      () => events.push("health answered"),
+    );
     try {
       const large = await fetch(`${server.baseUrl}/api/v2/library/${entryId}?format=srt&chunk_size=100`, {
         headers: { authorization: `Bearer ${server.key.key}` },
       });
       events.push("large answer started");
       await large.arrayBuffer();
-      await Promise.all(probes);
+      await Promise.all(probes.answered);
     } finally {
-      stopWatching();
+      probes.stop();
     }
-    expect(probes.length).toBeGreaterThan(0);
+    expect(probes.answered.length).toBeGreaterThan(0);
     // Every health check asked once the words were read was answered before the large answer began.
-    expect(events).toEqual([...probes.map(() => "health answered"), "large answer started"]);
+    expect(events).toEqual([...probes.answered.map(() => "health answered"), "large answer started"]);
   });
 
   it.each([
@@ -145,19 +124,26 @@ describe(`GET /library/{id} of a large transcript: 200 (${testEngine})`, () => {
     ["srt", 100],
     ["vtt", 2000],
     ["segments", 500],
-  ] as const)("writes %s (chunk_size %s) byte for byte as the whole-body renderer, valid against the contract", async (format, chunkSize) => {
-    const answer = await read(`format=${format}${chunkSize === undefined ? "" : `&chunk_size=${chunkSize}`}`);
-    expect(answer.status, answer.text.slice(0, 500)).toBe(200);
-    expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
-    expect(Number(answer.headers.get("content-length"))).toBe(answer.bytes.length);
-    const { credits } = await server.platform.accounts.planAndBalance(server.account.id);
-    expect((answer.body as { usage: unknown }).usage).toEqual({ credits_spent: 0, balance: credits, bytes: textBytes });
-    expect(answer.bytes.equals(Buffer.from(bodyRenderedWhole(answer, format, chunkSize)))).toBe(true);
-    const validator = verbatimValidator();
-    const pointer = responseSchemaPointer(validator.document, { path: "/library/{id}", method: "get" }, 200);
-    const errors = validator.errors(pointer ?? "", answer.body);
-    expect(errors, describeErrors(errors)).toEqual([]);
-  });
+  ] as const)(
+    "writes %s (chunk_size %s) byte for byte as the whole-body renderer, valid against the contract",
+    async (format, chunkSize) => {
+      const answer = await read(`format=${format}${chunkSize === undefined ? "" : `&chunk_size=${chunkSize}`}`);
+      expect(answer.status, answer.text.slice(0, 500)).toBe(200);
+      expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
+      expect(Number(answer.headers.get("content-length"))).toBe(answer.bytes.length);
+      const { credits } = await server.platform.accounts.planAndBalance(server.account.id);
+      expect((answer.body as { usage: unknown }).usage).toEqual({
+        credits_spent: 0,
+        balance: credits,
+        bytes: textBytes,
+      });
+      expect(answer.bytes.equals(Buffer.from(bodyRenderedWhole(answer, format, chunkSize)))).toBe(true);
+      const validator = verbatimValidator();
+      const pointer = responseSchemaPointer(validator.document, { path: "/library/{id}", method: "get" }, 200);
+      const errors = validator.errors(pointer ?? "", answer.body);
+      expect(errors, describeErrors(errors)).toEqual([]);
+    },
+  );
 });
 
 describe(`GET /library/{id} of a large transcript: its weight in the request allowance (${testEngine})`, () => {

@@ -1,0 +1,55 @@
+import type { SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
+import type { TestServer } from "./server.ts";
+
+/** The health checks a test asked while the server worked on something else, and whether each was answered. */
+export interface HealthProbes {
+  /** Each check's answer, in the order the checks were asked. */
+  readonly answered: Promise<void>[];
+  /** Stops asking. */
+  stop(): void;
+}
+
+/**
+ * Asks `GET /health` each time a statement whose SQL `matches` answers on the server's store
+ * (through `query`, or its Drizzle database's `execute`), and calls `onAnswer` as each check is
+ * answered: how a test sees whether the event loop is free for other requests while the server
+ * works on what the statement read.
+ */
+export function probeHealthAfterStatements(
+  server: TestServer,
+  matches: (sql: string) => boolean,
+  onAnswer: () => void,
+): HealthProbes {
+  const { store } = server.platform;
+  const { db } = store;
+  const query = store.query.bind(store);
+  const execute = db.execute.bind(db);
+  const dialect = new PgDialect();
+  const answered: Promise<void>[] = [];
+  const probeAfter = (statement: SQL) => {
+    if (!matches(dialect.sqlToQuery(statement).sql)) return;
+    answered.push(
+      fetch(`${server.baseUrl}/api/v2/health`)
+        .then((health) => health.text())
+        .then(onAnswer),
+    );
+  };
+  store.query = async <Row>(statement: SQL): Promise<Row[]> => {
+    const rows = await query<Row>(statement);
+    probeAfter(statement);
+    return rows;
+  };
+  db.execute = (async (statement: SQL) => {
+    const result = await execute(statement);
+    probeAfter(statement);
+    return result;
+  }) as typeof db.execute;
+  return {
+    answered,
+    stop() {
+      store.query = query;
+      db.execute = execute;
+    },
+  };
+}
