@@ -5,7 +5,7 @@ import { ApiError } from "../errors.ts";
 import { apiKeyPattern, hashApiKey } from "../services/api-keys.ts";
 import type { Allowance, AllowanceState, Authentication, FurtherAdmission } from "../services/authenticator.ts";
 import { sessionSecretPattern } from "../services/dashboard-sessions.ts";
-import { keepApiKey, keepAuth, keepDashboardSession } from "./locals.ts";
+import { allowanceOfRequest, authOf, keepAllowance, keepApiKey, keepAuth, keepDashboardSession } from "./locals.ts";
 import { mcpTicketHeader, takeToolCallAdmission } from "./mcp-admissions.ts";
 import { holdSlot } from "./slots.ts";
 
@@ -47,6 +47,7 @@ export function authenticate(
       keepDashboardSession(res, auth.keyId);
     }
     keepAuth(res, auth);
+    keepAllowance(res, allowance);
     next();
   };
 }
@@ -91,15 +92,10 @@ export async function admit(
  * with `Retry-After` when the window has no room for the whole weight, of which nothing more is
  * then counted. `what` names the request in the refusal.
  */
-export async function admitWeight(
-  deps: AppDeps,
-  res: Response,
-  auth: Authentication,
-  allowance: Allowance,
-  weight: number,
-  what: string,
-): Promise<void> {
+export async function admitWeight(deps: AppDeps, res: Response, weight: number, what: string): Promise<void> {
   if (weight <= 1) return;
+  const auth = authOf(res);
+  const allowance = allowanceOfRequest(res);
   const now = deps.now();
   let further: FurtherAdmission | null;
   try {

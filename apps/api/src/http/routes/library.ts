@@ -8,7 +8,6 @@ import { readWeight, rendersInline } from "../../services/transcript-size.ts";
 import { admitWeight, storeUnreachable } from "../auth.ts";
 import { authOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk, sendOkRendered } from "../route.ts";
-import { allowanceOf } from "./index.ts";
 
 /**
  * `GET /library`, `POST /library/search` and `GET /library/{id}`: the account's fetched
@@ -69,14 +68,7 @@ export function libraryRoutes(deps: AppDeps): LiveRoute[] {
           throw storeUnreachable(cause);
         });
         if (!found) throw notInLibrary(id);
-        await admitWeight(
-          deps,
-          res,
-          auth,
-          allowanceOf("getLibraryTranscript"),
-          readWeight(found.size),
-          "Reading this transcript",
-        );
+        await admitWeight(deps, res, readWeight(found.size), "Reading this transcript");
         const read = await library.words(found).catch((cause: unknown) => {
           throw storeUnreachable(cause);
         });
