@@ -1709,7 +1709,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -1762,7 +1762,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -1830,7 +1830,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -1883,7 +1883,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -1953,7 +1953,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2043,7 +2043,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2112,7 +2112,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2205,7 +2205,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2278,7 +2278,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2388,7 +2388,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2461,7 +2461,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2571,7 +2571,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2634,7 +2634,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2687,7 +2687,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2754,7 +2754,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2826,7 +2826,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2892,7 +2892,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2945,7 +2945,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3008,7 +3008,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3061,7 +3061,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3130,7 +3130,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3201,7 +3201,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3269,7 +3269,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3322,7 +3322,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3391,7 +3391,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3464,7 +3464,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3527,7 +3527,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3600,7 +3600,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3666,7 +3666,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3739,7 +3739,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
