@@ -1,5 +1,7 @@
+import { setImmediate as nextTurn } from "node:timers/promises";
 import { Piscina } from "piscina";
-import type { RenderingTask } from "./transcript-rendering-tasks.ts";
+import type { RenderingTask, TranscriptJson } from "./transcript-rendering-tasks.ts";
+import type { Segment } from "./transcript-renderings.ts";
 
 /**
  * What a rendering thread loads. The sources need a thread that registers the TypeScript loader
@@ -43,4 +45,20 @@ export class TranscriptRenderer {
   async close(): Promise<void> {
     await this.pool.close({ force: true });
   }
+}
+
+/** Segments serialised per turn of the event loop: a few milliseconds of work. */
+const segmentsPerTurn = 2000;
+
+/**
+ * Segments in memory as JSON text for a rendering thread, serialised a few thousand per turn of
+ * the event loop: serialising them whole would hold it as long as rendering them does.
+ */
+export async function segmentsAsJson(segments: readonly Segment[]): Promise<TranscriptJson> {
+  const pages: string[] = [];
+  for (let first = 0; first < segments.length; first += segmentsPerTurn) {
+    if (first > 0) await nextTurn();
+    pages.push(JSON.stringify(segments.slice(first, first + segmentsPerTurn)));
+  }
+  return { kind: "segments", pages };
 }

@@ -26,3 +26,14 @@ export function readWeight(size: TranscriptSize): number {
 export function rendersInline(size: TranscriptSize): boolean {
   return size.segments <= 2000 && size.textBytes <= 64 * 1024;
 }
+
+/** The fewest characters a segment takes in the store's JSON text: `{"text": "", "start": 0, "duration": 0}, `. */
+const leastSegmentJson = 41;
+
+/**
+ * The size of segments kept as JSON text, known without parsing them: their text's bytes, and
+ * at most as many segments as the text has room for.
+ */
+export function serialisedSize(json: string, textBytes: number): TranscriptSize {
+  return { segments: Math.ceil(json.length / leastSegmentJson), textBytes };
+}
