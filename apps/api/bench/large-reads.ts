@@ -78,7 +78,9 @@ function getCounting(url: string, headers: Record<string, string> = {}): Promise
 }
 
 /** Runs `work` with the event loop's delay recorded at 1 ms resolution; the longest delay in ms. */
-async function longestDelay<T>(work: () => Promise<T>): Promise<{ result: T; maxMs: number; histogram: IntervalHistogram }> {
+async function longestDelay<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; maxMs: number; histogram: IntervalHistogram }> {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   try {
