@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { passagesOf, segmentsOfPassages } from "../../src/services/library-passages.ts";
 import { renderTranscript, type TranscriptFormat, textOf } from "../../src/services/transcript-renderings.ts";
-import { probeHealthAfterStatements } from "../support/health-probes.ts";
+import { afterStatements, probeHealthAfterStatements } from "../support/health-probes.ts";
 import { type Answer, expectErrorEnvelope, verbatimValidator } from "../support/http.ts";
 import { describeErrors, responseSchemaPointer } from "../support/openapi.ts";
 import { startServer, type TestServer } from "../support/server.ts";
@@ -26,20 +26,20 @@ const phrases = [
 ];
 
 /** A long transcript as the transcript service delivers it: many short segments, as captions have. */
-function longTranscript(): FullTranscript {
-  const segments = Array.from({ length: segmentCount }, (_, index) => ({
+function longTranscript(id = videoId, count = segmentCount, lead = ""): FullTranscript {
+  const segments = Array.from({ length: count }, (_, index) => ({
     start: index * 2.5,
     duration: 2.5,
-    text: `${index} ${phrases[index % phrases.length]}`,
+    text: `${lead}${index} ${phrases[index % phrases.length]}`,
   }));
   return {
     kind: "transcript",
-    video_id: videoId,
-    url: `https://media.example.org/${videoId}.mp3`,
+    video_id: id,
+    url: `https://media.example.org/${id}.mp3`,
     platform: "file",
     title: "A long archive",
     channel: "Example Radio",
-    duration: segmentCount * 2.5,
+    duration: count * 2.5,
     language: "en",
     source: "audio",
     caption_kind: null,
@@ -65,9 +65,9 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-/** Reads the entry with a key: the answer's status, headers and raw bytes. */
-async function read(query: string, key = server.key.key): Promise<Answer & { bytes: Buffer }> {
-  const response = await fetch(`${server.baseUrl}/api/v2/library/${entryId}?${query}`, {
+/** Reads an entry with a key: the answer's status, headers and raw bytes. */
+async function read(query: string, key = server.key.key, id = entryId): Promise<Answer & { bytes: Buffer }> {
+  const response = await fetch(`${server.baseUrl}/api/v2/library/${id}?${query}`, {
     headers: { authorization: `Bearer ${key}` },
   });
   const bytes = Buffer.from(await response.arrayBuffer());
@@ -180,5 +180,33 @@ describe(`GET /library/{id} of a large transcript: its weight in the request all
     expect(answer.status, answer.text.slice(0, 500)).toBe(200);
     expect(remainingOf(answer)).toBe(0);
     expectErrorEnvelope(await read("format=srt", key), 429, "rate_limited");
+  });
+});
+
+describe(`GET /library/{id} of an entry whose words change while it is read: 200 (${testEngine})`, () => {
+  it("answers the words of one delivery, read again, never pages of both", async () => {
+    const { account, key } = await server.platform.accounts.create({ plan: "pro", name: "changing words" });
+    const before = longTranscript("changing", 6000, "before ");
+    const after = longTranscript("changing", 6000, "after ");
+    await server.platform.library.record(account.id, before);
+    let statements = 0;
+    // The first statement on the passages measures the entry; the second reads the first page of its words.
+    const stop = afterStatements(
+      server,
+      (sql) => sql.includes("library_passages"),
+      async () => {
+        statements += 1;
+        if (statements === 2) await server.platform.library.record(account.id, after);
+      },
+    );
+    let answer: Answer;
+    try {
+      answer = await read("format=text", key.key, "file:changing");
+    } finally {
+      stop();
+    }
+    expect(statements).toBeGreaterThan(2);
+    expect(answer.status, answer.text.slice(0, 500)).toBe(200);
+    expect((answer.body as { data: { text: string } }).data.text).toBe(textOf(after.segments));
   });
 });

@@ -2,6 +2,40 @@ import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { TestServer } from "./server.ts";
 
+/**
+ * Runs `then` each time a statement whose SQL `matches` answers on the server's store (through
+ * `query`, or its Drizzle database's `execute`), before the code that sent it reads the answer,
+ * until the returned function is called.
+ */
+export function afterStatements(
+  server: TestServer,
+  matches: (sql: string) => boolean,
+  then: () => Promise<void> | void,
+): () => void {
+  const { store } = server.platform;
+  const { db } = store;
+  const query = store.query.bind(store);
+  const execute = db.execute.bind(db);
+  const dialect = new PgDialect();
+  const thenIfMatching = async (statement: SQL) => {
+    if (matches(dialect.sqlToQuery(statement).sql)) await then();
+  };
+  store.query = async <Row>(statement: SQL): Promise<Row[]> => {
+    const rows = await query<Row>(statement);
+    await thenIfMatching(statement);
+    return rows;
+  };
+  db.execute = (async (statement: SQL) => {
+    const result = await execute(statement);
+    await thenIfMatching(statement);
+    return result;
+  }) as typeof db.execute;
+  return () => {
+    store.query = query;
+    db.execute = execute;
+  };
+}
+
 /** The health checks a test asked while the server worked on something else, and whether each was answered. */
 export interface HealthProbes {
   /** Each check's answer, in the order the checks were asked. */
@@ -11,45 +45,22 @@ export interface HealthProbes {
 }
 
 /**
- * Asks `GET /health` each time a statement whose SQL `matches` answers on the server's store
- * (through `query`, or its Drizzle database's `execute`), and calls `onAnswer` as each check is
- * answered: how a test sees whether the event loop is free for other requests while the server
- * works on what the statement read.
+ * Asks `GET /health` each time a statement whose SQL `matches` answers (`afterStatements`), and
+ * calls `onAnswer` as each check is answered: how a test sees whether the event loop is free for
+ * other requests while the server works on what the statement read.
  */
 export function probeHealthAfterStatements(
   server: TestServer,
   matches: (sql: string) => boolean,
   onAnswer: () => void,
 ): HealthProbes {
-  const { store } = server.platform;
-  const { db } = store;
-  const query = store.query.bind(store);
-  const execute = db.execute.bind(db);
-  const dialect = new PgDialect();
   const answered: Promise<void>[] = [];
-  const probeAfter = (statement: SQL) => {
-    if (!matches(dialect.sqlToQuery(statement).sql)) return;
+  const stop = afterStatements(server, matches, () => {
     answered.push(
       fetch(`${server.baseUrl}/api/v2/health`)
         .then((health) => health.text())
         .then(onAnswer),
     );
-  };
-  store.query = async <Row>(statement: SQL): Promise<Row[]> => {
-    const rows = await query<Row>(statement);
-    probeAfter(statement);
-    return rows;
-  };
-  db.execute = (async (statement: SQL) => {
-    const result = await execute(statement);
-    probeAfter(statement);
-    return result;
-  }) as typeof db.execute;
-  return {
-    answered,
-    stop() {
-      store.query = query;
-      db.execute = execute;
-    },
-  };
+  });
+  return { answered, stop };
 }
