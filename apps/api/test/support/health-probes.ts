@@ -3,35 +3,24 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import type { TestServer } from "./server.ts";
 
 /**
- * Runs `then` each time a statement whose SQL `matches` answers on the server's store (through
- * `query`, or its Drizzle database's `execute`), before the code that sent it reads the answer,
- * until the returned function is called.
+ * Runs `then` each time a statement whose SQL `matches` answers on the server's store, before the
+ * code that sent it reads the answer, until the returned function is called. It watches the
+ * store's Drizzle database, which `Store.query` sends its statements through as well.
  */
 export function afterStatements(
   server: TestServer,
   matches: (sql: string) => boolean,
   then: () => Promise<void> | void,
 ): () => void {
-  const { store } = server.platform;
-  const { db } = store;
-  const query = store.query.bind(store);
+  const { db } = server.platform.store;
   const execute = db.execute.bind(db);
   const dialect = new PgDialect();
-  const thenIfMatching = async (statement: SQL) => {
-    if (matches(dialect.sqlToQuery(statement).sql)) await then();
-  };
-  store.query = async <Row>(statement: SQL): Promise<Row[]> => {
-    const rows = await query<Row>(statement);
-    await thenIfMatching(statement);
-    return rows;
-  };
   db.execute = (async (statement: SQL) => {
     const result = await execute(statement);
-    await thenIfMatching(statement);
+    if (matches(dialect.sqlToQuery(statement).sql)) await then();
     return result;
   }) as typeof db.execute;
   return () => {
-    store.query = query;
     db.execute = execute;
   };
 }
