@@ -1,9 +1,10 @@
 import { defineConfig } from "tsup";
 
 /**
- * The compiled service: one ESM build of the API and worker (`main`), the operator CLI (`cli`) and
- * the parsing threads' tasks, for `node` without a TypeScript loader. The workspace packages export
- * their TypeScript sources, so they are bundled in; every other dependency stays in node_modules.
+ * The compiled service: one ESM build of the API and worker (`main`), the operator CLI (`cli`), and
+ * the tasks of the parsing and rendering threads, for `node` without a TypeScript loader. The
+ * workspace packages export their TypeScript sources, so they are bundled in; every other
+ * dependency stays in node_modules.
  * The entries sit directly in dist/, as their sources sit in src/, so paths that modules find
  * relative to the package (`package-files.ts`) are the same in both.
  */
@@ -12,6 +13,7 @@ export default defineConfig({
     main: "src/main.ts",
     cli: "src/cli/main.ts",
     "parsing-tasks": "src/adapters/parsing/parsing-tasks.ts",
+    "transcript-rendering-tasks": "src/services/transcript-rendering-tasks.ts",
   },
   format: ["esm"],
   target: "node20",

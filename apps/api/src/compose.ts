@@ -14,6 +14,7 @@ import { EventCursors } from "./services/event-cursors.ts";
 import type { MonitorEvents } from "./services/monitor-events.ts";
 import { Monitors } from "./services/monitors.ts";
 import { type JobFollower, TranscriptJobs } from "./services/transcript-jobs.ts";
+import { TranscriptRenderer } from "./services/transcript-renderer.ts";
 import { Transcripts } from "./services/transcripts.ts";
 import { VideoLists } from "./services/video-lists.ts";
 import { VideoTranscripts } from "./services/video-transcripts.ts";
@@ -143,6 +144,7 @@ export function composeServices(parts: ServiceParts): ProcessServices {
         }
       : {}),
     probes: audio ? dependencyProbes(audio) : [],
+    renderer: new TranscriptRenderer(),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Batches } from "./services/batches.ts";
 import type { CaptionLanguageLists } from "./services/caption-languages.ts";
 import type { Monitors } from "./services/monitors.ts";
 import type { TranscriptJobs } from "./services/transcript-jobs.ts";
+import type { TranscriptRenderer } from "./services/transcript-renderer.ts";
 import type { Transcripts } from "./services/transcripts.ts";
 import type { VideoLists } from "./services/video-lists.ts";
 import type { WebhookTargetRule } from "./services/webhook-targets.ts";
@@ -63,6 +64,8 @@ export interface Services {
   monitors?: Monitors;
   /** What the deep health check asks besides the database. */
   probes: readonly DependencyProbe[];
+  /** Renders large transcripts off the event loop. */
+  renderer: TranscriptRenderer;
 }
 
 /** A dependency the deep health check asks; it throws when the dependency fails. */

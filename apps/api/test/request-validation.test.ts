@@ -392,7 +392,8 @@ function requestFor(operation: DocumentOperation, changes: Changes): RawRequest 
   if (changed?.parameter.in === "query") query.set(changed.parameter.name, changed.value);
   const headers: Record<string, string> = {};
   if (changed?.parameter.in === "header") headers[changed.parameter.name] = changed.value;
-  const search = query.size > 0 ? `?${query}` : "";
+  // URLSearchParams writes a space as `+`, which not every query parser reads as a space; `%20` every one does.
+  const search = query.size > 0 ? `?${query.toString().replaceAll("+", "%20")}` : "";
   const body = "body" in changes ? changes.body : operation.jsonBody ? validBody(operation) : undefined;
   return {
     method: operation.method,
@@ -499,7 +500,10 @@ function invalidValuesOf(parameter: Parameter): Array<{ why: string; value: stri
       values.push({ why: `is below ${schema.minimum}`, value: String(schema.minimum - 1) });
     if (typeof schema.maximum === "number")
       values.push({ why: `is above ${schema.maximum}`, value: String(schema.maximum + 1) });
-    if (types.has("integer") && !types.has("string")) values.push({ why: "is not an integer", value: "1.5" });
+    if (types.has("integer") && !types.has("string")) {
+      values.push({ why: "is not an integer", value: "1.5" });
+      values.push(...looseIntegersOf(schema));
+    }
   }
   if (types.has("string")) {
     if (schema.format === "date") values.push({ why: "is not a date", value: "yesterday" });
@@ -513,6 +517,22 @@ function invalidValuesOf(parameter: Parameter): Array<{ why: string; value: stri
     }
   }
   return values;
+}
+
+/**
+ * An integer the schema admits, written as `Number` reads it but not as a decimal integer: the
+ * validator coerced each of these query strings to the number before the server refused them.
+ */
+function looseIntegersOf(schema: JsonObject): Array<{ why: string; value: string }> {
+  const admitted = typeof schema.minimum === "number" ? schema.minimum : 1;
+  return [
+    { why: `is written ${admitted}e0`, value: `${admitted}e0` },
+    { why: "is written in hexadecimal", value: `0x${admitted.toString(16)}` },
+    { why: "starts with a space", value: ` ${admitted}` },
+    { why: "starts with a plus sign", value: `+${admitted}` },
+    { why: "has a fraction of zero", value: `${admitted}.0` },
+    { why: "is Infinity", value: "Infinity" },
+  ];
 }
 
 /** `json` followed by spaces (valid JSON whitespace) up to exactly `bytes` bytes. */

@@ -1721,7 +1721,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -1774,7 +1774,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -1842,7 +1842,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -1895,7 +1895,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -1965,7 +1965,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2055,7 +2055,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2124,7 +2124,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2217,7 +2217,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2290,7 +2290,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2400,7 +2400,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2473,7 +2473,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2583,7 +2583,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2646,7 +2646,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2699,7 +2699,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2766,7 +2766,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2838,7 +2838,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2904,7 +2904,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -2957,7 +2957,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3020,7 +3020,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3073,7 +3073,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3142,7 +3142,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3233,7 +3233,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3301,7 +3301,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3354,7 +3354,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3423,7 +3423,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3496,7 +3496,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3559,7 +3559,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3632,7 +3632,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3698,7 +3698,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["Verbatim.V2.RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];
@@ -3771,7 +3771,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["Verbatim.V2.DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["Verbatim.V2.RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["Verbatim.V2.RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["Verbatim.V2.UnixSeconds"];

@@ -101,6 +101,13 @@ export interface paths {
          * @description Read a transcript the account fetched before, in any of the formats
          *     `POST /transcripts/video` writes, with chunks if asked. Free: nothing is fetched again.
          *     Segment durations are the time to the next segment, as the library keeps starts and words.
+         *
+         *     A read weighs on the request allowance by the transcript's size: one request per started
+         *     256 KiB (262,144 bytes) of its text (`usage.bytes`) or per started 8,192 segments,
+         *     whichever is more, and at least one; never more than the allowance's limit, so every entry
+         *     stays readable once a minute. `X-RateLimit-Remaining` is what is left after the whole
+         *     weight. When the window has no room for it, the answer is 429 `rate_limited` with
+         *     `Retry-After` (when the weight fits), and the read counts as one request.
          */
         get: operations["getLibraryTranscript"];
         put?: never;
@@ -3486,7 +3493,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -3539,7 +3546,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -3607,7 +3614,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -3660,7 +3667,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -3727,7 +3734,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -3797,7 +3804,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -3868,7 +3875,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -3941,7 +3948,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4004,7 +4011,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4057,7 +4064,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4123,7 +4130,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4176,7 +4183,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4251,7 +4258,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4386,7 +4393,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4455,7 +4462,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4528,7 +4535,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4594,7 +4601,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4667,7 +4674,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4737,7 +4744,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4847,7 +4854,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -4921,7 +4928,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5039,7 +5046,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5112,7 +5119,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5185,7 +5192,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5260,7 +5267,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5375,7 +5382,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5450,7 +5457,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5585,7 +5592,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5651,7 +5658,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5724,7 +5731,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5791,7 +5798,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5881,7 +5888,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -5956,7 +5963,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -6091,7 +6098,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -6166,7 +6173,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -6301,7 +6308,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -6376,7 +6383,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -6395,7 +6402,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -6530,7 +6537,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -6598,7 +6605,7 @@ export interface operations {
                     "X-Request-Id": components["schemas"]["RequestId"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
@@ -6651,7 +6658,7 @@ export interface operations {
                     "Retry-After": components["schemas"]["DelaySeconds"];
                     /** @description Requests allowed per sliding 60-second window. */
                     "X-RateLimit-Limit": components["schemas"]["RequestCount"];
-                    /** @description Requests left in the current window. */
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];

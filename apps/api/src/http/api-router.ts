@@ -6,6 +6,7 @@ import type { Allowance } from "../services/authenticator.ts";
 import { authenticate } from "./auth.ts";
 import { boundContentTypes } from "./content-types.ts";
 import { idempotent } from "./idempotency.ts";
+import { refuseLooseIntegers } from "./integer-queries.ts";
 import { nameOperation } from "./metrics.ts";
 import { refuseNulCharacters } from "./nul-characters.ts";
 import type { Operation } from "./operations.ts";
@@ -92,6 +93,8 @@ export function apiRouter<Id extends string>(
     const guards = isPublic ? [] : [authenticate(deps, version.allowanceOf(operation.operationId), { extractionSlot })];
     const takesBody = operation.method === "post" || operation.method === "patch" || operation.method === "put";
     const bodyReaders = takesBody ? [isPublic ? readPublicBody : readBody] : [];
+    const integerQueries =
+      operation.integerQueryParameters.length > 0 ? [refuseLooseIntegers(operation.integerQueryParameters)] : [];
     const idempotency = !isPublic && operation.idempotent ? [idempotent(deps)] : [];
     const around = version.aroundRoute ? [version.aroundRoute(operation.operationId)] : [];
     const slot = extractionSlot ? [holdExtractionSlot(deps)] : [];
@@ -101,6 +104,7 @@ export function apiRouter<Id extends string>(
       nameOperation(operation.operationId),
       ...guards,
       ...bodyReaders,
+      ...integerQueries,
       ...validation,
       ...idempotency,
       ...around,

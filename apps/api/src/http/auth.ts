@@ -3,9 +3,9 @@ import type { Request, RequestHandler, Response } from "express";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
 import { apiKeyPattern, hashApiKey } from "../services/api-keys.ts";
-import type { Allowance, AllowanceState, Authentication } from "../services/authenticator.ts";
+import type { Allowance, AllowanceState, Authentication, FurtherAdmission } from "../services/authenticator.ts";
 import { sessionSecretPattern } from "../services/dashboard-sessions.ts";
-import { keepApiKey, keepAuth, keepDashboardSession } from "./locals.ts";
+import { allowanceOfRequest, authOf, keepAllowance, keepApiKey, keepAuth, keepDashboardSession } from "./locals.ts";
 import { mcpTicketHeader, takeToolCallAdmission } from "./mcp-admissions.ts";
 import { holdSlot } from "./slots.ts";
 
@@ -47,6 +47,7 @@ export function authenticate(
       keepDashboardSession(res, auth.keyId);
     }
     keepAuth(res, auth);
+    keepAllowance(res, allowance);
     next();
   };
 }
@@ -83,6 +84,37 @@ export async function admit(
     );
   }
   return auth;
+}
+
+/**
+ * Counts the rest of a request's weight against the allowance that admitted it as one request
+ * (docs/decisions.md, rule 6) and sets the `X-RateLimit-*` headers after it: 429 `rate_limited`
+ * with `Retry-After` when the window has no room for the whole weight, of which nothing more is
+ * then counted. `what` names the request in the refusal.
+ */
+export async function admitWeight(deps: AppDeps, res: Response, weight: number, what: string): Promise<void> {
+  if (weight <= 1) return;
+  const auth = authOf(res);
+  const allowance = allowanceOfRequest(res);
+  const now = deps.now();
+  let further: FurtherAdmission | null;
+  try {
+    further = await deps.platform.authenticator.admitMore(auth.keyId, allowance, weight - 1, now);
+  } catch (cause) {
+    throw storeUnreachable(cause);
+  }
+  if (!further) throw unauthorized();
+  setRateLimitHeaders(res, further.allowance);
+  if (further.admitted) return;
+  deps.metrics.allowanceRefused(allowance === "poll" ? "polling" : "requests");
+  const { limit } = further.allowance;
+  const fitsAt = further.fitsAt ?? further.allowance.resetAt;
+  const retryAfter = Math.max(1, Math.ceil((fitsAt.getTime() - now.getTime()) / 1000));
+  throw new ApiError(
+    "rate_limited",
+    `${what} counts as ${Math.min(weight, limit)} requests of the ${allowance === "poll" ? "polling" : "request"} allowance of ${limit} per minute, which has room for ${further.allowance.remaining}. Retry after ${retryAfter} seconds.`,
+    { retryAfterSeconds: retryAfter },
+  );
 }
 
 /**

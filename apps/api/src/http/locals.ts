@@ -3,7 +3,7 @@
 // the authentication).
 import { isIPv6 } from "node:net";
 import type { Request, Response } from "express";
-import type { Authentication } from "../services/authenticator.ts";
+import type { Allowance, Authentication } from "../services/authenticator.ts";
 import type { HeldSlot } from "../services/slots.ts";
 
 /** The request's id, assigned before anything else runs. */
@@ -25,6 +25,15 @@ export function optionalAuthOf(res: Response): Authentication | undefined {
 
 export function keepAuth(res: Response, auth: Authentication): void {
   res.locals.auth = auth;
+}
+
+/** The allowance that admitted the request; set by `authenticate`. */
+export function allowanceOfRequest(res: Response): Allowance {
+  return res.locals.allowance as Allowance;
+}
+
+export function keepAllowance(res: Response, allowance: Allowance): void {
+  res.locals.allowance = allowance;
 }
 
 /** The dashboard session that authenticated the request, if one did (not an API key). */

@@ -18,42 +18,69 @@ export interface Operation<Id extends string = OperationId> {
   expressPath: string;
   /** Whether the operation takes an `Idempotency-Key` header. */
   idempotent: boolean;
+  /** The query parameters whose schema is an integer. */
+  integerQueryParameters: readonly string[];
 }
 
 const methods = ["get", "post", "patch", "delete", "put"] as const;
 
 interface Document {
   paths: Record<string, Partial<Record<(typeof methods)[number], DocumentOperation>>>;
-  components: { parameters?: Record<string, { name: string; in: string }> };
+  components: { parameters?: Record<string, DocumentParameter>; schemas?: Record<string, DocumentSchema> };
 }
 
 interface DocumentOperation {
   operationId: string;
-  parameters?: Array<{ $ref?: string; name?: string; in?: string }>;
+  parameters?: DocumentParameter[];
+}
+
+interface DocumentParameter {
+  $ref?: string;
+  name?: string;
+  in?: string;
+  schema?: DocumentSchema;
+}
+
+interface DocumentSchema {
+  $ref?: string;
+  type?: string | string[];
 }
 
 /** Every operation of an OpenAPI document. */
 function operationsOf<Id extends string>(documentPath: string): readonly Operation<Id>[] {
   const document = parse(readFileSync(documentPath, "utf8")) as Document;
-  const resolveParameter = (parameter: { $ref?: string; name?: string }): { name?: string } =>
-    parameter.$ref ? (document.components.parameters?.[parameter.$ref.split("/").at(-1) ?? ""] ?? {}) : parameter;
+  const resolveParameter = (parameter: DocumentParameter): DocumentParameter =>
+    parameter.$ref ? (document.components.parameters?.[lastSegment(parameter.$ref)] ?? {}) : parameter;
+  const resolveSchema = (schema: DocumentSchema | undefined): DocumentSchema | undefined =>
+    schema?.$ref ? resolveSchema(document.components.schemas?.[lastSegment(schema.$ref)]) : schema;
+  const isInteger = (schema: DocumentSchema | undefined): boolean => {
+    const type = resolveSchema(schema)?.type;
+    return Array.isArray(type) ? type.includes("integer") : type === "integer";
+  };
   return Object.entries(document.paths).flatMap(([path, item]) =>
     methods.flatMap((method) => {
       const operation = item[method];
       if (!operation) return [];
+      const parameters = (operation.parameters ?? []).map(resolveParameter);
       return [
         {
           operationId: operation.operationId as Id,
           method,
           path,
           expressPath: path.replace(/\{(\w+)\}/g, ":$1"),
-          idempotent: (operation.parameters ?? []).some(
-            (parameter) => resolveParameter(parameter).name?.toLowerCase() === "idempotency-key",
-          ),
+          idempotent: parameters.some((parameter) => parameter.name?.toLowerCase() === "idempotency-key"),
+          integerQueryParameters: parameters
+            .filter((parameter) => parameter.in === "query" && isInteger(parameter.schema))
+            .flatMap((parameter) => (parameter.name === undefined ? [] : [parameter.name])),
         },
       ];
     }),
   );
+}
+
+/** The name a local `$ref` points at: `ChunkSize` of `#/components/schemas/ChunkSize`. */
+function lastSegment(ref: string): string {
+  return ref.split("/").at(-1) ?? "";
 }
 
 /** Every operation of the v2 document. */

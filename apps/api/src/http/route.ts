@@ -1,5 +1,6 @@
 import type { OperationId, ResponseBody } from "@verbatim/contract";
-import type { Request, RequestHandler, Response } from "express";
+import express, { type Request, type RequestHandler, type Response } from "express";
+import type { TranscriptRenderings } from "../services/transcript-renderings.ts";
 import { requestIdOf } from "./locals.ts";
 
 /** A live operation: its id in the contract and the handler that serves it. */
@@ -41,6 +42,42 @@ export function sendOk<Op extends OperationId, Status extends number>(
   fields: SuccessFields<Op, Status>,
 ): void {
   res.status(status).json({ ok: true, request_id: requestIdOf(res), ...fields });
+}
+
+/** Success fields whose `data` lacks the renderings of a transcript, which come serialised apart. */
+export type FieldsBesideRenderings<Fields> = Fields extends { data: infer Data }
+  ? Omit<Fields, "data"> & { data: Data extends unknown ? Omit<Data, keyof TranscriptRenderings> : never }
+  : never;
+
+/**
+ * Sends the success envelope of a transcript whose renderings' fields were serialised on a
+ * rendering thread (`TranscriptRenderer`): the bytes `sendOk` would send for `data` with those
+ * fields last, written as they are, never parsed or serialised again on the event loop.
+ */
+export function sendOkRendered<Op extends OperationId, Status extends number>(
+  res: Response,
+  _operationId: Op,
+  status: Status,
+  fields: FieldsBesideRenderings<SuccessFields<Op, Status>>,
+  renderings: Uint8Array,
+): void {
+  const { data, ...rest } = fields as { data: object };
+  const head = JSON.stringify({ ok: true, request_id: requestIdOf(res), data });
+  // `head` ends with the braces closing `data` and the envelope; the renderings follow the last field of `data`.
+  const opening = Buffer.from(`${head.slice(0, -2)},`);
+  const closing = Buffer.from(`},${JSON.stringify(rest).slice(1)}`);
+  res
+    .status(status)
+    .type("json")
+    .setHeader("Content-Length", opening.length + renderings.byteLength + closing.length);
+  res.write(opening);
+  res.write(renderings);
+  res.end(closing);
+}
+
+/** Whether something reads the body as an object on its way out (an Idempotency-Key's stored answer, v1's shape, response validation). */
+export function isJsonWrapped(res: Response): boolean {
+  return res.json !== express.response.json;
 }
 
 /** The validated JSON body of a request. */

@@ -53,6 +53,26 @@ const extractionSlotsByPlan = JSON.stringify(
   Object.fromEntries(Object.values(plans).map((plan) => [plan.name, plan.extractionSlots])),
 );
 
+/** What counting the rest of a heavy request's weight did (`Authenticator.admitMore`). */
+export interface FurtherAdmission {
+  admitted: boolean;
+  /** The further requests counted: the weight asked, less what the allowance's limit leaves out; 0 when refused. */
+  counted: number;
+  /** The allowance after it. */
+  allowance: AllowanceState;
+  /** When refused: when the window will have room for the weight. */
+  fitsAt: Date | null;
+}
+
+interface AdmitMoreRow {
+  admitted: boolean;
+  counted: number;
+  rate_limit: number;
+  rate_remaining: number;
+  rate_reset: Date | string;
+  fits_at: Date | string | null;
+}
+
 /** Looks a key up by its hash and counts the request against its allowance, in one round trip. */
 export class Authenticator {
   constructor(private readonly store: Store) {}
@@ -100,6 +120,25 @@ export class Authenticator {
         remaining: row.request_remaining,
         resetAt: new Date(row.request_reset),
       },
+    };
+  }
+
+  /**
+   * Counts `requests` more requests of a request the key's allowance admitted, all or none:
+   * refused when the window has no room for all of them. A weight counts at most the limit less
+   * the admitted request, so the heaviest request stays possible once a minute. `null` when the
+   * key no longer exists.
+   */
+  async admitMore(keyId: string, allowance: Allowance, requests: number, now: Date): Promise<FurtherAdmission | null> {
+    const [row] = await this.store.query<AdmitMoreRow>(
+      sql`select * from verbatim_admit_more(${keyId}, ${allowance}, ${requests}, ${now.toISOString()}::timestamptz)`,
+    );
+    if (!row) return null;
+    return {
+      admitted: row.admitted,
+      counted: Number(row.counted),
+      allowance: { limit: row.rate_limit, remaining: row.rate_remaining, resetAt: new Date(row.rate_reset) },
+      fitsAt: row.fits_at === null ? null : new Date(row.fits_at),
     };
   }
 }

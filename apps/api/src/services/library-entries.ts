@@ -3,10 +3,9 @@ import type { Schema } from "@verbatim/contract";
 import { type SQL, sql } from "drizzle-orm";
 import type { Store } from "../store/database.ts";
 import type { LibraryCursors, LibraryPosition } from "./library-cursors.ts";
-import { type StoredPassage, segmentsOfPassages } from "./library-passages.ts";
+import type { TranscriptSize } from "./transcript-size.ts";
 
 export type LibraryEntry = Schema<"LibraryEntry">;
-type Segment = Schema<"Segment">;
 
 /** A page of the library or of a search, and the cursor of the next one. */
 export interface Page<Row> {
@@ -60,23 +59,76 @@ export class LibraryReader {
   }
 
   /**
-   * The account's entry `id` (`<platform>:<video_id>`) with its segments, rebuilt from its
-   * passages (`segmentsOfPassages`); `null` when the account has no such entry.
+   * The account's entry `id` (`<platform>:<video_id>`) and what its words weigh, without them;
+   * `null` when the account has no such entry.
    */
-  async transcript(accountId: string, id: string): Promise<{ entry: LibraryEntry; segments: Segment[] } | null> {
-    const [row] = await this.store.query<EntryRow & { passages: StoredPassage[] }>(
-      sql`select ${entryColumns},
-                 (select coalesce(jsonb_agg(jsonb_build_object('text', p.text, 'starts', p.segment_starts,
-                                                               'offsets', p.segment_offsets) order by p.position),
-                                  '[]'::jsonb)
-                    from library_passages p where p.entry_id = e.id) as passages
-            from library_entries e
-           where e.account_id = ${accountId} and e.video_key = ${id}`,
+  async find(accountId: string, id: string): Promise<StoredEntry | null> {
+    const [row] = await this.store.query<
+      EntryRow & {
+        content_hash: string;
+        passages: number | string;
+        segments: number | string;
+        text_bytes: number | string;
+      }
+    >(
+      sql`select ${entryColumns}, e.content_hash,
+                 count(p.position) as passages,
+                 coalesce(sum(cardinality(p.segment_offsets)), 0) as segments,
+                 coalesce(sum(octet_length(p.text)), 0) + greatest(count(p.position) - 1, 0) as text_bytes
+            from library_entries e left join library_passages p on p.entry_id = e.id
+           where e.account_id = ${accountId} and e.video_key = ${id}
+           group by e.id`,
     );
     if (!row) return null;
-    const entry = entryOf(row);
-    return { entry, segments: segmentsOfPassages(row.passages, entry.duration) };
+    return {
+      accountId,
+      entry: entryOf(row),
+      rowId: String(row.id),
+      contentHash: row.content_hash,
+      passages: Number(row.passages),
+      // The passages hold the segments' words joined by single spaces, and are joined by one in turn.
+      size: { segments: Number(row.segments), textBytes: Number(row.text_bytes) },
+    };
   }
+
+  /**
+   * The words of a found entry: its passages as JSON text (`StoredPassage[]`), a page of them per
+   * statement, so that no statement holds the store (or, on PGlite, the event loop) for long.
+   * `null` when the words changed between the statements: the pages would mix two transcripts.
+   */
+  async passagePages(stored: StoredEntry): Promise<string[] | null> {
+    const pages: string[] = [];
+    for (let first = 0; first < stored.passages; first += passagesPerPage) {
+      const [page] = await this.store.query<{ passages: string; unchanged: boolean }>(
+        // json, not jsonb: the text is all a page is read for, and json builds it in less than half the time.
+        sql`select coalesce(json_agg(json_build_object('text', p.text, 'starts', p.segment_starts,
+                                                       'offsets', p.segment_offsets) order by p.position),
+                            '[]'::json)::text as passages,
+                   exists (select 1 from library_entries e
+                            where e.id = ${stored.rowId} and e.content_hash = ${stored.contentHash}) as unchanged
+              from library_passages p
+             where p.entry_id = ${stored.rowId} and p.position >= ${first} and p.position < ${first + passagesPerPage}`,
+      );
+      if (!page?.unchanged) return null;
+      pages.push(page.passages);
+    }
+    return pages;
+  }
+}
+
+/** Passages read per statement: about 150 KB of words. */
+const passagesPerPage = 100;
+
+/** An entry as a read finds it (`LibraryReader.find`): what the answer shows, and what reading its words takes. */
+export interface StoredEntry {
+  accountId: string;
+  entry: LibraryEntry;
+  /** The entry's row, whose passages hold its words. */
+  rowId: string;
+  /** The hash of its words when found: its passages are read as long as it holds. */
+  contentHash: string;
+  passages: number;
+  size: TranscriptSize;
 }
 
 /**

@@ -1,14 +1,16 @@
-import type { Schema } from "@verbatim/contract";
+import { ApiError } from "../errors.ts";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import type { RecordedEntry } from "../store/statements/library-entry.ts";
 import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { LibraryCursors } from "./library-cursors.ts";
-import { type LibraryEntry, LibraryReader, type Page } from "./library-entries.ts";
+import { type LibraryEntry, LibraryReader, type Page, type StoredEntry } from "./library-entries.ts";
 import { LibraryRecorder } from "./library-recording.ts";
 import { type LibraryHit, type LibrarySearch, LibrarySearcher } from "./library-search.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
+import type { TranscriptJson } from "./transcript-rendering-tasks.ts";
 
-type Segment = Schema<"Segment">;
+/** Reads of an entry's words before a read gives up on words that keep changing. */
+const wordReadAttempts = 3;
 
 /**
  * Every transcript an account has received, and full-text search over their words. The
@@ -52,9 +54,29 @@ export class TranscriptLibrary implements JobFollower {
     return this.reader.list(accountId, limit, cursor);
   }
 
-  /** The account's entry with its segments, `null` when it has none such (`LibraryReader.transcript`). */
-  transcript(accountId: string, id: string): Promise<{ entry: LibraryEntry; segments: Segment[] } | null> {
-    return this.reader.transcript(accountId, id);
+  /** The account's entry and what its words weigh, `null` when it has none such (`LibraryReader.find`). */
+  find(accountId: string, id: string): Promise<StoredEntry | null> {
+    return this.reader.find(accountId, id);
+  }
+
+  /**
+   * The words of a found entry as its passages' JSON text, with the entry they are the words of:
+   * read again when they change while read, as a delivery of other words can make them.
+   * `null` when the entry is gone meanwhile.
+   */
+  async words(found: StoredEntry): Promise<{ stored: StoredEntry; words: TranscriptJson } | null> {
+    let stored: StoredEntry | null = found;
+    for (let attempt = 1; stored; attempt++) {
+      const pages = await this.reader.passagePages(stored);
+      if (pages) return { stored, words: { kind: "passages", pages, duration: stored.entry.duration } };
+      if (attempt === wordReadAttempts) {
+        throw new ApiError("overloaded", "The transcript changed each time it was read. Retry later.", {
+          retryAfterSeconds: 1,
+        });
+      }
+      stored = await this.reader.find(stored.accountId, stored.entry.id);
+    }
+    return null;
   }
 
   /** A page of the account's transcripts that match the query, with their snippets (`LibrarySearcher.search`). */

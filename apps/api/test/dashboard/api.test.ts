@@ -813,6 +813,11 @@ describe("an account's keys", () => {
     expect(small.keys).toHaveLength(2);
     expect(small.next_before).toBe(small.keys[1].id);
     expectErrorEnvelope(await asSession(owner, "GET", "/dashboard/api/keys?limit=101"), 400, "invalid_request");
+    for (const loose of ["1e1", "0xa", "%2010", "Infinity"]) {
+      const answer = await asSession(owner, "GET", `/dashboard/api/keys?limit=${loose}`);
+      expectErrorEnvelope(answer, 400, "invalid_request");
+      expectIssueAt(answer, "/query/limit");
+    }
     expectErrorEnvelope(await asSession(owner, "GET", "/dashboard/api/keys?before=nonsense"), 400, "invalid_request");
   });
 });

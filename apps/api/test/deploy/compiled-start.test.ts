@@ -149,6 +149,35 @@ describe("the compiled service (pnpm build, then node dist/main.js)", () => {
     expect(await retried.text()).toBe(firstBody);
   });
 
+  it("renders a large transcript and its library read in a rendering thread", async () => {
+    const cues = Array.from({ length: 3000 }, (_, index) => index);
+    const clock = (ms: number) => new Date(ms).toISOString().slice(11, 23).replace(".", ",");
+    host.serve("/large.srt", {
+      contentType: "application/x-subrip",
+      body: cues
+        .map((index) => `${index + 1}\n${clock(index * 2000)} --> ${clock(index * 2000 + 1500)}\nline ${index}\n`)
+        .join("\n"),
+    });
+    host.serve("/large-feed.xml", {
+      contentType: "application/rss+xml; charset=utf-8",
+      body: `<?xml version="1.0" encoding="UTF-8"?><rss xmlns:podcast="https://podcastindex.org/namespace/1.0" version="2.0"><channel><title>Large</title><item><title>Long</title><guid isPermaLink="false">verbatim-ep-large</guid><podcast:transcript url="${host.url("/large.srt")}" type="application/x-subrip" /><enclosure url="${host.url("/media/ep-plain.mp3")}" length="76447" type="audio/mpeg" /></item></channel></rss>`,
+    });
+    const key = await developmentKey();
+    const fetched = await call("/api/v2/transcripts/video", {
+      method: "POST",
+      key,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ video: host.url("/large-feed.xml"), format: "srt" }),
+    });
+    const body = (await fetched.json()) as { data?: { subtitles?: string; video_id?: string; platform?: string } };
+    expect(fetched.status, JSON.stringify(body).slice(0, 1000)).toBe(200);
+    expect(body.data?.subtitles?.startsWith("1\n00:00:00,000 --> 00:00:01,500\nline 0\n\n")).toBe(true);
+    const read = await call(`/api/v2/library/${body.data?.platform}:${body.data?.video_id}?format=text`, { key });
+    const library = (await read.json()) as { data?: { text?: string } };
+    expect(read.status, JSON.stringify(library).slice(0, 1000)).toBe(200);
+    expect(library.data?.text).toBe(cues.map((index) => `line ${index}`).join(" "));
+  });
+
   it("starts the worker role", async () => {
     const line = await worker.waitForLine(/Verbatim worker running/, 150_000);
     expect(JSON.parse(line)).toMatchObject({ role: "worker", engine: database ? "postgres" : "embedded" });

@@ -2,14 +2,18 @@ import type { RequestBody } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/credits.ts";
-import { renderTranscript, type TranscriptFormat, textOf } from "../../services/transcript-renderings.ts";
-import { storeUnreachable } from "../auth.ts";
+import { segmentsOf } from "../../services/transcript-rendering-tasks.ts";
+import { renderTranscript, type TranscriptFormat } from "../../services/transcript-renderings.ts";
+import { readWeight, rendersInline } from "../../services/transcript-size.ts";
+import { admitWeight, storeUnreachable } from "../auth.ts";
 import { authOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
+import { bodyOf, type LiveRoute, sendOk, sendOkRendered } from "../route.ts";
 
 /**
  * `GET /library`, `POST /library/search` and `GET /library/{id}`: the account's fetched
- * transcripts, listed, searched and read again in any format. Free.
+ * transcripts, listed, searched and read again in any format. Free; the read of a large
+ * transcript weighs more than one request of the allowance (`readWeight`), and is rendered on a
+ * rendering thread.
  */
 export function libraryRoutes(deps: AppDeps): LiveRoute[] {
   const { library } = deps.platform;
@@ -55,25 +59,39 @@ export function libraryRoutes(deps: AppDeps): LiveRoute[] {
       handler: async (req, res) => {
         const auth = authOf(res);
         const id = String(req.params.id);
-        const { format, chunk_size } = req.query as { format?: TranscriptFormat; chunk_size?: number | string };
-        const found = await library.transcript(auth.accountId, id).catch((cause: unknown) => {
+        const { format, chunk_size } = req.query as { format?: TranscriptFormat; chunk_size?: number };
+        const rendering = {
+          format: format ?? "segments",
+          ...(chunk_size === undefined ? {} : { chunkSize: chunk_size }),
+        };
+        const found = await library.find(auth.accountId, id).catch((cause: unknown) => {
           throw storeUnreachable(cause);
         });
-        // Another account's entry is as unknown as a missing one.
-        if (!found) throw new ApiError("not_found", `No transcript ${id} in this account's library.`);
-        sendOk(res, "getLibraryTranscript", 200, {
-          data: {
-            kind: "library_transcript",
-            ...found.entry,
-            ...renderTranscript(found.segments, {
-              format: format ?? "segments",
-              ...(chunk_size === undefined ? {} : { chunkSize: Number(chunk_size) }),
-            }),
-          },
-          // As for `POST /transcripts/video`, `usage.bytes` counts the words returned, whatever the format.
-          usage: usageBlock(0, auth.credits, Buffer.byteLength(textOf(found.segments))),
+        if (!found) throw notInLibrary(id);
+        await admitWeight(deps, res, readWeight(found.size), "Reading this transcript");
+        const read = await library.words(found).catch((cause: unknown) => {
+          throw storeUnreachable(cause);
         });
+        if (!read) throw notInLibrary(id);
+        const { stored, words } = read;
+        const data = { kind: "library_transcript" as const, ...stored.entry };
+        // As for `POST /transcripts/video`, `usage.bytes` counts the words returned, whatever the format.
+        const usage = usageBlock(0, auth.credits, stored.size.textBytes);
+        if (rendersInline(stored.size)) {
+          sendOk(res, "getLibraryTranscript", 200, {
+            data: { ...data, ...renderTranscript(segmentsOf(words), rendering) },
+            usage,
+          });
+          return;
+        }
+        const renderings = await deps.services.renderer.render({ words, request: rendering });
+        sendOkRendered(res, "getLibraryTranscript", 200, { data, usage }, renderings);
       },
     },
   ];
+}
+
+/** Another account's entry is as unknown as a missing one. */
+function notInLibrary(id: string): ApiError {
+  return new ApiError("not_found", `No transcript ${id} in this account's library.`);
 }

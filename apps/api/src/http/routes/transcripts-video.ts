@@ -1,16 +1,20 @@
 import type { RequestBody } from "@verbatim/contract";
-import express, { type Response } from "express";
+import type { Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
+import type { FullTranscript } from "../../services/audio-transcript-store.ts";
 import { type ChargeSettlement, usageBlock } from "../../services/credits.ts";
 import type { HeldSlot } from "../../services/slots.ts";
+import { segmentsAsJson } from "../../services/transcript-renderer.ts";
+import type { TranscriptJson } from "../../services/transcript-rendering-tasks.ts";
 import { type RenderingRequest, renderTranscript } from "../../services/transcript-renderings.ts";
+import { rendersInline, serialisedSize } from "../../services/transcript-size.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
 import type { SerialisedSegments, TranscriptMode } from "../../services/video-transcripts.ts";
 import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhook-targets.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, publicBaseUrl, requestIdOf, slotOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, sendOk, wasSent } from "../route.ts";
+import { bodyOf, isJsonWrapped, type LiveRoute, sendOk, sendOkRendered, wasSent } from "../route.ts";
 
 type TranscriptRequest = RequestBody<"fetchVideoTranscript">;
 
@@ -54,7 +58,7 @@ export function fetchVideoTranscript(
         ...withSlot(res),
         ...withSettlement(res),
       });
-      sendOutcome(res, outcome, rendering, auth.credits);
+      await sendOutcome(deps, res, outcome, rendering, auth.credits);
     },
   };
 }
@@ -76,7 +80,13 @@ function withSettlement(res: Response): { settlement?: ChargeSettlement } {
  * charged yet). A job's result, polled or delivered, is a `FullTranscript` whatever the request
  * asked: the poll carries no options, so it has both `text` and `segments`.
  */
-function sendOutcome(res: Response, outcome: TranscriptOutcome, rendering: RenderingRequest, balance: number | null) {
+async function sendOutcome(
+  deps: AppDeps,
+  res: Response,
+  outcome: TranscriptOutcome,
+  rendering: RenderingRequest,
+  balance: number | null,
+): Promise<void> {
   if (outcome.kind === "job") {
     sendOk(res, "fetchVideoTranscript", 202, {
       status: "processing",
@@ -91,22 +101,42 @@ function sendOutcome(res: Response, outcome: TranscriptOutcome, rendering: Rende
     sendSpliced(res, outcome, outcome.serialised);
     return;
   }
-  const { text, segments, ...fields } = outcome.transcript;
+  const { serialised, transcript } = outcome;
+  const fields = fieldsBesideWords(transcript);
   // `usage.bytes` counts the words returned either way: the joined text.
-  sendOk(res, "fetchVideoTranscript", 200, {
-    data: { ...fields, ...renderTranscript(segments, rendering) },
-    usage: usageBlock(outcome.creditsSpent, outcome.balance, Buffer.byteLength(text)),
-  });
+  const textBytes = serialised?.textBytes ?? Buffer.byteLength(transcript.text);
+  const usage = usageBlock(outcome.creditsSpent, outcome.balance, textBytes);
+  const size = serialised
+    ? serialisedSize(serialised.json, textBytes)
+    : { segments: transcript.segments.length, textBytes };
+  if (rendersInline(size) || isJsonWrapped(res)) {
+    const renderings = renderTranscript(transcript.segments, rendering);
+    sendOk(res, "fetchVideoTranscript", 200, { data: { ...fields, ...renderings }, usage });
+    return;
+  }
+  // Served from the store, the words go to the rendering thread as the store keeps them, unparsed.
+  const words: TranscriptJson = serialised
+    ? { kind: "segments", pages: [serialised.json] }
+    : await segmentsAsJson(transcript.segments);
+  const renderings = await deps.services.renderer.render({ words, request: rendering });
+  sendOkRendered(res, "fetchVideoTranscript", 200, { data: fields, usage }, renderings);
+}
+
+/**
+ * The transcript's fields besides its words (`text` and `segments`), in its order. A transcript
+ * served from the store parses its words when they are read, so they are not.
+ */
+function fieldsBesideWords(transcript: FullTranscript): Omit<FullTranscript, "text" | "segments"> {
+  return Object.fromEntries(
+    Object.keys(transcript)
+      .filter((name) => name !== "text" && name !== "segments")
+      .map((name) => [name, transcript[name as keyof FullTranscript]]),
+  ) as Omit<FullTranscript, "text" | "segments">;
 }
 
 /** The rendering that is the segments alone, as the store keeps them. */
 function isPlainSegments(rendering: RenderingRequest): boolean {
   return rendering.format === "segments" && rendering.chunkSize === undefined;
-}
-
-/** Whether something reads the body as an object on its way out (an Idempotency-Key's stored answer, v1's shape). */
-function isJsonWrapped(res: Response): boolean {
-  return res.json !== express.response.json;
 }
 
 /**
@@ -119,13 +149,7 @@ function sendSpliced(
   outcome: TranscriptOutcome & { kind: "transcript" },
   serialised: SerialisedSegments,
 ): void {
-  const { transcript } = outcome;
-  const fields = Object.fromEntries(
-    Object.keys(transcript)
-      .filter((name) => name !== "text" && name !== "segments")
-      .map((name) => [name, transcript[name as keyof typeof transcript]]),
-  );
-  const head = JSON.stringify({ ok: true, request_id: requestIdOf(res), data: fields });
+  const head = JSON.stringify({ ok: true, request_id: requestIdOf(res), data: fieldsBesideWords(outcome.transcript) });
   const usage = JSON.stringify(usageBlock(outcome.creditsSpent, outcome.balance, serialised.textBytes));
   // `head` ends with the braces closing `data` and the envelope; the segments close `data` again.
   res
