@@ -38,8 +38,11 @@ describe(`a fresh store holds each migration once (${testEngine})`, () => {
     );
     expect(rows.map((row) => row.proname)).toEqual([
       "verbatim_acquire_slot",
+      "verbatim_admit_more",
       "verbatim_authenticate",
+      "verbatim_window_add",
       "verbatim_window_admit",
+      "verbatim_window_frees",
       "verbatim_window_use",
     ]);
   });
