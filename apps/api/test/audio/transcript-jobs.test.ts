@@ -7,7 +7,6 @@ import { JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
-import { casesOnThisEngine } from "../support/store.ts";
 import {
   type AudioServer,
   expectJobAccepted,
@@ -42,7 +41,7 @@ describe("speech recognition as a job (inline off): POST 202, then GET /transcri
   });
   afterAll(() => server?.close());
 
-  describe.each(casesOnThisEngine(fixtures))("$name", (fixture) => {
+  describe.each(fixtures)("$name", (fixture) => {
     let accepted: Awaited<ReturnType<typeof fetchTranscript>>;
     let pollUrl: string;
     let finished: Awaited<ReturnType<typeof pollUntilFinished>>;
