@@ -17,6 +17,7 @@ import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform, type Platform } from "../src/platform.ts";
 import type { FullTranscript } from "../src/services/audio-transcript-store.ts";
 import { openEmbeddedStore, openPostgresStore } from "../src/store/database.ts";
+import { mediaTranscript } from "../test/support/media-transcripts.ts";
 import { positiveNumber } from "./http-bench.ts";
 import { benchServerUrl, createBenchDatabase } from "./postgres.ts";
 import { textTable } from "./report.ts";
@@ -31,23 +32,13 @@ function largeTranscript(): FullTranscript {
     duration: 2,
     text: `${words[index % words.length]} ${words[(index * 7) % words.length]} ${words[(index * 3) % words.length]} number ${index}`,
   }));
-  return {
-    kind: "transcript",
+  return mediaTranscript({
     video_id: "bench-large",
-    url: "https://media.example.org/bench-large.mp3",
-    platform: "file",
     title: "A very large transcript",
     channel: null,
-    duration: segmentCount * 2,
     language: "en",
-    source: "audio",
-    caption_kind: null,
-    thumbnail_url: null,
-    speakers: null,
-    speech_engine: null,
     segments,
-    text: segments.map((segment) => segment.text).join(" "),
-  };
+  });
 }
 
 async function record(platform: Platform, accountId: string, engine: string): Promise<void> {

@@ -2,6 +2,7 @@ import { recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
+import { mediaTranscript } from "../support/media-transcripts.ts";
 import { testEngine } from "../support/store.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 
@@ -110,22 +111,11 @@ describe(`a library entry is written again only when something would change (${t
 });
 
 function lecture(text: string): FullTranscript {
-  const segments = [{ start: 0, duration: 4, text }];
-  return {
-    kind: "transcript",
+  return mediaTranscript({
     video_id: "lecture",
-    url: "https://media.example.org/lecture.mp3",
-    platform: "file",
     title: "A lecture",
     channel: "Example University",
-    duration: 4,
     language: "en",
-    source: "audio",
-    caption_kind: null,
-    thumbnail_url: null,
-    speakers: null,
-    speech_engine: null,
-    segments,
-    text,
-  };
+    segments: [{ start: 0, duration: 4, text }],
+  });
 }

@@ -5,6 +5,7 @@ import { passagesOf, segmentsOfPassages } from "../../src/services/library-passa
 import { renderTranscript, type TranscriptFormat, textOf } from "../../src/services/transcript-renderings.ts";
 import { afterStatements, probeHealthAfterStatements } from "../support/health-probes.ts";
 import { type Answer, expectErrorEnvelope, verbatimValidator } from "../support/http.ts";
+import { mediaTranscript } from "../support/media-transcripts.ts";
 import { describeErrors, responseSchemaPointer } from "../support/openapi.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 import { testEngine } from "../support/store.ts";
@@ -32,23 +33,7 @@ function longTranscript(id = videoId, count = segmentCount, lead = ""): FullTran
     duration: 2.5,
     text: `${lead}${index} ${phrases[index % phrases.length]}`,
   }));
-  return {
-    kind: "transcript",
-    video_id: id,
-    url: `https://media.example.org/${id}.mp3`,
-    platform: "file",
-    title: "A long archive",
-    channel: "Example Radio",
-    duration: count * 2.5,
-    language: "en",
-    source: "audio",
-    caption_kind: null,
-    thumbnail_url: null,
-    speakers: null,
-    speech_engine: null,
-    segments,
-    text: textOf(segments),
-  };
+  return mediaTranscript({ video_id: id, title: "A long archive", channel: "Example Radio", language: "en", segments });
 }
 
 const recorded = longTranscript();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { plans } from "../../src/services/plans.ts";
 import { type Answer, type ErrorBodyShape, expectErrorEnvelope, send } from "../support/http.ts";
+import { mediaTranscript } from "../support/media-transcripts.ts";
 import { testEngine } from "../support/store.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 
@@ -25,25 +26,15 @@ function transcript(fields: {
   channel?: string;
   segments: Array<[number, string]>;
 }): FullTranscript {
-  const platform = fields.platform ?? "file";
-  const segments = fields.segments.map(([start, text]) => ({ start, duration: 4, text }));
-  return {
-    kind: "transcript",
+  return mediaTranscript({
     video_id: fields.video_id,
-    url: fields.url ?? `https://media.example.org/${fields.video_id}.mp3`,
-    platform,
+    ...(fields.url === undefined ? {} : { url: fields.url }),
+    ...(fields.platform === undefined ? {} : { platform: fields.platform }),
     title: fields.title,
     channel: fields.channel ?? "Example Radio",
-    duration: (segments.at(-1)?.start ?? 0) + 4,
     language: fields.language,
-    source: "audio",
-    caption_kind: null,
-    thumbnail_url: null,
-    speakers: null,
-    speech_engine: null,
-    segments,
-    text: segments.map((segment) => segment.text).join(" "),
-  };
+    segments: fields.segments.map(([start, text]) => ({ start, duration: 4, text })),
+  });
 }
 
 const moonSpeech = transcript({
