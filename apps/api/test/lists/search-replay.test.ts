@@ -27,8 +27,11 @@ beforeAll(async () => {
 }, serverStartTimeoutMs);
 afterAll(() => yt?.close());
 
-/** Pages the search from the start until a page has no cursor or a request fails, as a client does. */
-async function pageUntilTheReplayRunsOut(limit: number) {
+/**
+ * Pages the search from the start until a page has no cursor or a request fails, as a client
+ * does; without `limit`, at the default of 5.
+ */
+async function pageUntilTheReplayRunsOut(limit: number | undefined) {
   const videoIds: string[] = [];
   const balanceBefore = await yt.balance();
   let pagesAnswered = 0;
@@ -36,7 +39,12 @@ async function pageUntilTheReplayRunsOut(limit: number) {
   let failure: { status: number; body: unknown } | null = null;
   do {
     const { data, error, response } = await yt.server.client.POST("/transcripts/search", {
-      body: { query: "test", type: "video", limit, ...(cursor === undefined ? {} : { cursor }) },
+      body: {
+        query: "test",
+        type: "video",
+        ...(limit === undefined ? {} : { limit }),
+        ...(cursor === undefined ? {} : { cursor }),
+      },
     });
     if (!data) {
       failure = { status: response.status, body: error };
@@ -51,7 +59,7 @@ async function pageUntilTheReplayRunsOut(limit: number) {
   return { videoIds, pagesAnswered, credits, failure };
 }
 
-describe("the recorded search for test, paged until the replay runs out", () => {
+describe("200 for every result of the recorded search, then 503 upstream_error where the replay ends", () => {
   it("names 49 distinct videos in its two pages: its 40 results and 9 only in YouTube's recommendation shelves", () => {
     const everyId = new Set(pages.flatMap((page) => videoIdsUnder(page, () => true)));
     const shelfIds = new Set(pages.flatMap((page) => videoIdsUnder(page, (key) => key === "shelfRenderer")));
@@ -63,8 +71,8 @@ describe("the recorded search for test, paged until the replay runs out", () => 
     expect(notResults.every((id) => shelfIds.has(id))).toBe(true);
   });
 
-  for (const limit of [5, 7, 50]) {
-    it(`returns each of the 40 results exactly once, in order, with limit ${limit}, then 503 upstream_error (5001) at the unrecorded page, charging 1 credit a page`, async () => {
+  for (const limit of [undefined, 7, 50]) {
+    it(`returns each of the 40 results exactly once, in order, with ${limit === undefined ? "the default limit" : `limit ${limit}`}, then 503 upstream_error (5001) at the unrecorded page, charging 1 credit a page`, async () => {
       const walk = await pageUntilTheReplayRunsOut(limit);
       expect(walk.videoIds).toEqual(resultIds);
       expect(walk.failure?.status, JSON.stringify(walk.failure?.body)).toBe(503);
