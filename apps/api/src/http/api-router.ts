@@ -18,7 +18,7 @@ import { holdExtractionSlot } from "./slots.ts";
 export interface ApiVersion<Id extends string> {
   /** Where the API is mounted: `/api/v2`. */
   basePath: string;
-  /** The API's OpenAPI document, which validates every request. */
+  /** The API's OpenAPI document, as JSON (`openApiJsonPaths`), which validates every request. */
   documentPath: string;
   /** The operations of that document. */
   operations: readonly Operation<Id>[];
