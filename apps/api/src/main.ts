@@ -93,6 +93,7 @@ const webhooks = createWebhooks(store, {
 const monitorEvents = new MonitorEvents(store, webhooks, now);
 const audioSources = createAudioSources({
   ...ca,
+  ...(config.youtube.proxyUrls ? { proxyUrls: config.youtube.proxyUrls } : {}),
   allowPrivateTargets: config.allowPrivateTargets,
   logger,
   ...config.downloads,

@@ -1,4 +1,5 @@
 import type { DownloadOptions } from "../net/media-download.ts";
+import type { ParsedFeed } from "./feeds.ts";
 
 /** One timed piece of an audio transcript; `speaker` indexes the transcript's `speakers`. */
 export interface TimedSegment {
@@ -27,9 +28,16 @@ export interface PodcastDetails {
   publishedAt: Date | null;
   feedUrl: string | null;
   audioUrl: string;
-  /** `rss` when found through the feed, `direct` for an enclosure URL given as is. */
-  resolvedVia: "rss" | "direct";
+  /** How the input led to the episode (the wire's `resolved_via`). */
+  resolvedVia: PodcastResolution;
 }
+
+/**
+ * How an input led to its episode: `apple` (Apple's directory), `spotify` (a Spotify episode's
+ * show, found in Apple's directory), `page` (an episode page's feed), `rss` (a feed given as is),
+ * `direct` (an enclosure given as is).
+ */
+export type PodcastResolution = "apple" | "spotify" | "rss" | "page" | "direct";
 
 /** A `podcast:transcript` link of an episode, not fetched yet. */
 export interface PublisherTranscriptLink {
@@ -63,6 +71,15 @@ export interface ResolvedAudioSource {
   podcast: PodcastDetails | null;
   /** The publisher's transcripts, best first. */
   publisherTranscripts: PublisherTranscriptLink[];
+}
+
+/** Reads a podcast feed by its address, under the same rules, limits and parser as `AudioSources.resolve`. */
+export interface FeedReader {
+  /**
+   * The feed at `feedUrl`, parsed. A feed that answers 404 or 410, is no RSS or Atom feed or does
+   * not parse is `podcast_feed_not_found` (`feed_unreadable`, `not_a_feed`) naming it.
+   */
+  readFeed(feedUrl: string, options?: { signal?: AbortSignal }): Promise<ParsedFeed>;
 }
 
 /** What a download wrote. */
