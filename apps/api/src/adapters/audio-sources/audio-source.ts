@@ -1,5 +1,4 @@
 import type { DownloadOptions } from "../net/media-download.ts";
-import type { ParsedFeed } from "./feeds.ts";
 
 /** One timed piece of an audio transcript; `speaker` indexes the transcript's `speakers`. */
 export interface TimedSegment {
@@ -71,15 +70,6 @@ export interface ResolvedAudioSource {
   podcast: PodcastDetails | null;
   /** The publisher's transcripts, best first. */
   publisherTranscripts: PublisherTranscriptLink[];
-}
-
-/** Reads a podcast feed by its address, under the same rules, limits and parser as `AudioSources.resolve`. */
-export interface FeedReader {
-  /**
-   * The feed at `feedUrl`, parsed. A feed that answers 404 or 410, is no RSS or Atom feed or does
-   * not parse is `podcast_feed_not_found` (`feed_unreadable`, `not_a_feed`) naming it.
-   */
-  readFeed(feedUrl: string, options?: { signal?: AbortSignal }): Promise<ParsedFeed>;
 }
 
 /** What a download wrote. */

@@ -4,13 +4,13 @@ import type { AddressRule } from "../net/address-rule.ts";
 import { type DownloadLimits, withDownloadDefaults } from "../net/media-download.ts";
 import { createPublicFetch } from "../net/public-fetch.ts";
 import { IsolatedParser } from "../parsing/isolated-parser.ts";
-import type { AudioSources, FeedReader } from "./audio-source.ts";
+import type { AudioSources } from "./audio-source.ts";
+import type { FeedReader } from "./feeds.ts";
 import { WebAudioSources } from "./web-audio-sources.ts";
 
 export type {
   AudioSources,
   DownloadedMedia,
-  FeedReader,
   PodcastDetails,
   PodcastResolution,
   PublisherTranscript,
@@ -18,7 +18,7 @@ export type {
   ResolvedAudioSource,
   TimedSegment,
 } from "./audio-source.ts";
-export type { FeedEpisode, ParsedFeed } from "./feeds.ts";
+export type { FeedEpisode, FeedReader, ParsedFeed } from "./feeds.ts";
 export { feedEpisodeSource } from "./web-audio-sources.ts";
 
 /** How podcasts, feeds and media files are reached. */

@@ -8,7 +8,6 @@ import { parseVideoReference } from "../youtube/video-reference.ts";
 import type {
   AudioSources,
   DownloadedMedia,
-  FeedReader,
   PodcastResolution,
   PublisherTranscript,
   ResolvedAudioSource,
@@ -16,6 +15,7 @@ import type {
 import { type EpisodePage, matchEpisodeOnPage } from "./episode-pages.ts";
 import {
   type FeedEpisode,
+  type FeedReader,
   feedFormatOf,
   findEpisode,
   newestEpisode,
