@@ -18,16 +18,13 @@ const openPath = new RegExp(
   `^/(?:intl-[a-z]{2}(?:[-_][a-z]{2})?/)?(?:embed/|embed-podcast/)?(episode|show)/(${idPattern})/?$`,
   "i",
 );
-const spotifyUri = new RegExp(`^spotify:(episode|show):(${idPattern})$`);
 
 /**
- * Reads a Spotify address (with or without its scheme) or a `spotify:episode:…` URI, without
- * touching the network; null when it is not Spotify's. Its `url` is the canonical address.
+ * Reads a Spotify address, with or without its scheme, without touching the network; null when
+ * it is not Spotify's. Its `url` is the canonical address.
  */
 export function parseSpotifyLink(input: string): SpotifyLink | null {
   const value = input.trim();
-  const uri = spotifyUri.exec(value);
-  if (uri) return linkOf(uri[1] ?? "", uri[2] ?? "");
   if (/\s/.test(value)) return null;
   const url = URL.parse(/^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `https://${value}`);
   if (!url || (url.protocol !== "https:" && url.protocol !== "http:") || url.username || url.password) return null;
