@@ -9,8 +9,8 @@ import {
   type ClosableAudioSources,
   createAudioSources,
 } from "../../src/adapters/audio-sources/index.ts";
-import { caCertificatesFrom } from "../../src/adapters/net/ca-certificates.ts";
 import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
+import { caCertificatesFrom } from "../../src/adapters/net/ca-certificates.ts";
 import { withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
