@@ -10,7 +10,6 @@ import {
   createAudioSources,
 } from "../../src/adapters/audio-sources/index.ts";
 import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
-import { caCertificatesFrom } from "../../src/adapters/net/ca-certificates.ts";
 import { withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
@@ -30,6 +29,7 @@ import { defaultYtdlpExtractors } from "../../src/sources/ytdlp/ytdlp-extractors
 import type { Store } from "../../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
+import { podcastDoubleEgress } from "../podcast-links/podcast-double.ts";
 import { type Answer, send } from "../support/http.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
 import { openTestStore } from "../support/store.ts";
@@ -217,12 +217,6 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
       await store.close();
     },
   };
-}
-
-/** How a server reaches the podcast double: through it as its proxy, trusting its CA, under the public-address rule. */
-export function podcastDoubleEgress(double: PlatformDouble) {
-  const ca = caCertificatesFrom({ VERBATIM_CA_FILE: double.caFile });
-  return { allowPrivateTargets: false, proxyUrls: [double.proxyUrl], ...(ca ? { ca } : {}) };
 }
 
 /** The JSON body of an answer, for reading fields the test then asserts. */

@@ -8,6 +8,7 @@ import {
   type ServiceProcess,
   startServiceProcess,
 } from "../audio/service-process.ts";
+import { podcastDoubleFolders } from "../podcast-links/podcast-double.ts";
 import { testEngine } from "../support/store.ts";
 import {
   type ApiService,
@@ -60,9 +61,7 @@ async function transcribeAsJob(client: ServiceClient, video: string, platform: s
 }
 
 beforeAll(async () => {
-  double = await startPlatformDouble({
-    platforms: ["tiktok", "instagram", "apple-podcasts", "spotify", "podcast-feeds"],
-  });
+  double = await startPlatformDouble({ platforms: ["tiktok", "instagram", ...podcastDoubleFolders] });
   storage = await serviceStorage();
 });
 

@@ -8,7 +8,7 @@ import {
   withPodcastLinks,
 } from "../../src/sources/podcast-directory/index.ts";
 import { SourceError } from "../../src/sources/source-error.ts";
-import { podcastDoubleEgress } from "../audio/harness.ts";
+import { podcastDoubleEgress, podcastDoubleFolders } from "./podcast-double.ts";
 
 // The podcast directory and the Spotify Web API as sources, over real HTTP to the platform
 // double (packages/testkit/fixtures/platforms/{apple-podcasts,spotify}/SOURCE.md): what listings
@@ -22,7 +22,7 @@ let directory: PodcastDirectory & { close(): Promise<void> };
 let withCredentials: ClosableAudioSources;
 
 beforeAll(async () => {
-  double = await startPlatformDouble({ platforms: ["apple-podcasts", "spotify", "podcast-feeds"] });
+  double = await startPlatformDouble({ platforms: podcastDoubleFolders });
   const egress = podcastDoubleEgress(double);
   directory = createPodcastDirectory({ ...egress, spotify: null });
   withCredentials = withPodcastLinks(createAudioSources({ ...egress, logger: createLogger("silent") }), {

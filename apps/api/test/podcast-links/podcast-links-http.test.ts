@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { type Answer, expectErrorEnvelope, send } from "../support/http.ts";
+import { podcastDoubleFolders } from "./podcast-double.ts";
 
 // Apple Podcasts and Spotify links over HTTP, against the platform double's Apple directory,
 // Spotify pages and the feed they lead to (packages/testkit/fixtures/platforms/{apple-podcasts,
@@ -21,7 +22,7 @@ let double: PlatformDouble;
 let server: AudioServer;
 
 beforeAll(async () => {
-  double = await startPlatformDouble({ platforms: ["apple-podcasts", "spotify", "podcast-feeds"] });
+  double = await startPlatformDouble({ platforms: podcastDoubleFolders });
   // No workers: the 11 s clip is answered inline, so a 202 would fail these tests.
   server = await startAudioServer({ workers: 0, podcastDouble: double });
 });
