@@ -67,6 +67,10 @@ export const engineIndependent = new Map([
     "yt-dlp's reading of each platform; its transcripts are stored and charged by the statements test/audio/ asserts on PostgreSQL",
   ],
   [
+    "apps/api/test/podcast-links/podcast-links-http.test.ts",
+    "Apple Podcasts and Spotify links read through the double and refused; their transcripts are stored and charged by the statements test/audio/ asserts on PostgreSQL",
+  ],
+  [
     "apps/api/test/platforms/platform-limits.test.ts",
     "the caps of yt-dlp's calls and the sidecar's shares, held in the process; charging as in test/audio/",
   ],

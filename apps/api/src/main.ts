@@ -22,6 +22,7 @@ import { MonthlyRefills } from "./services/monthly-refills.ts";
 import { createWebhooks } from "./services/webhook-deliverer.ts";
 import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
 import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
+import { withPodcastLinks } from "./sources/podcast-directory/index.ts";
 import type { Store } from "./store/database.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
 import { Scheduler } from "./workers/scheduler.ts";
@@ -91,12 +92,18 @@ const webhooks = createWebhooks(store, {
   metrics,
 });
 const monitorEvents = new MonitorEvents(store, webhooks, now);
-const audioSources = createAudioSources({
-  ...ca,
-  allowPrivateTargets: config.allowPrivateTargets,
-  logger,
-  ...config.downloads,
-});
+const proxies = config.youtube.proxyUrls ? { proxyUrls: config.youtube.proxyUrls } : {};
+// Apple Podcasts and Spotify links lead to a show's feed, which the web sources then read.
+const audioSources = withPodcastLinks(
+  createAudioSources({
+    ...ca,
+    ...proxies,
+    allowPrivateTargets: config.allowPrivateTargets,
+    logger,
+    ...config.downloads,
+  }),
+  { ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets, spotify: config.spotify },
+);
 const youtube = createYoutubeAdapter({ ...config.youtube, ...ca });
 const platformSources = await startPlatformSources({
   ...config.platforms,

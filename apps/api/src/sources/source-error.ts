@@ -10,6 +10,12 @@ export type SourceErrorKind =
   | "unsupported"
   /** The address names an item, but malformed (a bad id, a shortcode that does not decode). */
   | "invalid_input"
+  /** The address names a list of items (a podcast show, a profile) where one item is needed. */
+  | "listing"
+  /** The show has no public feed to read its episodes from: it is exclusive to the platform. */
+  | "no_public_feed"
+  /** The show's feed lists no episode that is the one named. */
+  | "episode_not_in_feed"
   /** Visible only to its owner or to accounts it chose. */
   | "private"
   /** Visible only to signed-in accounts; this server never signs in. */
@@ -41,20 +47,30 @@ export type SourceErrorKind =
 
 /** A platform source's failure, in platform-neutral terms. */
 export class SourceError extends Error {
+  /** The feeds that came nearest, for `no_public_feed` and `episode_not_in_feed`: what the client may try. */
+  readonly candidates: readonly string[];
+
   constructor(
     readonly kind: SourceErrorKind,
     message: string,
-    options?: { cause?: unknown },
+    options: { cause?: unknown; candidates?: readonly string[] } = {},
   ) {
-    super(message, options);
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SourceError";
+    this.candidates = options.candidates ?? [];
   }
 }
+
+/** The endpoint that lists what a `listing` failure names. */
+const listingEndpoint = "/api/v2/transcripts/channel";
 
 /** The catalog code of each kind; transient ones (5xxx) tell the client to retry. */
 const codeOfKind: Record<SourceErrorKind, ErrorCode> = {
   unsupported: "unsupported_platform",
   invalid_input: "invalid_input",
+  listing: "invalid_input",
+  no_public_feed: "podcast_feed_not_found",
+  episode_not_in_feed: "podcast_feed_not_found",
   private: "private",
   login_required: "private",
   unavailable: "unavailable",
@@ -87,6 +103,19 @@ export function apiErrorOf(error: unknown): unknown {
   const message = advice ? `${error.message} ${advice}` : error.message;
   if (error.kind === "no_captions") {
     return new ApiError("no_captions", message, { extra: { retry_with: { mode: "audio" } }, cause: error });
+  }
+  if (error.kind === "listing") {
+    return new ApiError("invalid_input", message, {
+      extra: { retry_with: { endpoint: listingEndpoint } },
+      cause: error,
+    });
+  }
+  if (error.kind === "no_public_feed" || error.kind === "episode_not_in_feed") {
+    const candidates = error.candidates.length > 0 ? { candidates: [...error.candidates] } : {};
+    return new ApiError("podcast_feed_not_found", message, {
+      extra: { details: { reason: error.kind, ...candidates } },
+      cause: error,
+    });
   }
   return new ApiError(codeOfKind[error.kind], message, { cause: error });
 }

@@ -141,6 +141,9 @@ const rules: Rule[] = [
 const plainWords: Record<SourceErrorKind, string> = {
   unsupported: "This server reads no item at this address",
   invalid_input: "The platform refused the address",
+  listing: "The address names a list of items, not one",
+  no_public_feed: "The show has no public feed",
+  episode_not_in_feed: "The show's feed lists no such episode",
   private: "The platform shows this item only to its owner or the accounts it chose",
   login_required: "The platform shows this item only to signed-in accounts",
   unavailable: "The platform has no such item",
