@@ -114,6 +114,23 @@ export const engineIndependent = new Map([
     "apps/api/test/nul-characters.test.ts",
     "the validator refuses a NUL before a handler runs; the same requests without one are only asserted to be answered",
   ],
+  [
+    "apps/api/test/request-bodies.test.ts",
+    "declared, slow and oversized bodies, refused while they are read, before a handler runs",
+  ],
+  ["apps/api/test/content-types.test.ts", "which content types reach the validator, before a handler runs"],
+  [
+    "apps/api/test/youtube/transcript-formats.test.ts",
+    "how a transcript is written (SubRip, WebVTT, chunks); it is read and charged as in transcripts-video.test.ts, which runs on PostgreSQL",
+  ],
+  [
+    "apps/api/test/audio/job-formats.test.ts",
+    "how a finished job's transcript is written; the job and its charge are transcript-jobs.test.ts's, run on PostgreSQL",
+  ],
+  [
+    "apps/api/test/lists/refused-references.test.ts",
+    "list inputs that name no list, refused before the credit check and any statement of the list",
+  ],
   ["apps/api/test/support/server.test.ts", "a test server's validators are compiled when it starts"],
   ["scripts/test", "the test runner's own scripts, run on suites of their own"],
   ["apps/api/test/dashboard/journey.browser.test.ts", "the dashboard's pages; dashboard/api.test.ts asserts its API"],
