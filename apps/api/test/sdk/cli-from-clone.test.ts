@@ -61,8 +61,10 @@ function inShell(commandLine: string, cwd: string, env: Record<string, string>):
       ["-c", commandLine],
       { cwd, env: { ...Object.fromEntries(inherited), PATH: path, ...env }, timeout: 120_000 },
       (error, stdout, stderr) => {
-        if (error && typeof error.code === "string") reject(error);
-        else resolve({ code: error ? (error.code ?? null) : 0, stdout, stderr });
+        // A string code is the shell's own failure to start (ENOENT); a number, its exit status.
+        const code = error === null ? 0 : error.code;
+        if (typeof code === "string") reject(error);
+        else resolve({ code: code ?? null, stdout, stderr });
       },
     );
   });
