@@ -150,10 +150,12 @@ afterAll(async () => {
  * adapter ask, the fake answers as YouTube does, so a 5xx can only come from the server. A video
  * it has no recording of plays as the taken-down recording; a search as the recorded random
  * query, whose second page is its last; an unknown playlist as the recorded "does not exist" alert; an unknown
- * channel or handle as YouTube's 404.
+ * channel or handle as YouTube's 404; a translation of the captioned video into any language its
+ * player response lists as the recorded German one.
  */
 function answerEveryCall(youtube: FakeYoutube): void {
   const randomQuery = "search/youtubesearchextractor/randomquerynomorepages";
+  const translation = fromFixture("authored/GJLlxj_dtq8.en.tlang-de.srv3.xml");
   const notFound = {
     status: 404,
     body: JSON.stringify({ error: { code: 404, message: "Requested entity was not found.", status: "NOT_FOUND" } }),
@@ -168,7 +170,9 @@ function answerEveryCall(youtube: FakeYoutube): void {
       (body) => String(body.browseId).startsWith("VL"),
       newpipeRecording("youtubeplaylistextractor/notavailable/generated_mock_3.json"),
     )
-    .innertube("navigation/resolve_url", {}, notFound);
+    .innertube("navigation/resolve_url", {}, notFound)
+    .anyTranslation({ v: recordedVideos.captioned, lang: "en" }, translation)
+    .anyTranslation({ v: recordedVideos.captioned, lang: "en", kind: "asr" }, translation);
 }
 
 const contractsByName = new Map(

@@ -197,6 +197,24 @@ export class FakeYoutube {
   }
 
   /**
+   * Answers YouTube's translation of a video's track into any language with one recording, for
+   * a caller that cannot know which of the languages the player response lists a request asks for.
+   */
+  anyTranslation(match: { v: string; lang: string; kind?: string }, reply: FakeReply): this {
+    return this.rule(
+      "GET",
+      "/api/timedtext",
+      (request) =>
+        request.query.get("v") === match.v &&
+        request.query.get("lang") === match.lang &&
+        (request.query.get("kind") ?? undefined) === match.kind &&
+        request.query.has("tlang"),
+      reply,
+      undefined,
+    );
+  }
+
+  /**
    * Stands in for YouTube's media servers (`GET /videoplayback`, reached through the adapter's
    * media origin): serves `bytes` for a stream's `itag`, honouring the `range` query parameter
    * the way googlevideo.com does. The recordings hold stream addresses, not the streams.
