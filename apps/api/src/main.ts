@@ -21,6 +21,7 @@ import { MonitorEvents } from "./services/monitor-events.ts";
 import { MonthlyRefills } from "./services/monthly-refills.ts";
 import { createWebhooks } from "./services/webhook-deliverer.ts";
 import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
+import { createFeedListings } from "./sources/feeds/index.ts";
 import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
 import type { Store } from "./store/database.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
@@ -97,6 +98,7 @@ const audioSources = createAudioSources({
   logger,
   ...config.downloads,
 });
+const feedListings = createFeedListings({ ...ca, allowPrivateTargets: config.allowPrivateTargets });
 const youtube = createYoutubeAdapter({ ...config.youtube, ...ca });
 const platformSources = await startPlatformSources({
   ...config.platforms,
@@ -120,6 +122,8 @@ const services = composeServices({
   now,
   logger,
   youtube,
+  // Profiles before feeds: the feed source reads any address the others leave.
+  listings: [platformSources.profiles, feedListings],
   audio: {
     sources: audioSources,
     youtube: youtube.audio,
@@ -245,6 +249,7 @@ async function shutDown(): Promise<void> {
   await Promise.all([drainRequests(server), drainRequests(metricsServer), stopJobs()]);
   await webhooks.stop();
   await audioSources.close();
+  await feedListings.close();
   await platformSources.close();
   await platform.slots.releaseAll();
   await platform.jobSlots.releaseAll();

@@ -37,17 +37,25 @@ export type SourceErrorKind =
   /** An answer we could not read: the platform changed its page or API. */
   | "unparseable"
   /** The media is larger than this server downloads. */
-  | "too_large";
+  | "too_large"
+  /** The address names one item (a video, a post, an episode), not the list a list request wants: the video endpoint reads it. */
+  | "item_not_list"
+  /** No usable podcast feed at or behind the address; `details` says why (`reason`) and lists the `candidates` tried. */
+  | "feed_not_found";
 
 /** A platform source's failure, in platform-neutral terms. */
 export class SourceError extends Error {
+  /** Structured specifics of the kinds that carry them (`feed_not_found`: `reason`, `candidates`). */
+  readonly details: Record<string, unknown> | undefined;
+
   constructor(
     readonly kind: SourceErrorKind,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; details?: Record<string, unknown> },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SourceError";
+    this.details = options?.details;
   }
 }
 
@@ -69,7 +77,12 @@ const codeOfKind: Record<SourceErrorKind, ErrorCode> = {
   connection: "connection",
   unparseable: "parse_error",
   too_large: "invalid_input",
+  item_not_list: "endpoint_platform_mismatch",
+  feed_not_found: "podcast_feed_not_found",
 };
+
+/** Where an item that is no list is read. */
+const videoEndpoint = "/api/v2/transcripts/video";
 
 /** What a client is told beyond the source's own words, by kind. */
 const adviceOfKind: Partial<Record<SourceErrorKind, string>> = {
@@ -77,7 +90,7 @@ const adviceOfKind: Partial<Record<SourceErrorKind, string>> = {
   blocked: "Nothing was charged; retry with backoff, or route requests through VERBATIM_PROXY_URLS.",
   timeout: "Nothing was charged; retry with backoff.",
   connection: "Nothing was charged; retry with backoff.",
-  unparseable: "Nothing was charged; the platform may have changed, and upgrading yt-dlp may help.",
+  unparseable: "Nothing was charged; the platform may have changed what it serves.",
 };
 
 /** The API error a source failure answers; anything else passes through unchanged. */
@@ -87,6 +100,15 @@ export function apiErrorOf(error: unknown): unknown {
   const message = advice ? `${error.message} ${advice}` : error.message;
   if (error.kind === "no_captions") {
     return new ApiError("no_captions", message, { extra: { retry_with: { mode: "audio" } }, cause: error });
+  }
+  if (error.kind === "item_not_list") {
+    return new ApiError(codeOfKind[error.kind], message, {
+      extra: { retry_with: { endpoint: videoEndpoint } },
+      cause: error,
+    });
+  }
+  if (error.kind === "feed_not_found") {
+    return new ApiError(codeOfKind[error.kind], message, { extra: { details: error.details ?? {} }, cause: error });
   }
   return new ApiError(codeOfKind[error.kind], message, { cause: error });
 }

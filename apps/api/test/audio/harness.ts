@@ -70,7 +70,7 @@ export interface AudioServerOptions {
   /** The yt-dlp run, with `platformDouble`; default the project's; null for none, as on a server without it. */
   platformYtdlp?: YtdlpEngine | null;
   /** Without `platformDouble`: reads the video platforms through these sources, closed with the server. */
-  platforms?: PlatformSources;
+  platforms?: Pick<PlatformSources, "registry" | "check" | "close">;
 }
 
 /** A server with audio transcripts over a fresh store, a fake podcast host serving the media, and (by default) its workers. */
