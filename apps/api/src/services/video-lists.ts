@@ -144,7 +144,7 @@ export function listingOf(registry: ListingRegistry, request: ListingRequest): L
     throw request.kind === "search"
       ? new ApiError(
           "unsupported_platform",
-          `This server does not search ${request.platform}; it searches ${registry.searchPlatforms().join(", ")}.`,
+          `This server does not search ${request.platform}; ${searchedBy(registry)}.`,
         )
       : unlistedInput(request, match.unmatched.accepted);
   }
@@ -192,6 +192,12 @@ function markerOf(listing: Listing, sinceVideoId: string | undefined): string | 
   throw new ApiError("invalid_request", marker.problem, {
     extra: { issues: [{ path: "/body/since_video_id", message: marker.issue }] },
   });
+}
+
+/** What a server searches, for a client that asked for another platform. */
+function searchedBy(registry: ListingRegistry): string {
+  const platforms = registry.searchPlatforms();
+  return platforms.length > 0 ? `it searches ${platforms.join(", ")}` : "it searches no platform";
 }
 
 function capitalised(text: string): string {

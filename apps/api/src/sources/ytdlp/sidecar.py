@@ -192,7 +192,7 @@ class _CallLogger:
         pass
 
 
-def _youtube_dl(request, logger, extra=None, extractors=None):
+def _youtube_dl(request, logger, extra=None, extractors=None, handed_out=None):
     extractors = _allowed if extractors is None else extractors
     params = {
         "ignoreconfig": True,
@@ -214,7 +214,7 @@ def _youtube_dl(request, logger, extra=None, extractors=None):
     if isinstance(request.get("proxy"), str):
         params["proxy"] = request["proxy"]
     params.update(extra or {})
-    return _AllowListYoutubeDL(params, extractors)
+    return _AllowListYoutubeDL(params, extractors if handed_out is None else handed_out)
 
 
 def _check_supported(url, extractors=None):
@@ -252,7 +252,8 @@ def _list_entries(request, logger, cancelled):
         "extract_flat": "in_playlist",
         "playlist_items": f"{start + 1}-{start + count}",
     }
-    with _youtube_dl(request, logger, extra, _list_extractors) as ydl:
+    # A listing names each entry's extractor, which yt-dlp looks up but does not run (extract_flat).
+    with _youtube_dl(request, logger, extra, _list_extractors, {**_allowed, **_list_extractors}) as ydl:
         info = ydl.sanitize_info(ydl.extract_info(request["url"], download=False))
     if cancelled.is_set():
         raise CallCancelled()
