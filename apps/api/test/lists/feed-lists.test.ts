@@ -191,3 +191,21 @@ describe("400 invalid_request: YouTube's options sent for a feed", () => {
     expect(await server.platform.credits.balance(server.account.id)).toBe(balance);
   });
 });
+
+describe("API v1, whose lists are YouTube's", () => {
+  it("refuses a feed on /api/v1/transcripts/channel with v1's unsupported_platform, before fetching it", async () => {
+    const before = server.host.requests.length;
+    const answer = await send(server, {
+      method: "POST",
+      path: "/api/v1/transcripts/channel",
+      json: { channel: feedUrl() },
+    });
+    expect(answer.status, answer.text).toBe(422);
+    expect(answer.body).toMatchObject({
+      ok: false,
+      error: { code: "unsupported_platform", message: expect.stringMatching(/^API v1 lists YouTube only/) },
+      reason: "endpoint_platform_mismatch",
+    });
+    expect(server.host.requests.length).toBe(before);
+  });
+});
