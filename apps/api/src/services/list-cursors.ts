@@ -67,7 +67,30 @@ export class ListCursors {
 
   /** The position a cursor points to in this list; the list's start for an empty cursor. Refuses any other with 400 `invalid_cursor`. */
   async read(cursor: string, identity: Record<string, unknown>): Promise<ListPosition> {
-    if (cursor === "") return listStart;
+    const row = await this.stored(cursor);
+    if (row === null) return listStart;
+    if (row.listIdentity !== listIdentity(identity)) {
+      throw invalidCursor(
+        "The cursor belongs to another list. Send it with the same channel, tab, sort, query, playlist, search type or platform as the request that returned it.",
+      );
+    }
+    return { continuation: row.continuation, skip: row.skip };
+  }
+
+  /**
+   * Refuses a cursor this server did not issue, or that expired, with 400 `invalid_cursor`,
+   * whatever list it is sent with: for a request whose input names no list, the cursor is still
+   * the request's shape, judged first.
+   */
+  async check(cursor: string): Promise<void> {
+    await this.stored(cursor);
+  }
+
+  /** The stored position a signed, unexpired cursor names; null for an empty cursor. */
+  private async stored(
+    cursor: string,
+  ): Promise<{ listIdentity: string; continuation: string | null; skip: number } | null> {
+    if (cursor === "") return null;
     const [, id, expiresAt, signature] = cursorShape.exec(cursor) ?? [];
     if (id === undefined || expiresAt === undefined || signature === undefined) {
       throw invalidCursor("The cursor is malformed. Pass back a next_cursor exactly as it was received.");
@@ -88,12 +111,7 @@ export class ListCursors {
       .where(eq(listPositions.id, id));
     // Rows go only when swept after they expire, so a missing row is an expired cursor.
     if (!row) throw expired();
-    if (row.listIdentity !== listIdentity(identity)) {
-      throw invalidCursor(
-        "The cursor belongs to another list. Send it with the same channel, tab, sort, query, playlist, search type or platform as the request that returned it.",
-      );
-    }
-    return { continuation: row.continuation, skip: row.skip };
+    return row;
   }
 
   /** Deletes expired positions, `sweepBatchSize` rows a statement, until none are left; answers how many. */

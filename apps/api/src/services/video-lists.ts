@@ -65,10 +65,17 @@ export class VideoLists {
   /**
    * Matches the request to its list, then checks the options it sent, `since_video_id` and the
    * cursor (400 `invalid_request` or `invalid_cursor`), all before any upstream work; an input
-   * that names no list answers 422.
+   * that names no list answers 422, after its cursor is checked.
    */
   async prepare(request: ListPageRequest, accountId?: string): Promise<PageQuery> {
-    const listing = listingOf(this.registry, request.request);
+    let listing: Listing;
+    try {
+      listing = listingOf(this.registry, request.request);
+    } catch (refusal) {
+      // The cursor is the request's shape: judged before what the input names.
+      await this.cursors.check(request.cursor);
+      throw refusal;
+    }
     const marker = markerOf(listing, request.sinceVideoId);
     const position = await this.cursors.read(request.cursor, listing.identity);
     return {
