@@ -92,13 +92,18 @@ class FeedListing implements Listing {
 
   async firstPage(options: ListingCallOptions = {}): Promise<ListingPage> {
     const { feed } = await this.documents.feedAt(this.address, options.signal);
-    return { rows: newestFirst(feed.episodes).map((episode) => episodeRow(feed, episode)), continuation: null };
+    return { rows: episodeRows(feed), continuation: null };
   }
 
   nextPage(continuation: string): Promise<ListingPage> {
     // A feed's list is one page, so no continuation was ever issued for it.
     return Promise.reject(new Error(`a feed's list has no page after its first (continuation ${continuation})`));
   }
+}
+
+/** A feed's episodes as rows: the dated ones newest first, then the undated ones in the feed's order. */
+export function episodeRows(feed: ParsedFeed): Schema<"VideoRow">[] {
+  return newestFirst(feed.episodes).map((episode) => episodeRow(feed, episode));
 }
 
 /** Dated episodes newest first, then the undated ones in the feed's order. */

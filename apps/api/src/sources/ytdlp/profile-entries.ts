@@ -1,6 +1,32 @@
 import type { Schema } from "@verbatim/contract";
+import type { ListingPage } from "../listing-source.ts";
 import type { InfoDict } from "./info-dict.ts";
 import { platformOfAddress, type YtdlpPlatform } from "./ytdlp-platforms.ts";
+import type { YtdlpEntries } from "./ytdlp-sidecar.ts";
+
+/**
+ * Entries one yt-dlp call reads. A client's page of 50 takes one call or two; each call walks
+ * the profile from its newest post (the platforms page by time, not by offset), so a page
+ * deeper in costs more of the platform's own pages.
+ */
+export const entriesPerPage = 50;
+
+/** How deep a profile is listed: past it the list ends, since every page walks from the newest post. */
+export const deepestEntry = 300;
+
+/**
+ * The page of a profile's list that starts at entry `start`, from what yt-dlp listed there: one
+ * entry more than a page, which says whether another page follows (up to `deepestEntry`).
+ */
+export function profilePage(platform: YtdlpPlatform, listed: YtdlpEntries, start: number): ListingPage {
+  const entries = listed.entries.slice(0, entriesPerPage);
+  const next = start + entriesPerPage;
+  const more = listed.entries.length > entriesPerPage && next < deepestEntry;
+  return {
+    rows: entries.flatMap((entry) => entryRow(platform, entry) ?? []),
+    continuation: more ? String(next) : null,
+  };
+}
 
 /** The longest title kept: a post's caption can run to thousands of characters. */
 const longestTitle = 2_000;

@@ -10,7 +10,7 @@ import type {
 } from "../listing-source.ts";
 import { SourceError } from "../source-error.ts";
 import { type EgressCalls, guardedCall } from "./guarded-call.ts";
-import { entryRow } from "./profile-entries.ts";
+import { entriesPerPage, profilePage } from "./profile-entries.ts";
 import { type PlatformProfiles, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
 import type { YtdlpCallOptions, YtdlpEntries } from "./ytdlp-sidecar.ts";
 
@@ -30,16 +30,6 @@ export interface YtdlpProfilesOptions {
   /** Milliseconds to read one page of a profile; default 60 s. */
   deadlineMs?: number;
 }
-
-/**
- * Entries one yt-dlp call reads. A client's page of 50 takes one call or two; each call walks
- * the profile from its newest post (the platforms page by time, not by offset), so a page
- * deeper in costs more of the platform's own pages.
- */
-export const entriesPerPage = 50;
-
-/** How deep a profile is listed: past it the list ends, since every page walks from the newest post. */
-export const deepestEntry = 300;
 
 /** Bytes one listing call may read through the guard: the profile page and the API pages behind it. */
 const listingMaxBytes = 50 * 1024 * 1024;
@@ -164,13 +154,7 @@ class ProfileListing implements Listing {
           ...(options.accountId === undefined ? {} : { account: options.accountId }),
         }),
     ).catch((error: unknown) => this.emptyOrFailure(error));
-    const entries = listed.entries.slice(0, entriesPerPage);
-    const next = start + entriesPerPage;
-    const more = listed.entries.length > entriesPerPage && next < deepestEntry;
-    return {
-      rows: entries.flatMap((entry) => entryRow(this.source, entry) ?? []),
-      continuation: more ? String(next) : null,
-    };
+    return profilePage(this.source, listed, start);
   }
 
   /**
