@@ -151,7 +151,7 @@ export function listingOf(registry: ListingRegistry, request: ListingRequest): L
     throw request.kind === "search"
       ? new ApiError(
           "unsupported_platform",
-          `This server does not search ${request.platform}; ${searchedBy(registry)}.`,
+          `This server does not search ${request.platform ?? "by default"}; ${searchedBy(registry)}.`,
         )
       : unlistedInput(request, match.unmatched.accepted);
   }

@@ -16,7 +16,7 @@ function claiming(prefix: string, searches: string[] = []): ListingSource & { as
           ? request.channel
           : request.kind === "playlist"
             ? request.playlist
-            : request.platform;
+            : (request.platform ?? "");
       asked.push(input);
       if (!input.startsWith(prefix)) return null;
       if (input.endsWith("!")) return new SourceError("item_not_list", `${input} is an item`);

@@ -24,7 +24,13 @@ export type ListingRequest =
       query?: string;
     }
   | { kind: "playlist"; playlist: string }
-  | { kind: "search"; query: string; type: "video" | "channel" | "playlist"; platform: string };
+  | {
+      kind: "search";
+      query: string;
+      type: "video" | "channel" | "playlist";
+      /** Where to search; absent, the contract's default. */
+      platform?: string;
+    };
 
 /** One page of a list as its source serves it: its own size, and a token for the page after it. */
 export interface ListingPage {

@@ -34,7 +34,12 @@ export function listRoutes(deps: AppDeps, lists: VideoLists): LiveRoute[] {
     })),
     listRoute(deps, lists, "searchVideos", (req) => {
       const body = bodyOf<RequestBody<"searchVideos">>(req);
-      return { kind: "search", query: body.query, type: body.type ?? "video", platform: body.platform ?? "youtube" };
+      return {
+        kind: "search",
+        query: body.query,
+        type: body.type ?? "video",
+        ...(body.platform === undefined ? {} : { platform: body.platform }),
+      };
     }),
   ];
 }

@@ -29,7 +29,8 @@ export class YoutubeListings implements ListingSource {
       case "playlist":
         return this.matchPlaylist(request.playlist);
       case "search":
-        return request.platform === "youtube"
+        // YouTube's search is the contract's default.
+        return request.platform === undefined || request.platform === "youtube"
           ? new YoutubeListing(this.lists, { kind: "search", query: request.query, type: request.type })
           : null;
     }
