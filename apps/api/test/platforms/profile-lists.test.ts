@@ -116,6 +116,16 @@ describe("422: profiles that cannot be listed", () => {
   });
 });
 
+describe("a profile extractor only ever lists", () => {
+  it("answers a profile sent to /transcripts/video with unsupported_platform (3001), never walking it", async () => {
+    const before = double.requests.length;
+    const answer = await fetchTranscript(server, { video: profile });
+    expect(answer.status, answer.text).toBe(422);
+    expect((answer.body as Loose).error).toMatchObject({ code: "unsupported_platform", number: 3001 });
+    expect(profileReads(before)).toBe(0);
+  });
+});
+
 describe("400 invalid_request: YouTube's options sent for a profile", () => {
   it.each([
     [{ tab: "shorts" }, ["/body/tab"]],

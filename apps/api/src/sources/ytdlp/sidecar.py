@@ -7,9 +7,10 @@ or `{"id": n, "ok": false, "error": {...}}`, both with the `warnings` yt-dlp gav
 written is `{"event": "ready", ...}`. `{"op": "cancel", "id": n}` asks a download to stop at its
 next block and is not answered.
 
-Started as `python sidecar.py --extractors TikTok,Vimeo,... [--list-extractors TikTokUser,...]
-[--socket-timeout S] [--ca-file PEM]`: item calls (`extract`, `download_audio`) use the first
-set, `list_entries` the second, and neither reaches the other's.
+Started as `python sidecar.py --extractors TikTok,TikTokUser,Vimeo,... [--list-extractors TikTokUser,...]
+[--socket-timeout S] [--ca-file PEM]`: the allowed extractors, and which of them list. Item calls
+(`extract`, `download_audio`) use the others, `list_entries` those, and neither reaches the
+other's.
 """
 
 import argparse
@@ -121,11 +122,12 @@ def _usable(keys):
     }
 
 
-_requested = _keys(_arguments.extractors) + _keys(_arguments.list_extractors)
+_requested = _keys(_arguments.extractors)
+_listing_keys = set(_keys(_arguments.list_extractors))
 # One URL is one item for these: a playlist or profile they are handed is refused, not walked.
-_allowed = _usable(_keys(_arguments.extractors))
+_allowed = _usable([key for key in _requested if key not in _listing_keys])
 # These list a profile's entries, each left unresolved (a URL the item calls read later).
-_list_extractors = _usable(_keys(_arguments.list_extractors))
+_list_extractors = _usable([key for key in _requested if key in _listing_keys])
 _refused = [key for key in _requested if key in _extractor_classes and key not in _allowed and key not in _list_extractors]
 _unknown = [key for key in _requested if key not in _extractor_classes]
 
@@ -223,8 +225,13 @@ def _check_supported(url, extractors=None):
         raise UnsupportedError(url if isinstance(url, str) else repr(url))
 
 
+def _usable_in_order():
+    """The allowed extractors, items and listings alike, in the order they were asked for."""
+    return [key for key in _requested if key in _allowed or key in _list_extractors]
+
+
 def _version(request, logger, cancelled):
-    return {"version": _ytdlp_version, "extractors": list(_allowed) + list(_list_extractors)}
+    return {"version": _ytdlp_version, "extractors": _usable_in_order()}
 
 
 # Several extractors (TikTok, Loom, Facebook) list an item's subtitles only when they are to be
@@ -503,7 +510,7 @@ def _main():
         {
             "event": "ready",
             "version": _ytdlp_version,
-            "extractors": list(_allowed) + list(_list_extractors),
+            "extractors": _usable_in_order(),
             "refused": _refused,
             "unknown": _unknown,
         }

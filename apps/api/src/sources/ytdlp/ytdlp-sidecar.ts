@@ -389,7 +389,7 @@ export class YtdlpSidecar {
     const args = [
       sidecarScript,
       "--extractors",
-      extractors.filter((key) => !profileExtractors.has(key)).join(","),
+      extractors.join(","),
       "--list-extractors",
       extractors.filter((key) => profileExtractors.has(key)).join(","),
       "--socket-timeout",
