@@ -67,6 +67,10 @@ export const engineIndependent = new Map([
     "yt-dlp's reading of each platform; its transcripts are stored and charged by the statements test/audio/ asserts on PostgreSQL",
   ],
   [
+    "apps/api/test/podcast-links/podcast-links-http.test.ts",
+    "Apple Podcasts and Spotify links read through the double and refused; their transcripts are stored and charged by the statements test/audio/ asserts on PostgreSQL",
+  ],
+  [
     "apps/api/test/platforms/platform-limits.test.ts",
     "the caps of yt-dlp's calls and the sidecar's shares, held in the process; charging as in test/audio/",
   ],
@@ -86,6 +90,49 @@ export const engineIndependent = new Map([
     "apps/api/test/v1/wire-compatibility.test.ts",
     "v1's shapes against the hosted v1 document; v1 runs v2's routes, whose answers contract-fuzz validates on PostgreSQL",
   ],
+  [
+    "apps/api/test/platform/data-directory.test.ts",
+    "opens PGlite on a data directory of its own, the embedded engine whichever pass runs it",
+  ],
+  [
+    "apps/api/test/platforms/platform-ytdlp-absent.test.ts",
+    "refuses the platforms' links before any statement of theirs runs: without yt-dlp nothing is read or charged",
+  ],
+  [
+    "apps/api/test/platforms/platform-extractors.test.ts",
+    "the operator's allow-list, applied before yt-dlp runs; the item it allows is stored and charged as in test/audio/",
+  ],
+  [
+    "apps/api/test/platforms/platform-no-network.test.ts",
+    "a refused connection answers 503 before anything is stored or charged",
+  ],
+  [
+    "apps/api/test/platforms/platform-surfaces.test.ts",
+    "platform items through the batch, v1, MCP and the library: the statements test/batch, test/v1 and test/library assert on PostgreSQL",
+  ],
+  [
+    "apps/api/test/nul-characters.test.ts",
+    "the validator refuses a NUL before a handler runs; the same requests without one are only asserted to be answered",
+  ],
+  [
+    "apps/api/test/request-bodies.test.ts",
+    "declared, slow and oversized bodies, refused while they are read, before a handler runs",
+  ],
+  ["apps/api/test/content-types.test.ts", "which content types reach the validator, before a handler runs"],
+  [
+    "apps/api/test/youtube/transcript-formats.test.ts",
+    "how a transcript is written (SubRip, WebVTT, chunks); it is read and charged as in transcripts-video.test.ts, which runs on PostgreSQL",
+  ],
+  [
+    "apps/api/test/audio/job-formats.test.ts",
+    "how a finished job's transcript is written; the job and its charge are transcript-jobs.test.ts's, run on PostgreSQL",
+  ],
+  [
+    "apps/api/test/lists/refused-references.test.ts",
+    "list inputs that name no list, refused before the credit check and any statement of the list",
+  ],
+  ["apps/api/test/support/server.test.ts", "a test server's validators are compiled when it starts"],
+  ["scripts/test", "the test runner's own scripts, run on suites of their own"],
   ["apps/api/test/dashboard/journey.browser.test.ts", "the dashboard's pages; dashboard/api.test.ts asserts its API"],
   ["apps/api/test/sdk", "the Node SDK, a client"],
   ["apps/api/test/mcp", "the MCP server, a client of the API through the Node SDK"],

@@ -72,9 +72,10 @@ describe("the test files the PostgreSQL pass leaves out", () => {
 
 /** Every vitest project's config, as the root config lists them. */
 function projectConfigs(): URL[] {
-  return ["packages", "apps", "examples"].flatMap((folder) =>
+  const workspaceProjects = ["packages", "apps", "examples"].flatMap((folder) =>
     readdirSync(new URL(`../../${folder}/`, import.meta.url))
       .map((name) => new URL(`../../${folder}/${name}/vitest.config.ts`, import.meta.url))
       .filter((config) => existsSync(config)),
   );
+  return [...workspaceProjects, new URL("../vitest.config.ts", import.meta.url)];
 }

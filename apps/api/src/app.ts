@@ -1,4 +1,4 @@
-import { openApiV2Path } from "@verbatim/contract";
+import { openApiJsonPaths } from "@verbatim/contract";
 import { dashboardDist } from "@verbatim/dashboard";
 import express, { type Express } from "express";
 import type { AppDeps } from "./deps.ts";
@@ -32,7 +32,7 @@ export function createApp(deps: AppDeps): Express {
       deps,
       {
         basePath: "/api/v2",
-        documentPath: openApiV2Path,
+        documentPath: openApiJsonPaths.v2,
         operations: v2Operations,
         publicOperations,
         allowanceOf,

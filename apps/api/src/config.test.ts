@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobsConfigFrom, loadConfig, youtubeConfigFrom } from "./config.ts";
+import { jobsConfigFrom, loadConfig, spotifyCredentialsFrom, youtubeConfigFrom } from "./config.ts";
 
 describe("youtubeConfigFrom", () => {
   it("keeps the adapter's defaults when nothing is set", () => {
@@ -28,6 +28,23 @@ describe("youtubeConfigFrom", () => {
     expect(() => youtubeConfigFrom({ VERBATIM_PROXY_URLS: "socks5://proxy:1080" })).toThrow(/VERBATIM_PROXY_URLS/);
     expect(() => youtubeConfigFrom({ VERBATIM_YOUTUBE_ORIGIN: "not a url" })).toThrow(/VERBATIM_YOUTUBE_ORIGIN/);
     expect(() => youtubeConfigFrom({ VERBATIM_UPSTREAM_TIMEOUT_MS: "soon" })).toThrow(/VERBATIM_UPSTREAM_TIMEOUT_MS/);
+  });
+});
+
+describe("spotifyCredentialsFrom", () => {
+  it("reads Spotify's page without credentials, and the Web API with both", () => {
+    expect(spotifyCredentialsFrom({})).toBeNull();
+    expect(spotifyCredentialsFrom({ VERBATIM_SPOTIFY_CLIENT_ID: " ", VERBATIM_SPOTIFY_CLIENT_SECRET: "" })).toBeNull();
+    expect(
+      spotifyCredentialsFrom({ VERBATIM_SPOTIFY_CLIENT_ID: "app-id", VERBATIM_SPOTIFY_CLIENT_SECRET: " app-secret " }),
+    ).toEqual({ clientId: "app-id", clientSecret: "app-secret" });
+  });
+
+  it("stops the start when only one of the two is set", () => {
+    expect(() => spotifyCredentialsFrom({ VERBATIM_SPOTIFY_CLIENT_ID: "app-id" })).toThrow(
+      /VERBATIM_SPOTIFY_CLIENT_ID and VERBATIM_SPOTIFY_CLIENT_SECRET go together/,
+    );
+    expect(() => spotifyCredentialsFrom({ VERBATIM_SPOTIFY_CLIENT_SECRET: "app-secret" })).toThrow(/go together/);
   });
 });
 

@@ -6,6 +6,7 @@ import type { DownloadLimits } from "./adapters/net/media-download.ts";
 import type { YoutubeAdapterConfig } from "./adapters/youtube/index.ts";
 import { defaultInFlightSeconds } from "./services/idempotency.ts";
 import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
+import type { SpotifyCredentials } from "./sources/spotify/spotify-web-api.ts";
 import { findYtdlp, type YtdlpEngine } from "./sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "./sources/ytdlp/ytdlp-extractors.ts";
 import { defaultYtdlpAccountConcurrency, defaultYtdlpConcurrency } from "./sources/ytdlp/ytdlp-sidecar.ts";
@@ -45,6 +46,11 @@ export interface Config {
    * out through `VERBATIM_PROXY_URLS` as YouTube does.
    */
   platforms: PlatformsConfig;
+  /**
+   * Spotify's Web API, which reads a Spotify episode's show, title and date when the operator set
+   * `VERBATIM_SPOTIFY_CLIENT_ID` and `VERBATIM_SPOTIFY_CLIENT_SECRET`; null reads its public page.
+   */
+  spotify: SpotifyCredentials | null;
   /** How webhooks are delivered: `VERBATIM_WEBHOOK_RETRY_SCHEDULE`. */
   webhooks: WebhookConfig;
   /**
@@ -155,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     logLevel: env.VERBATIM_LOG_LEVEL ?? "info",
     youtube: { ...youtubeConfigFrom(env), ...downloadLimitsFrom(env) },
     platforms: platformsConfigFrom(env),
+    spotify: spotifyCredentialsFrom(env),
     webhooks: { retryDelaysMs: retryDelaysMsFrom(env.VERBATIM_WEBHOOK_RETRY_SCHEDULE) },
     allowPrivateTargets: switchFrom("VERBATIM_ALLOW_PRIVATE_TARGETS", env.VERBATIM_ALLOW_PRIVATE_TARGETS),
     downloads: downloadLimitsFrom(env),
@@ -183,6 +190,19 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       }),
     },
   };
+}
+
+/** Spotify's Web API credentials: both variables or neither. */
+export function spotifyCredentialsFrom(env: NodeJS.ProcessEnv): SpotifyCredentials | null {
+  const clientId = env.VERBATIM_SPOTIFY_CLIENT_ID?.trim() ?? "";
+  const clientSecret = env.VERBATIM_SPOTIFY_CLIENT_SECRET?.trim() ?? "";
+  if (clientId === "" && clientSecret === "") return null;
+  if (clientId === "" || clientSecret === "") {
+    throw new Error(
+      "VERBATIM_SPOTIFY_CLIENT_ID and VERBATIM_SPOTIFY_CLIENT_SECRET go together: set both (a Spotify app's id and secret) or neither",
+    );
+  }
+  return { clientId, clientSecret };
 }
 
 /** The job settings; unset values take the defaults of the embedded deployment. */

@@ -45,7 +45,7 @@ export class ApiError extends Error {
     this.extra = options.extra;
     this.retryAfterSeconds = options.retryAfterSeconds;
     const carried = this.extra === undefined ? null : Object.keys(this.extra)[0];
-    if (carried !== entry.carries) {
+    if (carried !== entry.carries && !(carried === null && entry.extraOptional)) {
       throw new TypeError(`error ${code} carries ${entry.carries ?? "nothing"}, not ${carried ?? "nothing"}`);
     }
   }

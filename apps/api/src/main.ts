@@ -23,6 +23,7 @@ import { createWebhooks } from "./services/webhook-deliverer.ts";
 import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
 import { createFeedListings } from "./sources/feeds/index.ts";
 import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
+import { withPodcastLinks } from "./sources/podcast-directory/index.ts";
 import type { Store } from "./store/database.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
 import { Scheduler } from "./workers/scheduler.ts";
@@ -92,13 +93,19 @@ const webhooks = createWebhooks(store, {
   metrics,
 });
 const monitorEvents = new MonitorEvents(store, webhooks, now);
-const audioSources = createAudioSources({
-  ...ca,
-  allowPrivateTargets: config.allowPrivateTargets,
-  logger,
-  ...config.downloads,
-});
-const feedListings = createFeedListings({ ...ca, allowPrivateTargets: config.allowPrivateTargets });
+const proxies = config.youtube.proxyUrls ? { proxyUrls: config.youtube.proxyUrls } : {};
+// Apple Podcasts and Spotify links lead to a show's feed, which the web sources then read.
+const audioSources = withPodcastLinks(
+  createAudioSources({
+    ...ca,
+    ...proxies,
+    allowPrivateTargets: config.allowPrivateTargets,
+    logger,
+    ...config.downloads,
+  }),
+  { ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets, spotify: config.spotify },
+);
+const feedListings = createFeedListings({ ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets });
 const youtube = createYoutubeAdapter({ ...config.youtube, ...ca });
 const platformSources = await startPlatformSources({
   ...config.platforms,

@@ -1,5 +1,4 @@
 import { Agent, request as httpRequest } from "node:http";
-import { openApiV1Path } from "@verbatim/contract";
 import { FakeYoutube, fromFixture, newpipeRecording, recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { sql } from "drizzle-orm";
@@ -173,10 +172,9 @@ function answerEveryCall(youtube: FakeYoutube): void {
 }
 
 const contractsByName = new Map(
-  [
-    contractOf("v2", readVerbatimDocument(), "/api/v2"),
-    contractOf("v1", readVerbatimDocument(openApiV1Path), "/api/v1"),
-  ].map((contract) => [contract.name, contract]),
+  [contractOf("v2", readVerbatimDocument(), "/api/v2"), contractOf("v1", readVerbatimDocument("v1"), "/api/v1")].map(
+    (contract) => [contract.name, contract],
+  ),
 );
 
 function contractOf(name: string, document: OpenApiDocument, prefix: string): Contract {

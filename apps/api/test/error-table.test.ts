@@ -41,7 +41,7 @@ describe("the server's error table", () => {
       const error = apiErrorFor(code as keyof typeof errorTable);
       expect(error.number).toBe(schema.properties.number.enum[0]);
       expect(error.status).toBe(schema["x-status"]);
-      const carried = ["retry_with", "details", "issues"].filter((field) => schema.required.includes(field));
+      const carried = ["retry_with", "details", "issues"].filter((field) => field in schema.properties);
       expect(Object.keys(error.toBody("http://verbatim.test"))).toEqual([
         "code",
         "number",
@@ -62,6 +62,18 @@ describe("the server's error table", () => {
   it("refuses an error without the field its code must carry", () => {
     expect(() => new ApiError("invalid_request", "no issues")).toThrow(TypeError);
     expect(() => new ApiError("no_captions", "no retry_with")).toThrow(TypeError);
+  });
+
+  it("lets an error whose extra the spec makes optional go without it, and only that one", () => {
+    const optional = Object.entries(errorTable).filter(([, entry]) => entry.extraOptional);
+    expect(optional.map(([code, entry]) => [code, entry.carries])).toEqual([["invalid_input", "retry_with"]]);
+    expect(new ApiError("invalid_input", "malformed").toBody("http://verbatim.test")).not.toHaveProperty("retry_with");
+    expect(
+      new ApiError("invalid_input", "a show", {
+        extra: { retry_with: { endpoint: "/api/v2/transcripts/channel" } },
+      }).toBody("http://verbatim.test").retry_with,
+    ).toEqual({ endpoint: "/api/v2/transcripts/channel" });
+    expect(() => new ApiError("invalid_input", "details", { extra: { details: {} } })).toThrow(TypeError);
   });
 
   it("refuses an extra field the code does not carry", () => {

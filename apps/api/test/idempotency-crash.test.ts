@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
+import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
@@ -145,6 +146,7 @@ describe("an API process that dies between charging a request with an Idempotenc
     "on PGlite: the service started again on its data directory charges the retry once in all",
     async () => {
       const dataDir = await mkdtemp(join(tmpdir(), "verbatim-charge-crash-"));
+      seedDataDirectory(dataDir);
       let store: Store | undefined;
       try {
         const env = { VERBATIM_DATA_DIR: dataDir, DATABASE_URL: "" };

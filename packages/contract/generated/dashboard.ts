@@ -920,7 +920,7 @@ export interface components {
         };
         /**
          * Invalid video, URL or id
-         * @description The video id or URL is malformed, or the address is not allowed (private, loopback or link-local targets, a wrong scheme); the message names the rule.
+         * @description The video id or URL is malformed, or the address is not allowed (private, loopback or link-local targets, a wrong scheme); the message names the rule. A show link sent where an episode is needed adds `retry_with.endpoint`, the endpoint that lists the show.
          */
         "Verbatim.V2.InvalidInputError": {
             /**
@@ -942,6 +942,8 @@ export interface components {
              * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
              */
             docs: string;
+            /** @description The endpoint that takes this input instead: a podcast show link names `/api/v2/transcripts/channel`. */
+            retry_with?: components["schemas"]["Verbatim.V2.RetryWithEndpoint"];
         };
         /**
          * Request failed validation
@@ -1179,16 +1181,23 @@ export interface components {
          * @enum {string}
          */
         "Verbatim.V2.PlanName": "free" | "basic" | "pro" | "mega" | "scale";
-        /** @description Why no podcast feed was found for a page, and the addresses that were tried. */
+        /** @description Why no podcast feed or episode was found, and the feeds that came nearest. */
         "Verbatim.V2.PodcastFeedDetails": {
-            /** @description Machine-readable reason: `no_feed_link`, `feed_unreadable`, `episode_not_in_feed` or `not_a_feed`. */
+            /**
+             * @description Machine-readable reason: `no_feed_link` (a page links to no feed), `feed_unreadable`,
+             *     `not_a_feed`, `episode_not_in_feed` (the feed lists no such episode), or `no_public_feed`
+             *     (Apple's directory knows no public feed of the show: a Spotify or Apple exclusive).
+             */
             reason: string;
-            /** @description Feed addresses discovered on the page that could not be used, when there were any. */
+            /**
+             * @description The feeds that were tried, or for `no_public_feed` the feeds of the shows Apple's directory
+             *     found nearest by name; absent when there were none.
+             */
             candidates?: string[];
         };
         /**
          * No podcast feed or episode found
-         * @description The page links to no usable podcast feed, or the episode is not in it; `details` says which and lists the candidates found.
+         * @description No public feed, or no such episode in it: a page links to no usable feed, an Apple or Spotify show has no public feed, or the feed lacks the episode; `details` says which and lists the candidates found.
          */
         "Verbatim.V2.PodcastFeedNotFoundError": {
             /**

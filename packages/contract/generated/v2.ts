@@ -1371,7 +1371,7 @@ export interface components {
         };
         /**
          * Invalid video, URL or id
-         * @description The video id or URL is malformed, or the address is not allowed (private, loopback or link-local targets, a wrong scheme); the message names the rule.
+         * @description The video id or URL is malformed, or the address is not allowed (private, loopback or link-local targets, a wrong scheme); the message names the rule. A show link sent where an episode is needed adds `retry_with.endpoint`, the endpoint that lists the show.
          */
         InvalidInputError: {
             /**
@@ -1393,6 +1393,8 @@ export interface components {
              * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
              */
             docs: string;
+            /** @description The endpoint that takes this input instead: a podcast show link names `/api/v2/transcripts/channel`. */
+            retry_with?: components["schemas"]["RetryWithEndpoint"];
         };
         /**
          * Request failed validation
@@ -2496,16 +2498,23 @@ export interface components {
             /** @description A picture of the playlist. */
             thumbnail_url: string | null;
         };
-        /** @description Why no podcast feed was found for a page, and the addresses that were tried. */
+        /** @description Why no podcast feed or episode was found, and the feeds that came nearest. */
         PodcastFeedDetails: {
-            /** @description Machine-readable reason: `no_feed_link`, `feed_unreadable`, `episode_not_in_feed` or `not_a_feed`. */
+            /**
+             * @description Machine-readable reason: `no_feed_link` (a page links to no feed), `feed_unreadable`,
+             *     `not_a_feed`, `episode_not_in_feed` (the feed lists no such episode), or `no_public_feed`
+             *     (Apple's directory knows no public feed of the show: a Spotify or Apple exclusive).
+             */
             reason: string;
-            /** @description Feed addresses discovered on the page that could not be used, when there were any. */
+            /**
+             * @description The feeds that were tried, or for `no_public_feed` the feeds of the shows Apple's directory
+             *     found nearest by name; absent when there were none.
+             */
             candidates?: string[];
         };
         /**
          * No podcast feed or episode found
-         * @description The page links to no usable podcast feed, or the episode is not in it; `details` says which and lists the candidates found.
+         * @description No public feed, or no such episode in it: a page links to no usable feed, an Apple or Spotify show has no public feed, or the feed lacks the episode; `details` says which and lists the candidates found.
          */
         PodcastFeedNotFoundError: {
             /**
@@ -2538,19 +2547,26 @@ export interface components {
             episode: string | null;
             /** @description When the episode was published. */
             published_at: string | null;
-            /** @description The RSS or Atom feed the episode was read from. */
+            /** @description The RSS or Atom feed the episode was read from; `null` for an enclosure URL given as is. */
             feed_url: string | null;
             /**
              * Format: uri
-             * @description The episode's audio file.
+             * @description The episode's audio file, as the feed's enclosure names it.
              */
             audio_url: string;
             /**
-             * @description `rss` when the episode was found through its feed, `direct` for an enclosure URL given as is.
-             * @enum {string}
+             * @description How the input led to the episode: `apple` through Apple's podcast directory (an Apple
+             *     Podcasts link), `spotify` through the Spotify episode's show and Apple's directory (a Spotify
+             *     link), `page` through the feed an episode page links to, `rss` from a feed URL given as is,
+             *     `direct` for an enclosure URL given as is. Every way but `direct` reads the show's public feed.
              */
-            resolved_via: "rss" | "direct";
+            resolved_via: components["schemas"]["PodcastResolution"];
         };
+        /**
+         * @description How a podcast input led to its episode (`podcast.resolved_via`).
+         * @enum {string}
+         */
+        PodcastResolution: "apple" | "spotify" | "rss" | "page" | "direct";
         /**
          * Video is private
          * @description The video is private.
@@ -2966,9 +2982,10 @@ export interface components {
         TranscriptRequest: {
             /**
              * @description The source: a YouTube id or URL (watch, youtu.be, shorts, live, embed); a TikTok,
-             *     Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom link (or a bare TikTok id); a
-             *     podcast episode page or enclosure URL, an RSS or Atom feed URL (see `episode`), or a direct
-             *     media file URL (mp3, m4a, aac, wav, ogg, opus, flac, mp4, webm, mov).
+             *     Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom link (or a bare TikTok id); an
+             *     Apple Podcasts or Spotify episode link (read from the show's public feed); a podcast episode
+             *     page or enclosure URL, an RSS or Atom feed URL (see `episode`), or a direct media file URL
+             *     (mp3, m4a, aac, wav, ogg, opus, flac, mp4, webm, mov).
              */
             video: string;
             /**

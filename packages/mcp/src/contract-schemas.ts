@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { openApiV2Path } from "@verbatim/contract";
-import { parse } from "yaml";
+import { openApiJsonPaths } from "@verbatim/contract";
 
 /** A JSON Schema as MCP carries it: a plain JSON object. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -17,7 +16,7 @@ const openApiOnlyFormats = new Set(["int32", "int64", "float", "double"]);
 let document: OpenApiDocument | undefined;
 
 function components(): Record<string, JsonSchema> {
-  document ??= parse(readFileSync(openApiV2Path, "utf8")) as OpenApiDocument;
+  document ??= JSON.parse(readFileSync(openApiJsonPaths.v2, "utf8")) as OpenApiDocument;
   return document.components.schemas;
 }
 

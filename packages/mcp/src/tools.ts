@@ -122,7 +122,7 @@ const getTranscript: Tool = {
   operationId: "fetchVideoTranscript",
   title: "Get a transcript",
   description: [
-    "Fetch the transcript of a YouTube, TikTok, Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom video, a podcast episode, feed or page, or a media file URL.",
+    "Fetch the transcript of a YouTube, TikTok, Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom video, a podcast episode (an Apple Podcasts or Spotify episode link, an episode page, a feed or an enclosure), or a media file URL.",
     `The result is plain text without timestamps (\`timestamps: true\` gives one \`[mm:ss] \` line per segment), at most \`max_chars\` characters (default ${defaultMaxChars}).`,
     "A longer transcript comes back `truncated` with `next_offset` and `total_chars`: call get_transcript again with the same arguments and `offset: next_offset` to read on.",
     "When speech recognition runs as a job, the result has `status: processing` and a `job_id`: call get_job with it until the transcript is there.",

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { type NodeProcess, spawnNodeScript } from "./node-process.ts";
+import { seedDataDirectory } from "./store-template.ts";
 
 const run = promisify(execFile);
 
@@ -60,6 +61,7 @@ export async function startVerbatim(options: StartVerbatimOptions): Promise<Verb
   const apiPackage = dirname(manifestPath);
   const manifest = JSON.parse(readFileSync(manifestPath, "utf8")) as { version: string; bin: { verbatim: string } };
   const dataDir = await mkdtemp(join(tmpdir(), "verbatim-service-"));
+  seedDataDirectory(dataDir);
   const env: Record<string, string> = {
     PORT: "0",
     HOST: "127.0.0.1",

@@ -18,7 +18,7 @@ import { holdExtractionSlot } from "./slots.ts";
 export interface ApiVersion<Id extends string> {
   /** Where the API is mounted: `/api/v2`. */
   basePath: string;
-  /** The API's OpenAPI document, which validates every request. */
+  /** The API's OpenAPI document, as JSON (`openApiJsonPaths`), which validates every request. */
   documentPath: string;
   /** The operations of that document. */
   operations: readonly Operation<Id>[];
@@ -72,16 +72,7 @@ export function apiRouter<Id extends string>(
     // The validator fills in defaults; routes that must tell "sent" from "defaulted" read this.
     recordSentBodyFields(),
     boundContentTypes(),
-    ...OpenApiValidator.middleware({
-      apiSpec: version.documentPath,
-      validateApiSpec: false,
-      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
-      // The default "fast" format mode lets impossible dates such as 2026-02-30 through.
-      ajvFormats: { mode: "full" },
-      validateResponses: deps.validateResponses ? { allErrors: true } : false,
-      validateSecurity: false,
-      ignoreUndocumented: false,
-    }),
+    ...documentValidator(version.documentPath, deps.validateResponses === true),
     refuseNulCharacters(),
   ];
   // One route per operation, holding its whole chain in order: the router matches each request's
@@ -116,6 +107,33 @@ export function apiRouter<Id extends string>(
   router.use(...validation);
   if (version.errorHandler) router.use(version.errorHandler);
   return router;
+}
+
+/** The validators made so far in this process, by document and whether they check responses. */
+const validators = new Map<string, RequestHandler[]>();
+
+/**
+ * The validator of an OpenAPI document. Compiling a document takes over a second of CPU, so a
+ * process makes each once and every app it builds shares it (tests build hundreds); the
+ * validator keeps nothing of a request once it has answered.
+ */
+function documentValidator(documentPath: string, validateResponses: boolean): RequestHandler[] {
+  const key = JSON.stringify([documentPath, validateResponses]);
+  let validator = validators.get(key);
+  if (!validator) {
+    validator = OpenApiValidator.middleware({
+      apiSpec: documentPath,
+      validateApiSpec: false,
+      validateRequests: { allErrors: true, allowUnknownQueryParameters: false },
+      // The default "fast" format mode lets impossible dates such as 2026-02-30 through.
+      ajvFormats: { mode: "full" },
+      validateResponses: validateResponses ? { allErrors: true } : false,
+      validateSecurity: false,
+      ignoreUndocumented: false,
+    }) as RequestHandler[];
+    validators.set(key, validator);
+  }
+  return validator;
 }
 
 /** The handler of an operation of the contract that this server does not serve yet. */

@@ -1,12 +1,5 @@
 import { readFileSync } from "node:fs";
-import {
-  type DashboardOperationId,
-  type OperationId,
-  openApiDashboardPath,
-  openApiV1Path,
-  openApiV2Path,
-} from "@verbatim/contract";
-import { parse } from "yaml";
+import { type DashboardOperationId, type OperationId, openApiJsonPaths } from "@verbatim/contract";
 
 /** An operation of an OpenAPI document, with the Express path it is mounted on. */
 export interface Operation<Id extends string = OperationId> {
@@ -48,7 +41,7 @@ interface DocumentSchema {
 
 /** Every operation of an OpenAPI document. */
 function operationsOf<Id extends string>(documentPath: string): readonly Operation<Id>[] {
-  const document = parse(readFileSync(documentPath, "utf8")) as Document;
+  const document = JSON.parse(readFileSync(documentPath, "utf8")) as Document;
   const resolveParameter = (parameter: DocumentParameter): DocumentParameter =>
     parameter.$ref ? (document.components.parameters?.[lastSegment(parameter.$ref)] ?? {}) : parameter;
   const resolveSchema = (schema: DocumentSchema | undefined): DocumentSchema | undefined =>
@@ -84,11 +77,12 @@ function lastSegment(ref: string): string {
 }
 
 /** Every operation of the v2 document. */
-export const v2Operations: readonly Operation[] = operationsOf<OperationId>(openApiV2Path);
+export const v2Operations: readonly Operation[] = operationsOf<OperationId>(openApiJsonPaths.v2);
 
 /** Every operation of the v1 document: each is also a v2 operation, served by the same route. */
-export const v1Operations: readonly Operation[] = operationsOf<OperationId>(openApiV1Path);
+export const v1Operations: readonly Operation[] = operationsOf<OperationId>(openApiJsonPaths.v1);
 
 /** Every operation of the dashboard's document. */
-export const dashboardOperations: readonly Operation<DashboardOperationId>[] =
-  operationsOf<DashboardOperationId>(openApiDashboardPath);
+export const dashboardOperations: readonly Operation<DashboardOperationId>[] = operationsOf<DashboardOperationId>(
+  openApiJsonPaths.dashboard,
+);

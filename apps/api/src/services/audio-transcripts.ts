@@ -180,10 +180,9 @@ export class AudioTranscripts {
 
   async request(request: AudioRequest): Promise<AudioOutcome> {
     const { sources } = this.options;
-    const source = await sources.resolve(
-      request.video,
-      request.episode === undefined ? {} : { episode: request.episode },
-    );
+    const source = await sources
+      .resolve(request.video, request.episode === undefined ? {} : { episode: request.episode })
+      .catch(rethrowAsApiError);
     const fields = this.fieldsOf(source);
 
     if (request.mode !== "audio") {

@@ -52,7 +52,10 @@ export class CaptionLanguageLists {
           `${reference.url.hostname} is not YouTube, and this server transcribes no other sources.`,
         );
       }
-      return publisherLanguages(await sources.resolve(video));
+      const source = await sources.resolve(video).catch((error: unknown) => {
+        throw apiErrorOf(error);
+      });
+      return publisherLanguages(source);
     }
     return this.youtubeLanguages(reference.videoId);
   }

@@ -52,9 +52,10 @@ export interface ListPage {
 
 /**
  * Pages of exactly `limit` rows over any source's lists, whatever the source's own page sizes:
- * rows are gathered across upstream pages until `limit` or the end, and the cursor remembers
- * where the next page starts, so a walk yields every row once, in order. Which source reads a
- * list is the listing registry's answer, never this service's question.
+ * rows are gathered across upstream pages until `limit` or the end (or an upstream page that
+ * fails), and the cursor remembers where the next page starts, so a walk yields every row once,
+ * in order. Which source reads a list is the listing registry's answer, never this service's
+ * question.
  */
 export class VideoLists {
   constructor(
@@ -90,7 +91,8 @@ export class VideoLists {
   /**
    * Reads the upstream page the position points into, then the pages after it until `limit` rows
    * or the end. A request reads each upstream page once; only its first read can repeat one an
-   * earlier request read, when that request stopped inside the page.
+   * earlier request read, when that request stopped inside the page. When a page after the first
+   * fails, the rows gathered so far are the page, and its cursor points at the failed page.
    */
   async read(query: PageQuery): Promise<ListPage> {
     const { listing, limit, marker } = query;
@@ -117,7 +119,13 @@ export class VideoLists {
         );
       }
       continuation = page.continuation;
-      page = await fetchPage(listing, continuation, options);
+      try {
+        page = await fetchPage(listing, continuation, options);
+      } catch (error) {
+        // Failing the request would withhold the rows already read for as long as this page fails.
+        if (rows.length > 0) return this.pageWithCursor(rows, listing, { continuation, skip: 0 });
+        throw error;
+      }
       start = 0;
     }
   }

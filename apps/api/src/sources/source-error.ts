@@ -10,6 +10,12 @@ export type SourceErrorKind =
   | "unsupported"
   /** The address names an item, but malformed (a bad id, a shortcode that does not decode). */
   | "invalid_input"
+  /** The address names a list of items (a podcast show, a profile) where one item is needed. */
+  | "listing"
+  /** The show has no public feed to read its episodes from: it is exclusive to the platform. */
+  | "no_public_feed"
+  /** The show's feed lists no episode that is the one named. */
+  | "episode_not_in_feed"
   /** Visible only to its owner or to accounts it chose. */
   | "private"
   /** Visible only to signed-in accounts; this server never signs in. */
@@ -40,29 +46,51 @@ export type SourceErrorKind =
   | "too_large"
   /** The address names one item (a video, a post, an episode), not the list a list request wants: the video endpoint reads it. */
   | "item_not_list"
-  /** No usable podcast feed at or behind the address; `details` says why (`reason`) and lists the `candidates` tried. */
-  | "feed_not_found";
+  /** A page that links to no feed, where a feed was wanted. */
+  | "no_feed_link"
+  /** A document that is no RSS or Atom feed (nor a page that links to one), or feeds a page links to that are none. */
+  | "not_a_feed"
+  /** A feed that could not be fetched or parsed. */
+  | "feed_unreadable";
 
 /** A platform source's failure, in platform-neutral terms. */
 export class SourceError extends Error {
-  /** Structured specifics of the kinds that carry them (`feed_not_found`: `reason`, `candidates`). */
-  readonly details: Record<string, unknown> | undefined;
+  /** The feeds that came nearest or were tried, for the kinds of `podcast_feed_not_found`: what the client may try. */
+  readonly candidates: readonly string[];
 
   constructor(
     readonly kind: SourceErrorKind,
     message: string,
-    options?: { cause?: unknown; details?: Record<string, unknown> },
+    options: { cause?: unknown; candidates?: readonly string[] } = {},
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "SourceError";
-    this.details = options?.details;
+    this.candidates = options.candidates ?? [];
   }
 }
+
+/** The endpoint that lists what a `listing` failure names. */
+const listingEndpoint = "/api/v2/transcripts/channel";
+
+/** The endpoint that reads the item an `item_not_list` failure names. */
+const videoEndpoint = "/api/v2/transcripts/video";
+
+/** The kinds that are `podcast_feed_not_found`, each its `details.reason`. */
+const feedKinds: ReadonlySet<SourceErrorKind> = new Set([
+  "no_public_feed",
+  "episode_not_in_feed",
+  "no_feed_link",
+  "not_a_feed",
+  "feed_unreadable",
+]);
 
 /** The catalog code of each kind; transient ones (5xxx) tell the client to retry. */
 const codeOfKind: Record<SourceErrorKind, ErrorCode> = {
   unsupported: "unsupported_platform",
   invalid_input: "invalid_input",
+  listing: "invalid_input",
+  no_public_feed: "podcast_feed_not_found",
+  episode_not_in_feed: "podcast_feed_not_found",
   private: "private",
   login_required: "private",
   unavailable: "unavailable",
@@ -78,11 +106,10 @@ const codeOfKind: Record<SourceErrorKind, ErrorCode> = {
   unparseable: "parse_error",
   too_large: "invalid_input",
   item_not_list: "endpoint_platform_mismatch",
-  feed_not_found: "podcast_feed_not_found",
+  no_feed_link: "podcast_feed_not_found",
+  not_a_feed: "podcast_feed_not_found",
+  feed_unreadable: "podcast_feed_not_found",
 };
-
-/** Where an item that is no list is read. */
-const videoEndpoint = "/api/v2/transcripts/video";
 
 /** What a client is told beyond the source's own words, by kind. */
 const adviceOfKind: Partial<Record<SourceErrorKind, string>> = {
@@ -101,14 +128,24 @@ export function apiErrorOf(error: unknown): unknown {
   if (error.kind === "no_captions") {
     return new ApiError("no_captions", message, { extra: { retry_with: { mode: "audio" } }, cause: error });
   }
+  if (error.kind === "listing") {
+    return new ApiError("invalid_input", message, {
+      extra: { retry_with: { endpoint: listingEndpoint } },
+      cause: error,
+    });
+  }
   if (error.kind === "item_not_list") {
     return new ApiError(codeOfKind[error.kind], message, {
       extra: { retry_with: { endpoint: videoEndpoint } },
       cause: error,
     });
   }
-  if (error.kind === "feed_not_found") {
-    return new ApiError(codeOfKind[error.kind], message, { extra: { details: error.details ?? {} }, cause: error });
+  if (feedKinds.has(error.kind)) {
+    const candidates = error.candidates.length > 0 ? { candidates: [...error.candidates] } : {};
+    return new ApiError("podcast_feed_not_found", message, {
+      extra: { details: { reason: error.kind, ...candidates } },
+      cause: error,
+    });
   }
   return new ApiError(codeOfKind[error.kind], message, { cause: error });
 }

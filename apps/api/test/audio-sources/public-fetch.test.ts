@@ -1,3 +1,4 @@
+import { startConnectProxy } from "@verbatim/testkit/connect-proxy";
 import { type FakePodcastHost, lookupWith, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { publicAddressRule } from "../../src/adapters/net/address-rule.ts";
@@ -197,5 +198,82 @@ describe("public fetch: 503 for network failures", () => {
     host.fail("/broken", 500);
     const response = await publicFetch({ allowPrivateTargets: true })(host.url("/broken"));
     expect(response.status).toBe(500);
+  });
+});
+
+describe("public fetch through VERBATIM_PROXY_URLS", () => {
+  /** Proxies that tunnel every request to the fake host, each noting the targets it was asked for. */
+  async function pinnedProxies(count: number) {
+    const seen = Array.from({ length: count }, () => [] as string[]);
+    const proxies = await Promise.all(
+      seen.map((requests) =>
+        startConnectProxy({
+          pinnedTo: host.origin,
+          onTunnel: (request) => requests.push(request.url ?? ""),
+          onForward: (request) => requests.push(request.url ?? ""),
+        }),
+      ),
+    );
+    return { seen, urls: proxies.map((proxy) => proxy.url), close: () => Promise.all(proxies.map((p) => p.close())) };
+  }
+
+  it("sends a public name to the proxy, which resolves it, and takes the proxies in turn", async () => {
+    const proxies = await pinnedProxies(2);
+    try {
+      const fetch = publicFetch({ proxyUrls: proxies.urls });
+      const before = host.requestsTo("/hello").length;
+      for (let call = 0; call < 4; call++) {
+        const response = await fetch("http://podcasts.example/hello");
+        expect(await response.text()).toBe("hello");
+      }
+      expect(
+        host
+          .requestsTo("/hello")
+          .slice(before)
+          .map((request) => request.host),
+      ).toEqual(Array(4).fill("podcasts.example"));
+      // A tunnel carries the requests after it too; each proxy was asked for the name as written.
+      for (const targets of proxies.seen) {
+        expect(targets.length).toBeGreaterThan(0);
+        expect(new Set(targets)).toEqual(new Set(["podcasts.example:80"]));
+      }
+    } finally {
+      await proxies.close();
+    }
+  });
+
+  it.each([
+    ["http://127.0.0.1/hello", "127.0.0.1, a loopback address"],
+    ["http://0x7f.1/hello", "127.0.0.1, a loopback address"],
+    ["http://[::ffff:10.0.0.7]/hello", "a private address"],
+    ["http://localhost./hello", "this machine (localhost)"],
+  ])("422 invalid_input (3005): refuses %s before the proxy sees it", async (address, refusal) => {
+    const proxies = await pinnedProxies(1);
+    try {
+      const error = await failure(publicFetch({ proxyUrls: proxies.urls })(address));
+      expect([error.status, error.code, error.number]).toEqual([422, "invalid_input", 3005]);
+      expect(error.message).toContain(refusal);
+      expect(proxies.seen).toEqual([[]]);
+    } finally {
+      await proxies.close();
+    }
+  });
+
+  it("422 invalid_input (3005): refuses a port other than 80 and 443, even on a redirect", async () => {
+    host.redirect("/to-odd-port", "http://podcasts.example:8443/hello");
+    const proxies = await pinnedProxies(1);
+    try {
+      const fetch = publicFetch({ proxyUrls: proxies.urls });
+      const direct = await failure(fetch("http://podcasts.example:6379/"));
+      expect([direct.status, direct.code, direct.number]).toEqual([422, "invalid_input", 3005]);
+      expect(direct.message).toBe(
+        "http://podcasts.example:6379/ is on port 6379; through a proxy (VERBATIM_PROXY_URLS) only ports 80 and 443 are fetched.",
+      );
+      const redirected = await failure(fetch("http://podcasts.example/to-odd-port"));
+      expect(redirected.message).toMatch(/^http:\/\/podcasts\.example:8443\/hello is on port 8443/);
+      expect(proxies.seen).toEqual([["podcasts.example:80"]]);
+    } finally {
+      await proxies.close();
+    }
   });
 });

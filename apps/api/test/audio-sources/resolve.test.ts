@@ -167,7 +167,7 @@ describe("resolve: episode pages", () => {
       platform: "podcast",
       url: host.url("/episodes/57"),
       title: "Episode 57: Rebel Rubes",
-      podcast: { feedUrl: host.url("/feeds/pc20.xml"), resolvedVia: "rss" },
+      podcast: { feedUrl: host.url("/feeds/pc20.xml"), resolvedVia: "page" },
     });
   });
 

@@ -4,7 +4,11 @@ import type { PlatformDouble } from "@verbatim/testkit/platform-double";
 import { expect } from "vitest";
 import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/index.ts";
-import { type ClosableAudioSources, createAudioSources } from "../../src/adapters/audio-sources/index.ts";
+import {
+  type AudioSourcesConfig,
+  type ClosableAudioSources,
+  createAudioSources,
+} from "../../src/adapters/audio-sources/index.ts";
 import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
 import { withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
@@ -22,11 +26,13 @@ import { createWebhooks, type Webhooks } from "../../src/services/webhook-delive
 import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
 import { type ClosableFeedListings, createFeedListings } from "../../src/sources/feeds/index.ts";
 import { type PlatformSources, startPlatformSources } from "../../src/sources/index.ts";
+import { withPodcastLinks } from "../../src/sources/podcast-directory/index.ts";
 import type { YtdlpEngine } from "../../src/sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "../../src/sources/ytdlp/ytdlp-extractors.ts";
 import type { Store } from "../../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
+import { podcastDoubleEgress } from "../podcast-links/podcast-double.ts";
 import { type Answer, send } from "../support/http.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
 import { openTestStore } from "../support/store.ts";
@@ -75,6 +81,11 @@ export interface AudioServerOptions {
   /** Without `platformDouble`: reads the video platforms through these sources, closed with the server. */
   platforms?: Pick<PlatformSources, "registry" | "check" | "close">;
   /**
+   * Reads Apple Podcasts and Spotify links, and every feed, page and media file, through this
+   * double as `VERBATIM_PROXY_URLS` and `VERBATIM_CA_FILE` name it, under the public-address rule.
+   */
+  podcastDouble?: PlatformDouble;
+  /**
    * Monitors of anything the lists read (the double's profiles, the fake host's feeds), their
    * events delivered by a deliverer polling every 50 ms, as with `deliverCallbacks`.
    */
@@ -109,20 +120,31 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
   const host = await startFakePodcastHost();
-  const sources = createAudioSources({
-    allowPrivateTargets: true,
-    logger,
-    ...(options.parseDeadlineMs === undefined ? {} : { parseDeadlineMs: options.parseDeadlineMs }),
-    ...(options.downloadFloor === undefined ? {} : { downloadFloor: options.downloadFloor }),
-  });
+  const webSources = (through: Partial<AudioSourcesConfig>) =>
+    createAudioSources({
+      allowPrivateTargets: true,
+      logger,
+      ...(options.parseDeadlineMs === undefined ? {} : { parseDeadlineMs: options.parseDeadlineMs }),
+      ...(options.downloadFloor === undefined ? {} : { downloadFloor: options.downloadFloor }),
+      ...through,
+    });
+  const sources = options.podcastDouble
+    ? withPodcastLinks(webSources(podcastDoubleEgress(options.podcastDouble)), {
+        ...podcastDoubleEgress(options.podcastDouble),
+        spotify: null,
+      })
+    : webSources({});
   const engine = options.engine ?? sharedEngine;
   const callbacks: Webhooks | undefined =
     options.deliverCallbacks || options.monitors
       ? createWebhooks(store, { logger, allowPrivateTargets: true, pollIntervalMs: 50 })
       : undefined;
   const monitorEvents = options.monitors && callbacks ? new MonitorEvents(store, callbacks, now) : undefined;
-  // The fake host serves feeds on loopback, so the feed source may fetch private addresses here.
-  const feedListings: ClosableFeedListings = createFeedListings({ allowPrivateTargets: true });
+  // Feeds are fetched as the web sources fetch them: through the podcast double when there is one,
+  // else from the fake host on loopback, a private address admitted here.
+  const feedListings: ClosableFeedListings = createFeedListings(
+    options.podcastDouble ? podcastDoubleEgress(options.podcastDouble) : { allowPrivateTargets: true },
+  );
   const webhooks = callbacks ?? options.webhooks?.(store);
   const youtube = options.youtube
     ? createYoutubeAdapter({

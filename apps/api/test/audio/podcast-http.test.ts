@@ -150,14 +150,14 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
     return answer.body;
   }
 
-  function podcastBlock(episode: { title: string; publishedAt: string; slug: string }) {
+  function podcastBlock(episode: { title: string; publishedAt: string; slug: string }, resolvedVia = "rss") {
     return {
       show,
       episode: episode.title,
       published_at: episode.publishedAt,
       feed_url: feedUrl(),
       audio_url: mediaUrl(episode.slug),
-      resolved_via: "rss",
+      resolved_via: resolvedVia,
     };
   }
 
@@ -382,7 +382,7 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
       });
     });
 
-    it("200: a page linking its feed resolves through the feed to the episode it is (resolved_via rss)", async () => {
+    it("200: a page linking its feed resolves through the feed to the episode it is (resolved_via page)", async () => {
       const before = await balance();
       const page = server.host.url("/episodes/json");
       const answer = await fetchTranscript(server, { video: page });
@@ -395,7 +395,7 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
         source: "captions",
         caption_kind: "publisher",
         speakers: ["Darth Vader", "Luke"],
-        podcast: podcastBlock(formats[2]),
+        podcast: podcastBlock(formats[2], "page"),
       });
       expect(body.usage).toMatchObject({ credits_spent: 1, balance: before - 1 });
       await expectChargedOnce(answer, 1);

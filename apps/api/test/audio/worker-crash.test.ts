@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
+import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pricing } from "../../src/services/pricing.ts";
@@ -127,6 +128,7 @@ describe("a worker killed with SIGKILL mid-transcription: the job is retried and
     "on PGlite: the whole service is killed and started again on its data directory, which finishes the job",
     async () => {
       const dataDir = await mkdtemp(join(tmpdir(), "verbatim-crash-"));
+      seedDataDirectory(dataDir);
       let store: Store | undefined;
       try {
         const env = { VERBATIM_DATA_DIR: dataDir, DATABASE_URL: "" };

@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AccountView, ApiKeyView, IssuedKey } from "../../src/services/accounts.ts";
@@ -49,9 +50,11 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** A fresh data directory, holding the run's migrated store (see `seedDataDirectory`). */
 function temporaryDirectory(label: string): string {
   const directory = mkdtempSync(join(tmpdir(), `verbatim-${label}-`));
   temporaryDirectories.push(directory);
+  seedDataDirectory(directory);
   return directory;
 }
 

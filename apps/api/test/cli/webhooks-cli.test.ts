@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
@@ -16,6 +17,7 @@ import { type CommandResult, verbatimInProcess } from "./in-process.ts";
 const commandTimeoutMs = 60_000;
 
 const dataDir = mkdtempSync(join(tmpdir(), "verbatim-webhooks-cli-"));
+seedDataDirectory(dataDir);
 const env: NodeJS.ProcessEnv = { ...process.env, VERBATIM_DATA_DIR: dataDir };
 delete env.DATABASE_URL;
 

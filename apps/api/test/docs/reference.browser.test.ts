@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { openApiV1Path } from "@verbatim/contract";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readVerbatimDocument } from "../support/openapi.ts";
@@ -22,7 +21,7 @@ const summaries = (() => {
 })();
 
 /** The summary of every operation of v1's contract, which the version switch shows. */
-const v1Summaries = Object.values(readVerbatimDocument(openApiV1Path).paths).flatMap((pathItem) =>
+const v1Summaries = Object.values(readVerbatimDocument("v1").paths).flatMap((pathItem) =>
   Object.values(pathItem as Record<string, { summary: string }>).map((operation) => operation.summary),
 );
 

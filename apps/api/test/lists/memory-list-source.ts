@@ -41,6 +41,7 @@ export interface MemoryListOptions {
 export class MemoryListSource implements VideoListSource {
   readonly calls: Array<{ target: ListTarget; continuation: string | null }> = [];
   private failure: Error | undefined;
+  private readonly failuresAt = new Map<string, Error>();
   private readonly pages: ListRow[][];
   private readonly tokenOf: (index: number) => string;
 
@@ -63,6 +64,12 @@ export class MemoryListSource implements VideoListSource {
     return this;
   }
 
+  /** Makes every later read of the page behind this continuation throw this. */
+  failAt(continuation: string, error: Error): this {
+    this.failuresAt.set(continuation, error);
+    return this;
+  }
+
   async firstPage(target: ListTarget): Promise<UpstreamListPage> {
     return this.answer(target, null, 0);
   }
@@ -77,6 +84,8 @@ export class MemoryListSource implements VideoListSource {
     this.calls.push({ target, continuation });
     await this.options.gate;
     if (this.failure) throw this.failure;
+    const failureHere = continuation === null ? undefined : this.failuresAt.get(continuation);
+    if (failureHere) throw failureHere;
     const rows = this.pages[index] ?? [];
     return { rows, continuation: index + 1 < this.pages.length ? this.tokenOf(index + 1) : null };
   }

@@ -35,10 +35,15 @@ async function pageOf(
   return lists.read(await lists.prepare({ request: channel, cursor: "", ...request }));
 }
 
-/** Every page of a walk from the first to the one whose cursor is null. */
-async function walk(source: MemoryListSource, limit: number, sinceVideoId?: string): Promise<ListPage[]> {
+/** Every page of a walk from the first (or from `from.cursor`) to the one whose cursor is null. */
+async function walk(
+  source: MemoryListSource,
+  limit: number,
+  from: { sinceVideoId?: string; cursor?: string } = {},
+): Promise<ListPage[]> {
+  const { sinceVideoId } = from;
   const pages: ListPage[] = [];
-  let cursor = "";
+  let cursor = from.cursor ?? "";
   do {
     const page = await pageOf(source, { limit, cursor, ...(sinceVideoId === undefined ? {} : { sinceVideoId }) });
     pages.push(page);
@@ -218,7 +223,7 @@ describe("since_video_id (docs/decisions.md rule 11)", () => {
   });
 
   it("finds the marker on a later page of the walk and stops there", async () => {
-    const pages = await walk(new MemoryListSource([30, 30, 13]), 7, id(33));
+    const pages = await walk(new MemoryListSource([30, 30, 13]), 7, { sinceVideoId: id(33) });
     expect(pages.map((page) => page.rows.length)).toEqual([7, 7, 7, 7, 5]);
     expect(idsOf(pages.flatMap((page) => page.rows))).toEqual(ids.slice(0, 33));
   });
@@ -301,6 +306,40 @@ describe("cursors over the service", () => {
       number: 1002,
     });
     expect(source.calls).toHaveLength(calls);
+  });
+});
+
+describe("a later upstream page fails", () => {
+  const blocked = () => new UpstreamError("blocked", "bot check");
+
+  it("answers the rows read before it, short of limit, with a cursor that reads the failed page again", async () => {
+    const source = new MemoryListSource([30, 30, 13]).failAt("token-1", blocked());
+    const first = await pageOf(source, { limit: 50 });
+    expect(idsOf(first.rows)).toEqual(source.videoIds.slice(0, 30));
+    const callsBefore = source.calls.length;
+    const error = await apiErrorOf(pageOf(source, { limit: 50, cursor: first.nextCursor ?? "" }));
+    expect({ status: error.status, code: error.code, number: error.number }).toEqual({
+      status: 503,
+      code: "upstream_error",
+      number: 5001,
+    });
+    expect(source.calls.slice(callsBefore).map((call) => call.continuation)).toEqual(["token-1"]);
+  });
+
+  it("fails when no row was read before it: an empty page with a cursor would hide the failure", async () => {
+    const first = await pageOf(new MemoryListSource([30, 30]), { limit: 25 });
+    const shrunk = new MemoryListSource([20, 30]).failAt("token-1", blocked());
+    const error = await apiErrorOf(pageOf(shrunk, { limit: 5, cursor: first.nextCursor ?? "" }));
+    expect({ status: error.status, number: error.number }).toEqual({ status: 503, number: 5001 });
+    expect(shrunk.calls.map((call) => call.continuation)).toEqual([null, "token-1"]);
+  });
+
+  it("resumes at the failed page once it answers: the walk yields every row once, in order", async () => {
+    const failing = new MemoryListSource([30, 30, 13]).failAt("token-1", blocked());
+    const first = await pageOf(failing, { limit: 50 });
+    const recovered = new MemoryListSource([30, 30, 13]);
+    const rest = await walk(recovered, 50, { cursor: first.nextCursor ?? "" });
+    expect(idsOf([...first.rows, ...rest.flatMap((page) => page.rows)])).toEqual(recovered.videoIds);
   });
 });
 

@@ -8,6 +8,7 @@ import {
   type ServiceProcess,
   startServiceProcess,
 } from "../audio/service-process.ts";
+import { podcastDoubleFolders } from "../podcast-links/podcast-double.ts";
 import { testEngine } from "../support/store.ts";
 import {
   type ApiService,
@@ -20,8 +21,9 @@ import {
 } from "./platform-service.ts";
 
 // The service as an operator runs it: `src/main.ts` in its own process, reading the platforms
-// through the project's yt-dlp and its egress guard, out through VERBATIM_PROXY_URLS (the
-// double) and trusting VERBATIM_CA_FILE. Every transcript is a job (no inline audio), so a
+// through the project's yt-dlp and its egress guard, and Apple's podcast directory, Spotify and
+// feeds through its public fetch, out through VERBATIM_PROXY_URLS (the double) and trusting
+// VERBATIM_CA_FILE. Every transcript is a job (no inline audio), so a
 // worker, never the request, runs yt-dlp's download and the speech engine.
 const jfkWords = /what your country can do for you/i;
 const tiktokAudio = "https://www.tiktok.com/@verbatim.tests/video/7400000000000000002";
@@ -59,7 +61,7 @@ async function transcribeAsJob(client: ServiceClient, video: string, platform: s
 }
 
 beforeAll(async () => {
-  double = await startPlatformDouble({ platforms: ["tiktok", "instagram"] });
+  double = await startPlatformDouble({ platforms: ["tiktok", "instagram", ...podcastDoubleFolders] });
   storage = await serviceStorage();
 });
 
@@ -91,6 +93,33 @@ describe(`the service process reads the platforms through VERBATIM_PROXY_URLS an
         transcribeAsJob(api.client, tiktokAudio, "tiktok"),
         transcribeAsJob(api.client, instagramAudio, "instagram"),
       ]);
+    },
+    120_000,
+  );
+
+  it.skipIf(testEngine === "postgres")(
+    "answers an Apple Podcasts link with its feed's transcript, and a Spotify link with a job its worker completes",
+    async () => {
+      const apple = await request(api.client, "POST", "/api/v2/transcripts/video", {
+        video: "https://podcasts.apple.com/us/podcast/podcasting-q-a/id1550000001?i=1000650000001",
+      });
+      expect(apple, JSON.stringify(apple).slice(0, 1000)).toMatchObject({
+        http_status: 200,
+        data: { source: "captions", caption_kind: "publisher", podcast: { resolved_via: "apple" } },
+      });
+      const accepted = await request(api.client, "POST", "/api/v2/transcripts/video", {
+        video: "https://open.spotify.com/episode/0VerbatimAskNot0000000?si=share",
+      });
+      expect(accepted.http_status, JSON.stringify(accepted)).toBe(202);
+      const finished = await pollJob(api.client, accepted.poll_url);
+      expect(finished, JSON.stringify(finished).slice(0, 1000)).toMatchObject({
+        status: "completed",
+        data: {
+          source: "audio",
+          podcast: { resolved_via: "spotify", audio_url: "https://podcasts.example/media/ep-plain.mp3" },
+        },
+      });
+      expect(finished.data.segments.map((segment: Loose) => segment.text).join(" ")).toMatch(jfkWords);
     },
     120_000,
   );

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import { expect } from "vitest";
 import type { Loose } from "../audio/harness.ts";
 import {
@@ -35,6 +36,7 @@ export async function serviceStorage(): Promise<ServiceStorage> {
     return { env: { DATABASE_URL: database.url }, remove: () => database.drop() };
   }
   const dataDir = await mkdtemp(join(tmpdir(), "verbatim-platforms-"));
+  seedDataDirectory(dataDir);
   return {
     env: { VERBATIM_DATA_DIR: dataDir, DATABASE_URL: "" },
     remove: () => rm(dataDir, { recursive: true, force: true }),

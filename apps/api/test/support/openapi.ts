@@ -1,8 +1,7 @@
 import { readFileSync } from "node:fs";
-import { openApiV2Path } from "@verbatim/contract";
+import { openApiJsonPaths } from "@verbatim/contract";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import formats from "ajv-formats";
-import { parse } from "yaml";
 
 /** A JSON value of an OpenAPI document, read without trusting its shape. */
 export type JsonObject = Record<string, unknown>;
@@ -37,9 +36,10 @@ export interface DocumentOperation {
 
 const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
-/** Verbatim's generated document of a version, v2 unless asked. */
-export function readVerbatimDocument(path = openApiV2Path): OpenApiDocument {
-  return parse(readFileSync(path, "utf8")) as OpenApiDocument;
+/** Verbatim's generated document of a version, v2 unless asked, as its YAML says it (read from the JSON twin, which parses faster). */
+export function readVerbatimDocument(version: "v2" | "v1" = "v2"): OpenApiDocument {
+  const { "x-generated": _generatedNote, ...document } = JSON.parse(readFileSync(openApiJsonPaths[version], "utf8"));
+  return document as OpenApiDocument;
 }
 
 /** A JSON document such as the hosted service's published contract. */

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { storeTemplateDump } from "@verbatim/testkit/store-template";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/store/database.ts";
@@ -17,12 +18,16 @@ export function casesOnThisEngine<Case>(cases: readonly Case[]): Case[] {
 }
 
 /**
- * A fresh, migrated store for one test file: in-memory PGlite by default, or a new database
- * on the PostgreSQL of `DATABASE_URL`, dropped again on close.
+ * A fresh, migrated store for one test file: in-memory PGlite by default, started from the run's
+ * migrated template when there is one, or a new database on the PostgreSQL of `DATABASE_URL`,
+ * dropped again on close.
  */
 export async function openTestStore(): Promise<Store> {
   const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) return openEmbeddedStore();
+  if (!serverUrl) {
+    const initialDataDir = storeTemplateDump();
+    return openEmbeddedStore(undefined, initialDataDir ? { initialDataDir } : {});
+  }
   const database = await createPostgresDatabase(serverUrl);
   const store = await openPostgresStore(database.url);
   return {

@@ -1,11 +1,11 @@
-import { type ErrorCode, errorTable, openApiV1Path } from "@verbatim/contract";
+import { type ErrorCode, errorTable } from "@verbatim/contract";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors.ts";
 import { aiFallbackOf, reasonOf, v1CodeOf } from "../../src/http/v1/errors.ts";
 import { describeErrors, follow, readVerbatimDocument } from "../support/openapi.ts";
 import { anchorV1 } from "./support.ts";
 
-const declared = follow(readVerbatimDocument(openApiV1Path), ["components", "schemas", "ErrorCode", "enum"]).node;
+const declared = follow(readVerbatimDocument("v1"), ["components", "schemas", "ErrorCode", "enum"]).node;
 const v1Codes = Array.isArray(declared) ? (declared as string[]) : [];
 const v2Codes = Object.keys(errorTable) as ErrorCode[];
 

@@ -1,5 +1,4 @@
 import type { V1OperationId } from "@verbatim/contract";
-import { openApiV1Path } from "@verbatim/contract";
 import { fromFixture } from "@verbatim/testkit/fake-youtube";
 import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -21,7 +20,7 @@ import { anchorV1, anchorV1Operations, expectAnchorShape } from "./support.ts";
 // docs/decisions.md, rule 1, for v1: every request the hosted service's v1
 // contract accepts must be accepted by Verbatim's v1, and every answer of Verbatim's v1 must
 // validate against that contract's (open) schemas. jobs.test.ts checks the answers of a real job.
-const verbatim = new DocumentValidator(readVerbatimDocument(openApiV1Path), "verbatim-openapi-v1", {
+const verbatim = new DocumentValidator(readVerbatimDocument("v1"), "verbatim-openapi-v1", {
   discriminator: false,
 });
 const verbatimOperations = new Map(

@@ -27,9 +27,16 @@ export interface PodcastDetails {
   publishedAt: Date | null;
   feedUrl: string | null;
   audioUrl: string;
-  /** `rss` when found through the feed, `direct` for an enclosure URL given as is. */
-  resolvedVia: "rss" | "direct";
+  /** How the input led to the episode (the wire's `resolved_via`). */
+  resolvedVia: PodcastResolution;
 }
+
+/**
+ * How an input led to its episode: `apple` (Apple's directory), `spotify` (a Spotify episode's
+ * show, found in Apple's directory), `page` (an episode page's feed), `rss` (a feed given as is),
+ * `direct` (an enclosure given as is).
+ */
+export type PodcastResolution = "apple" | "spotify" | "rss" | "page" | "direct";
 
 /** A `podcast:transcript` link of an episode, not fetched yet. */
 export interface PublisherTranscriptLink {

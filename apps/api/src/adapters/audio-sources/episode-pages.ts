@@ -14,7 +14,12 @@ export interface EpisodePage {
   mediaUrls: string[];
   /** Whether it looks like a podcast page at all (media, a feed, or "podcast" in its metadata). */
   looksLikePodcast: boolean;
+  /** Its `<meta>` values by `property` or `name`, lowercased; the first of each wins, and a few hundred at most are kept. */
+  meta: Record<string, string>;
 }
+
+/** The most `<meta>` values kept, and the longest: enough for any real page's head, bounded for a hostile one. */
+const metaLimits = { entries: 200, characters: 4_000 };
 
 const feedTypes = new Set(["application/rss+xml", "application/atom+xml", "application/xml", "text/xml"]);
 
@@ -67,7 +72,19 @@ export function readEpisodePage(html: string, pageUrl: URL): EpisodePage {
     titles,
     mediaUrls,
     looksLikePodcast: feedUrls.length > 0 || mediaUrls.length > 0 || /podcast/i.test(metadata),
+    meta: metaValues($),
   };
+}
+
+function metaValues($: cheerio.CheerioAPI): Record<string, string> {
+  const values = new Map<string, string>();
+  for (const element of $("meta[content]").toArray()) {
+    if (values.size >= metaLimits.entries) break;
+    const key = ($(element).attr("property") ?? $(element).attr("name"))?.trim().toLowerCase();
+    if (!key || values.has(key)) continue;
+    values.set(key, ($(element).attr("content") ?? "").slice(0, metaLimits.characters));
+  }
+  return Object.fromEntries(values);
 }
 
 /**

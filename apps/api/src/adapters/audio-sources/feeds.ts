@@ -35,6 +35,15 @@ export interface ParsedFeed {
   episodes: FeedEpisode[];
 }
 
+/** Reads a podcast feed by its address, under the same rules, limits and parser as `AudioSources.resolve`. */
+export interface FeedReader {
+  /**
+   * The feed at `feedUrl`, parsed. A feed that answers 404 or 410, is no RSS or Atom feed or does
+   * not parse is `podcast_feed_not_found` (`feed_unreadable`, `not_a_feed`) naming it.
+   */
+  readFeed(feedUrl: string, options?: { signal?: AbortSignal }): Promise<ParsedFeed>;
+}
+
 /** Which feed format a document is, by its root element; null when it is no feed. */
 export function feedFormatOf(text: string): "rss" | "atom" | null {
   const root = rootElementName(text);

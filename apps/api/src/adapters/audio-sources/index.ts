@@ -5,17 +5,21 @@ import { type DownloadLimits, withDownloadDefaults } from "../net/media-download
 import { createPublicFetch } from "../net/public-fetch.ts";
 import { IsolatedParser } from "../parsing/isolated-parser.ts";
 import type { AudioSources } from "./audio-source.ts";
+import type { FeedReader } from "./feeds.ts";
 import { WebAudioSources } from "./web-audio-sources.ts";
 
 export type {
   AudioSources,
   DownloadedMedia,
   PodcastDetails,
+  PodcastResolution,
   PublisherTranscript,
   PublisherTranscriptLink,
   ResolvedAudioSource,
   TimedSegment,
 } from "./audio-source.ts";
+export type { FeedEpisode, FeedReader, ParsedFeed } from "./feeds.ts";
+export { feedEpisodeSource } from "./web-audio-sources.ts";
 
 /** How podcasts, feeds and media files are reached. */
 export interface AudioSourcesConfig extends DownloadLimits {
@@ -40,10 +44,12 @@ export interface AudioSourcesConfig extends DownloadLimits {
   addressRule?: AddressRule;
   /** `VERBATIM_CA_FILE` read by `caCertificatesFrom`: the certificate authorities TLS connections trust. */
   ca?: readonly string[];
+  /** `VERBATIM_PROXY_URLS`: feeds, pages and media are fetched through these proxies, in turn. */
+  proxyUrls?: readonly string[];
 }
 
-/** The audio sources, and a way to close their pooled connections on shutdown. */
-export type ClosableAudioSources = AudioSources & { close(): Promise<void> };
+/** The audio sources, their feed reader, and a way to close their pooled connections on shutdown. */
+export type ClosableAudioSources = AudioSources & FeedReader & { close(): Promise<void> };
 
 /** Builds the audio sources on a public-address fetch of their own; nothing touches the network until a call. */
 export function createAudioSources(config: AudioSourcesConfig): ClosableAudioSources {
@@ -54,6 +60,7 @@ export function createAudioSources(config: AudioSourcesConfig): ClosableAudioSou
     ...(config.lookup === undefined ? {} : { lookup: config.lookup }),
     ...(config.addressRule === undefined ? {} : { addressRule: config.addressRule }),
     ...(config.ca === undefined ? {} : { ca: config.ca }),
+    ...(config.proxyUrls === undefined ? {} : { proxyUrls: config.proxyUrls }),
   });
   const parser = new IsolatedParser(config.parseDeadlineMs === undefined ? {} : { deadlineMs: config.parseDeadlineMs });
   const sources = new WebAudioSources(

@@ -5,10 +5,17 @@ import { type DownloadOptions, MediaDownload, type MediaDownloadLimits, megabyte
 import { type PublicFetch, readBodyWithin, refuseCredentials, saveBodyWithin } from "../net/public-fetch.ts";
 import type { IsolatedParser } from "../parsing/isolated-parser.ts";
 import { parseVideoReference } from "../youtube/video-reference.ts";
-import type { AudioSources, DownloadedMedia, PublisherTranscript, ResolvedAudioSource } from "./audio-source.ts";
+import type {
+  AudioSources,
+  DownloadedMedia,
+  PodcastResolution,
+  PublisherTranscript,
+  ResolvedAudioSource,
+} from "./audio-source.ts";
 import { type EpisodePage, matchEpisodeOnPage } from "./episode-pages.ts";
 import {
   type FeedEpisode,
+  type FeedReader,
   feedFormatOf,
   findEpisode,
   newestEpisode,
@@ -60,7 +67,7 @@ const documentAccept =
  * published there, and retrying will not change it); other statuses are `upstream_error`.
  * A feed the page links to that fails is `podcast_feed_not_found` (`feed_unreadable`).
  */
-export class WebAudioSources implements AudioSources {
+export class WebAudioSources implements AudioSources, FeedReader {
   constructor(
     private readonly fetch: PublicFetch,
     private readonly limits: WebAudioSourcesLimits,
@@ -79,13 +86,28 @@ export class WebAudioSources implements AudioSources {
       if (!feed) {
         throw feedNotFound(`${address.href} is a feed that does not parse.`, "feed_unreadable", [address.href]);
       }
-      return feedSource(feed, address, this.chooseEpisode(feed, address, options.episode), null);
+      return feedEpisodeSource(feed, address, this.chooseEpisode(feed, address, options.episode));
     }
     if (isHtml(document)) return this.resolvePage(address, document, options);
     throw new ApiError(
       "unsupported_platform",
       `${address.href} answered ${mimeTypeOf(document.contentType) ?? "without a Content-Type"}: neither a podcast feed, an episode page nor a media file.`,
     );
+  }
+
+  async readFeed(feedUrl: string, options: { signal?: AbortSignal } = {}): Promise<ParsedFeed> {
+    const url = new URL(feedUrl);
+    const document = await this.fetchDocument(url, options.signal, (status) =>
+      feedNotFound(`The feed ${url.href} answered HTTP ${status}: nothing is published there.`, "feed_unreadable", [
+        url.href,
+      ]),
+    );
+    if (document.kind !== "text" || feedFormatOf(document.text) === null) {
+      throw feedNotFound(`${url.href} is no RSS or Atom feed.`, "not_a_feed", [url.href]);
+    }
+    const feed = await this.parser.parse(`The feed at ${url.href}`, "feed", document.text, document.url.href);
+    if (!feed) throw feedNotFound(`${url.href} is a feed that does not parse.`, "feed_unreadable", [url.href]);
+    return feed;
   }
 
   async publisherTranscript(
@@ -199,7 +221,12 @@ export class WebAudioSources implements AudioSources {
     const failures: CandidateFailure[] = [];
     for (const candidate of candidates) {
       const outcome = await this.episodeFromCandidate(new URL(candidate), page, options);
-      if (typeof outcome !== "string") return feedSource(outcome.feed, new URL(candidate), outcome.episode, pageUrl);
+      if (typeof outcome !== "string") {
+        return feedEpisodeSource(outcome.feed, new URL(candidate), outcome.episode, {
+          url: pageUrl.href,
+          resolvedVia: "page",
+        });
+      }
       failures.push(outcome);
     }
     const reason = candidateFailures.find((failure) => failures.includes(failure)) ?? "feed_unreadable";
@@ -260,20 +287,23 @@ export class WebAudioSources implements AudioSources {
     return episode;
   }
 
-  /** GETs an address the client gave or a page linked to, within the document limits; media bodies are left unread. */
-  private async fetchDocument(url: URL, signal: AbortSignal | undefined): Promise<FetchedDocument> {
+  /**
+   * GETs an address the client gave or a page linked to, within the document limits; media
+   * bodies are left unread. A 404 or 410 is `absent`'s error, by default `invalid_input`.
+   */
+  private async fetchDocument(
+    url: URL,
+    signal: AbortSignal | undefined,
+    absent: (status: number) => ApiError = (status) =>
+      new ApiError("invalid_input", `${url.href} answered HTTP ${status}: nothing is published at this address.`),
+  ): Promise<FetchedDocument> {
     const response = await this.fetch(url, {
       headers: { accept: documentAccept },
       signal: withDeadline(signal, this.limits.documentTimeoutMs),
     });
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
-      if (response.status === 404 || response.status === 410) {
-        throw new ApiError(
-          "invalid_input",
-          `${url.href} answered HTTP ${response.status}: nothing is published at this address.`,
-        );
-      }
+      if (response.status === 404 || response.status === 410) throw absent(response.status);
       throw new ApiError("upstream_error", `${url.host} answered HTTP ${response.status} for ${url.href}.`);
     }
     const contentType = response.headers.get("content-type");
@@ -339,11 +369,21 @@ function mediaSource(url: URL, bytes: number | null): ResolvedAudioSource {
   };
 }
 
-function feedSource(feed: ParsedFeed, feedUrl: URL, episode: FeedEpisode, pageUrl: URL | null): ResolvedAudioSource {
+/**
+ * An episode of a feed as a source. Its `videoId` hashes the feed and the episode, so the
+ * episode is one item however it was reached; `url` is the address that led to it (an episode
+ * page, an Apple or Spotify link), else the episode's own page, else its enclosure.
+ */
+export function feedEpisodeSource(
+  feed: ParsedFeed,
+  feedUrl: URL,
+  episode: FeedEpisode,
+  via: { url: string; resolvedVia: PodcastResolution } | null = null,
+): ResolvedAudioSource {
   return {
     platform: "podcast",
     videoId: `pod_${shortHash(`${feedUrl.href}\n${episode.guid ?? episode.enclosureUrl}`)}`,
-    url: pageUrl?.href ?? episode.link ?? episode.enclosureUrl,
+    url: via?.url ?? episode.link ?? episode.enclosureUrl,
     title: episode.title,
     channel: feed.title,
     declaredDurationSeconds: episode.durationSeconds,
@@ -358,7 +398,7 @@ function feedSource(feed: ParsedFeed, feedUrl: URL, episode: FeedEpisode, pageUr
       publishedAt: episode.publishedAt,
       feedUrl: feedUrl.href,
       audioUrl: episode.enclosureUrl,
-      resolvedVia: "rss",
+      resolvedVia: via?.resolvedVia ?? "rss",
     },
     publisherTranscripts: episode.transcripts,
   };

@@ -2,7 +2,7 @@ import dns, { type LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
-import { Agent, buildConnector, fetch as undiciFetch } from "undici";
+import { Agent, buildConnector, type Dispatcher, ProxyAgent, fetch as undiciFetch } from "undici";
 import { ApiError } from "../../errors.ts";
 import { type AddressRule, literalHostRefusal, publicAddressRule } from "./address-rule.ts";
 import type { MediaDownload } from "./media-download.ts";
@@ -25,6 +25,12 @@ export interface PublicFetchOptions {
   addressRule?: AddressRule;
   /** The certificate authorities TLS connections trust (`caCertificatesFrom`); default Node's bundled roots. */
   ca?: readonly string[];
+  /**
+   * `VERBATIM_PROXY_URLS`: http(s) proxies, one per fetch in turn. A proxy resolves names itself,
+   * so the rule judges the host as written (an IP address in any form a resolver reads, or
+   * `localhost`) and admits ports 80 and 443 only, as the egress guard does for yt-dlp.
+   */
+  proxyUrls?: readonly string[];
 }
 
 /** One request through the public fetch. */
@@ -90,8 +96,22 @@ export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
     },
   });
 
+  const tls = options.ca ? { ca: [...options.ca] } : undefined;
+  const proxies = (options.proxyUrls ?? []).map(
+    (uri) =>
+      new ProxyAgent({
+        uri,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        connect: { timeout: timeoutMs },
+        ...(tls ? { requestTls: tls, proxyTls: tls } : {}),
+      }),
+  );
+  let nextProxy = 0;
+
   const publicFetch = async (input: string | URL, init: PublicFetchInit = {}): Promise<Response> => {
     const requested = targetOf(input);
+    const dispatcher: Dispatcher = proxies.length > 0 ? (proxies[nextProxy++ % proxies.length] ?? agent) : agent;
     let target = requested;
     let method = init.method ?? "GET";
     let body = init.body;
@@ -99,12 +119,13 @@ export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
       checkTarget(target, requested, options);
       let response: Response;
       try {
+        if (rule && dispatcher !== agent) refuseBeforeProxy(target, rule);
         response = (await undiciFetch(target, {
           method,
           headers: { "user-agent": options.userAgent ?? "Verbatim", ...init.headers },
           ...(body === undefined ? {} : { body }),
           redirect: "manual",
-          dispatcher: agent,
+          dispatcher,
           ...(init.signal ? { signal: init.signal } : {}),
         })) as unknown as Response;
       } catch (error) {
@@ -124,7 +145,30 @@ export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
       }
     }
   };
-  return Object.assign(publicFetch, { close: () => agent.close() });
+  return Object.assign(publicFetch, {
+    close: async () => {
+      await Promise.all([agent.close(), ...proxies.map((proxy) => proxy.close())]);
+    },
+  });
+}
+
+/** The ports a proxy is asked to reach: what feeds, pages and media are served on. */
+const proxiedPorts = new Set(["", "80", "443"]);
+
+/**
+ * Refuses, before a proxy sees it, a target the rule refuses by its host as written or whose
+ * port is not 80 or 443: the proxy resolves names, so the address it connects to is never known here.
+ */
+function refuseBeforeProxy(target: URL, rule: AddressRule): void {
+  const host = target.hostname.replace(/^\[|\]$/g, "");
+  const refusal = literalHostRefusal(host, rule);
+  if (refusal) throw new AddressRefusedError(host, host, refusal);
+  if (!proxiedPorts.has(target.port)) {
+    throw new ApiError(
+      "invalid_input",
+      `${target.href} is on port ${target.port}; through a proxy (VERBATIM_PROXY_URLS) only ports 80 and 443 are fetched.`,
+    );
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import {
   type DashboardOperationId,
   type DashboardRequestBody,
   type DashboardResponseBody,
-  openApiDashboardPath,
+  openApiJsonPaths,
 } from "@verbatim/contract";
 import type { Request, RequestHandler, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
@@ -22,7 +22,7 @@ type Route = LiveRoute<DashboardOperationId>;
 export function dashboardApi(): ApiVersion<DashboardOperationId> {
   return {
     basePath: "/dashboard/api",
-    documentPath: openApiDashboardPath,
+    documentPath: openApiJsonPaths.dashboard,
     operations: dashboardOperations,
     publicOperations: new Set(["signIn"]),
     allowanceOf: () => "request",

@@ -23,8 +23,16 @@ function transcriptOf(transcript: V2Transcript): V1Schema<"TranscriptData"> {
     ...(transcript.speakers === null ? {} : { diarized: true }),
     ...(transcript.text === undefined ? {} : { text: transcript.text }),
     ...(transcript.segments === undefined ? {} : { segments: transcript.segments }),
-    ...(transcript.podcast === undefined ? {} : { podcast: transcript.podcast }),
+    ...(transcript.podcast === undefined ? {} : { podcast: podcastOf(transcript.podcast) }),
   };
+}
+
+/**
+ * v1's `resolved_via` knows `rss` and `direct` only: an episode reached through Apple's
+ * directory, a Spotify show or an episode page was read from its feed all the same.
+ */
+function podcastOf(podcast: Schema<"PodcastInfo">): V1Schema<"PodcastInfo"> {
+  return { ...podcast, resolved_via: podcast.resolved_via === "direct" ? "direct" : "rss" };
 }
 
 function fetchVideoTranscript(

@@ -1,4 +1,4 @@
-import { type OperationId, openApiV1Path, type V1OperationId } from "@verbatim/contract";
+import { type OperationId, openApiJsonPaths, type V1OperationId } from "@verbatim/contract";
 import type { RequestHandler, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
@@ -28,7 +28,7 @@ export const v1DeprecationHeaders = {
 export function apiV1(deps: AppDeps): ApiVersion<OperationId> {
   return {
     basePath: "/api/v1",
-    documentPath: openApiV1Path,
+    documentPath: openApiJsonPaths.v1,
     operations: v1Operations,
     publicOperations,
     allowanceOf,

@@ -29,8 +29,9 @@ const documentAccept =
 /**
  * Reads the feed an address names: the feed itself, or the first usable feed a page links to.
  * Every fetch goes through the public-address fetch within the byte cap and deadline; every
- * document is parsed on the isolated parser. Failures are `SourceError`s, `feed_not_found` with
- * the reason and the candidates tried when there is no feed to read.
+ * document is parsed on the isolated parser. Failures are `SourceError`s: when there is no feed to
+ * read, of the kind that says why (`no_feed_link`, `not_a_feed`, `feed_unreadable`), with the
+ * candidates tried.
  */
 export class FeedDocuments {
   constructor(
@@ -137,10 +138,12 @@ interface TextDocument {
   text: string;
 }
 
-function feedNotFound(message: string, reason: string, candidates: string[]): SourceError {
-  return new SourceError("feed_not_found", message, {
-    details: candidates.length > 0 ? { reason, candidates } : { reason },
-  });
+function feedNotFound(
+  message: string,
+  reason: "no_feed_link" | "not_a_feed" | "feed_unreadable",
+  candidates: string[],
+): SourceError {
+  return new SourceError(reason, message, { candidates });
 }
 
 function isHtml(document: TextDocument): boolean {

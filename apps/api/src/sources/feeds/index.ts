@@ -10,6 +10,8 @@ export interface FeedListingsConfig {
   allowPrivateTargets: boolean;
   /** `VERBATIM_CA_FILE` read by `caCertificatesFrom`: the certificate authorities TLS connections trust. */
   ca?: readonly string[];
+  /** `VERBATIM_PROXY_URLS`: feeds and pages are fetched through these, in turn, as every upstream call is. */
+  proxyUrls?: readonly string[];
   /** Milliseconds to connect, to get an answer's headers, and for each pause in its body; default 15 s. */
   requestTimeoutMs?: number;
   /** Milliseconds one feed or page may take in all; default 60 s. */
@@ -27,6 +29,7 @@ export function createFeedListings(config: FeedListingsConfig): ClosableFeedList
     allowPrivateTargets: config.allowPrivateTargets,
     timeoutMs: config.requestTimeoutMs ?? 15_000,
     ...(config.ca === undefined ? {} : { ca: config.ca }),
+    ...(config.proxyUrls === undefined ? {} : { proxyUrls: config.proxyUrls }),
   });
   const parser = new IsolatedParser();
   const documents = new FeedDocuments(fetch, parser, {

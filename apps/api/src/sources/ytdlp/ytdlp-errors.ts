@@ -141,6 +141,9 @@ const rules: Rule[] = [
 const plainWords: Record<SourceErrorKind, string> = {
   unsupported: "This server reads no item at this address",
   invalid_input: "The platform refused the address",
+  listing: "The address names a list of items, not one",
+  no_public_feed: "The show has no public feed",
+  episode_not_in_feed: "The show's feed lists no such episode",
   private: "The platform shows this item only to its owner or the accounts it chose",
   login_required: "The platform shows this item only to signed-in accounts",
   unavailable: "The platform has no such item",
@@ -156,7 +159,9 @@ const plainWords: Record<SourceErrorKind, string> = {
   unparseable: "yt-dlp could not read the platform's answer",
   too_large: "The media is larger than this server downloads",
   item_not_list: "The address names one item, not a list",
-  feed_not_found: "No podcast feed was found at the address",
+  no_feed_link: "The page links to no feed",
+  not_a_feed: "The address is no feed",
+  feed_unreadable: "The feed could not be read",
 };
 
 /** The SourceError a sidecar failure means; anything not recognised is `unparseable`. */

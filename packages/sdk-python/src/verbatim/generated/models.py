@@ -66,6 +66,9 @@ OtherPlatform = str
 PlanName = Literal["free", "basic", "pro", "mega", "scale"]
 """The five plans, with the limits of docs/decisions.md rule 5."""
 
+PodcastResolution = Literal["apple", "spotify", "rss", "page", "direct"]
+"""How a podcast input led to its episode (`podcast.resolved_via`)."""
+
 RequestCount = int
 """A request count of an allowance: never negative, at most the int32 range."""
 
@@ -882,7 +885,7 @@ class InvalidCursorError(ApiModel):
 
 
 class InvalidInputError(ApiModel):
-    """The video id or URL is malformed, or the address is not allowed (private, loopback or link-local targets, a wrong scheme); the message names the rule."""
+    """The video id or URL is malformed, or the address is not allowed (private, loopback or link-local targets, a wrong scheme); the message names the rule. A show link sent where an episode is needed adds `retry_with.endpoint`, the endpoint that lists the show."""
 
     code: Literal["invalid_input"]
     """Stable identifier of the error. Branch on it (or on `number`), never on `message`."""
@@ -897,6 +900,9 @@ class InvalidInputError(ApiModel):
 
     docs: str
     """Link to this error's description, served by the API at `/docs/errors/{code}`."""
+
+    retry_with: Optional[RetryWithEndpoint] = Field(default=None)
+    """The endpoint that takes this input instead: a podcast show link names `/api/v2/transcripts/channel`."""
 
 
 class InvalidRequestError(ApiModel):
@@ -1959,17 +1965,22 @@ class PlaylistRow(ApiModel):
 
 
 class PodcastFeedDetails(ApiModel):
-    """Why no podcast feed was found for a page, and the addresses that were tried."""
+    """Why no podcast feed or episode was found, and the feeds that came nearest."""
 
     reason: str
-    """Machine-readable reason: `no_feed_link`, `feed_unreadable`, `episode_not_in_feed` or `not_a_feed`."""
+    """Machine-readable reason: `no_feed_link` (a page links to no feed), `feed_unreadable`,
+    `not_a_feed`, `episode_not_in_feed` (the feed lists no such episode), or `no_public_feed`
+    (Apple's directory knows no public feed of the show: a Spotify or Apple exclusive).
+    """
 
     candidates: Optional[List[str]] = Field(default=None)
-    """Feed addresses discovered on the page that could not be used, when there were any."""
+    """The feeds that were tried, or for `no_public_feed` the feeds of the shows Apple's directory
+    found nearest by name; absent when there were none.
+    """
 
 
 class PodcastFeedNotFoundError(ApiModel):
-    """The page links to no usable podcast feed, or the episode is not in it; `details` says which and lists the candidates found."""
+    """No public feed, or no such episode in it: a page links to no usable feed, an Apple or Spotify show has no public feed, or the feed lacks the episode; `details` says which and lists the candidates found."""
 
     code: Literal["podcast_feed_not_found"]
     """Stable identifier of the error. Branch on it (or on `number`), never on `message`."""
@@ -2002,13 +2013,17 @@ class PodcastInfo(ApiModel):
     """When the episode was published."""
 
     feed_url: Optional[str]
-    """The RSS or Atom feed the episode was read from."""
+    """The RSS or Atom feed the episode was read from; `null` for an enclosure URL given as is."""
 
     audio_url: str
-    """The episode's audio file."""
+    """The episode's audio file, as the feed's enclosure names it."""
 
-    resolved_via: Literal["rss", "direct"]
-    """`rss` when the episode was found through its feed, `direct` for an enclosure URL given as is."""
+    resolved_via: PodcastResolution
+    """How the input led to the episode: `apple` through Apple's podcast directory (an Apple
+    Podcasts link), `spotify` through the Spotify episode's show and Apple's directory (a Spotify
+    link), `page` through the feed an episode page links to, `rss` from a feed URL given as is,
+    `direct` for an enclosure URL given as is. Every way but `direct` reads the show's public feed.
+    """
 
 
 class PrivateError(ApiModel):
@@ -2365,9 +2380,10 @@ class TranscriptRequest(ApiModel):
 
     video: str
     """The source: a YouTube id or URL (watch, youtu.be, shorts, live, embed); a TikTok,
-    Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom link (or a bare TikTok id); a
-    podcast episode page or enclosure URL, an RSS or Atom feed URL (see `episode`), or a direct
-    media file URL (mp3, m4a, aac, wav, ogg, opus, flac, mp4, webm, mov).
+    Instagram, X, Vimeo, Facebook, Dailymotion, Twitch or Loom link (or a bare TikTok id); an
+    Apple Podcasts or Spotify episode link (read from the show's public feed); a podcast episode
+    page or enclosure URL, an RSS or Atom feed URL (see `episode`), or a direct media file URL
+    (mp3, m4a, aac, wav, ogg, opus, flac, mp4, webm, mov).
     """
 
     mode: Optional[TranscriptMode] = Field(default="auto")
@@ -2786,4 +2802,4 @@ WebhookEvent = Annotated[Union[TranscriptJobCompletedWebhook, TranscriptJobFaile
 for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionLanguage, CaptionLanguages, CaptionLanguagesEnvelope, CaptionsDisabledError, ChannelRequest, ChannelRow, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LanguagesRequest, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LibraryTranscript, LibraryTranscriptEnvelope, LiveStreamError, Me, MeEnvelope, MembersOnlyError, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, QueueDepth, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, RetryWithTranslation, SearchRequest, Segment, SpeechEngineInfo, TimeoutError, Transcript, TranscriptChunk, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, TranslationTarget, TranslationUnavailableError, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError, WorkerHeartbeat):
     _model.model_rebuild()
 
-__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListPlatform", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorPlatform", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchPlatform", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "WorkerHeartbeat", "WorkerId"]
+__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListPlatform", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorPlatform", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PodcastResolution", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchPlatform", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "WorkerHeartbeat", "WorkerId"]

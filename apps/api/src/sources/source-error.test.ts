@@ -1,0 +1,45 @@
+import { errorTable } from "@verbatim/contract";
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../errors.ts";
+import { apiErrorOf, SourceError } from "./source-error.ts";
+
+/** The envelope's error block of a source failure, as a client reads it. */
+function blockOf(error: SourceError): Record<string, unknown> {
+  const mapped = apiErrorOf(error);
+  if (!(mapped instanceof ApiError)) throw new Error("expected an ApiError");
+  return { status: mapped.status, ...mapped.toBody("https://verbatim.example") };
+}
+
+describe("apiErrorOf for a podcast show's failures", () => {
+  it("answers a show link where an episode is needed as 422 invalid_input with retry_with the channel endpoint", () => {
+    expect(blockOf(new SourceError("listing", "A show, not an episode."))).toEqual({
+      status: 422,
+      code: "invalid_input",
+      number: errorTable.invalid_input.number,
+      message: "A show, not an episode.",
+      docs: "https://verbatim.example/docs/errors/invalid_input",
+      retry_with: { endpoint: "/api/v2/transcripts/channel" },
+    });
+  });
+
+  it.each(["no_public_feed", "episode_not_in_feed"] as const)(
+    "answers %s as 422 podcast_feed_not_found with that reason and the candidates",
+    (kind) => {
+      const block = blockOf(new SourceError(kind, "No feed.", { candidates: ["https://feeds.example.org/a.xml"] }));
+      expect(block).toMatchObject({
+        status: 422,
+        code: "podcast_feed_not_found",
+        number: 3003,
+        details: { reason: kind, candidates: ["https://feeds.example.org/a.xml"] },
+      });
+    },
+  );
+
+  it("leaves candidates out when none came near, as the contract's optional field", () => {
+    expect(blockOf(new SourceError("no_public_feed", "No feed.")).details).toEqual({ reason: "no_public_feed" });
+  });
+
+  it("keeps every other invalid_input free of retry_with", () => {
+    expect(blockOf(new SourceError("invalid_input", "Malformed."))).not.toHaveProperty("retry_with");
+  });
+});
