@@ -95,6 +95,18 @@ export const engineIndependent = new Map([
     "opens PGlite on a data directory of its own, the embedded engine whichever pass runs it",
   ],
   [
+    "apps/api/test/platforms/profile-lists.test.ts",
+    "yt-dlp's listing of profiles; its pages are charged and its cursors stored by the statements test/lists/ asserts on PostgreSQL",
+  ],
+  [
+    "apps/api/test/lists/feed-lists.test.ts",
+    "how feeds are read and refused as lists; their pages are charged and their cursors stored as test/lists/http.test.ts asserts on PostgreSQL",
+  ],
+  [
+    "apps/api/test/lists/youtube-rows.test.ts",
+    "what YouTube's rows carry and that their urls read as those videos; charging as in test/lists/ and test/youtube/",
+  ],
+  [
     "apps/api/test/platforms/platform-ytdlp-absent.test.ts",
     "refuses the platforms' links before any statement of theirs runs: without yt-dlp nothing is read or charged",
   ],

@@ -21,6 +21,9 @@ import { VideoTranscripts } from "./services/video-transcripts.ts";
 import type { WebhookOutbox } from "./services/webhook-events.ts";
 import type { WebhookTargetRule } from "./services/webhook-targets.ts";
 import type { PlatformSources } from "./sources/index.ts";
+import { ListingRegistry } from "./sources/listing-registry.ts";
+import type { ListingSource } from "./sources/listing-source.ts";
+import { YoutubeListings } from "./sources/youtube/youtube-listings.ts";
 
 /** What the services of a process are built from: the account platform, and the adapters configured (or a test's). */
 export interface ServiceParts {
@@ -32,7 +35,13 @@ export interface ServiceParts {
   youtube?: YoutubeDeps;
   /** Podcasts, feeds and media files, and speech recognition jobs; without it, that input is refused as unsupported. */
   audio?: AudioDeps;
-  /** Monitors; without them (or without YouTube lists) the monitor operations answer 404 as not live yet. */
+  /**
+   * The listing sources besides YouTube's, in the order the listing registry asks them: the
+   * catch-all feed source last. With neither these nor YouTube lists, the list operations answer
+   * 404 as not live yet.
+   */
+  listings?: readonly ListingSource[];
+  /** Monitors; without them (or without any listing source) the monitor operations answer 404 as not live yet. */
   monitors?: MonitorDeps;
 }
 
@@ -99,6 +108,8 @@ export function composeServices(parts: ServiceParts): ProcessServices;
 export function composeServices(parts: ServiceParts): ProcessServices {
   const { platform, now, logger, youtube, audio, monitors } = parts;
   const { store, credits, library } = platform;
+  const listingSources = [...(youtube?.lists ? [new YoutubeListings(youtube.lists)] : []), ...(parts.listings ?? [])];
+  const listings = listingSources.length > 0 ? new ListingRegistry(listingSources) : undefined;
   const speech = audio ? speechServices(platform, audio, { now, logger }) : undefined;
   const transcripts =
     youtube || speech
@@ -123,14 +134,14 @@ export function composeServices(parts: ServiceParts): ProcessServices {
         }
       : {}),
     ...speech,
-    ...(youtube?.lists ? { lists: new VideoLists(youtube.lists, platform.listCursors) } : {}),
-    ...(youtube?.lists && monitors && transcripts
+    ...(listings ? { lists: new VideoLists(listings, platform.listCursors) } : {}),
+    ...(listings && monitors && transcripts
       ? {
           monitors: new Monitors({
             store,
             accounts: platform.accounts,
             credits,
-            lists: youtube.lists,
+            listings,
             transcripts,
             events: monitors.events,
             cursors: new EventCursors(store, now),

@@ -59,7 +59,7 @@ export interface Services {
   jobs?: TranscriptJobs;
   /** The rule a `callback_url` must pass; absent without speech recognition, whose jobs are all that call back. */
   callbackTargets?: WebhookTargetRule;
-  /** Pages of YouTube channels, playlists and searches. */
+  /** Pages of the lists every listing source reads: channels, profiles, feeds, playlists and searches. */
   lists?: VideoLists;
   monitors?: Monitors;
   /** What the deep health check asks besides the database. */

@@ -21,6 +21,7 @@ import { MonitorEvents } from "./services/monitor-events.ts";
 import { MonthlyRefills } from "./services/monthly-refills.ts";
 import { createWebhooks } from "./services/webhook-deliverer.ts";
 import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
+import { createFeedListings } from "./sources/feeds/index.ts";
 import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
 import { withPodcastLinks } from "./sources/podcast-directory/index.ts";
 import type { Store } from "./store/database.ts";
@@ -104,6 +105,7 @@ const audioSources = withPodcastLinks(
   }),
   { ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets, spotify: config.spotify },
 );
+const feedListings = createFeedListings({ ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets });
 const youtube = createYoutubeAdapter({ ...config.youtube, ...ca });
 const platformSources = await startPlatformSources({
   ...config.platforms,
@@ -127,6 +129,8 @@ const services = composeServices({
   now,
   logger,
   youtube,
+  // Profiles before feeds: the feed source reads any address the others leave.
+  listings: [platformSources.profiles, feedListings],
   audio: {
     sources: audioSources,
     youtube: youtube.audio,
@@ -252,6 +256,7 @@ async function shutDown(): Promise<void> {
   await Promise.all([drainRequests(server), drainRequests(metricsServer), stopJobs()]);
   await webhooks.stop();
   await audioSources.close();
+  await feedListings.close();
   await platformSources.close();
   await platform.slots.releaseAll();
   await platform.jobSlots.releaseAll();

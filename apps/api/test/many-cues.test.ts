@@ -144,7 +144,7 @@ describe("caption files of hundreds of thousands of cues are read in full", { ti
       downloadMaxBytes: MiB,
       downloadTimeoutMs: 1_000,
     });
-    const platforms: PlatformSources = {
+    const platforms: Pick<PlatformSources, "registry" | "check" | "close"> = {
       registry: new SourceRegistry([ytdlpSource]),
       check: async () => {},
       close: async () => {

@@ -153,7 +153,9 @@ export interface paths {
         put?: never;
         /**
          * Create a monitor
-         * @description Create a monitor. Its first check records the channel's current videos as the baseline, free.
+         * @description Create a monitor of a YouTube channel, a TikTok or Instagram profile, or a feed: anything
+         *     `POST /transcripts/channel` lists. Its first check records the current items as the
+         *     baseline, free.
          */
         post: operations["createMonitor"];
         delete?: never;
@@ -263,8 +265,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * List a channel's uploads
-         * @description List a channel's videos, shorts or live streams, newest first by default.
+         * List a channel's, profile's or feed's items
+         * @description List a YouTube channel's videos, shorts or live streams (newest first by default), a TikTok
+         *     or Instagram profile's posts, or a feed's episodes, newest first. The platform is read from
+         *     `channel`; `tab`, `sort` and `query` apply to YouTube only.
          */
         post: operations["fetchChannelVideos"];
         delete?: never;
@@ -347,8 +351,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Search YouTube
-         * @description Search YouTube for videos, channels or playlists.
+         * Search for videos
+         * @description Search for videos, channels or playlists. Only YouTube is searched: TikTok and Instagram have
+         *     no public search to read, and Spotify, Apple Podcasts and the open podcast index are not
+         *     served yet.
          */
         post: operations["searchVideos"];
         delete?: never;
@@ -819,21 +825,27 @@ export interface components {
             /** @description Send the request again with these fields to transcribe the audio. */
             retry_with: components["schemas"]["RetryWithMode"];
         };
-        /** @description List a channel's uploads. */
+        /** @description List a channel's, profile's or feed's items. */
         ChannelRequest: {
-            /** @description The channel: an `@handle`, a channel URL or a `UC...` id. */
+            /**
+             * @description What to list: a YouTube channel (an `@handle`, a channel URL or a `UC...` id); a TikTok
+             *     profile (`https://www.tiktok.com/@user`); an Instagram profile
+             *     (`https://www.instagram.com/user/`), which Instagram shows only to signed-in accounts, so
+             *     it answers 422 `private` saying a login is needed; or any other http(s) URL, read as an RSS
+             *     or Atom feed, or as a podcast page that links to one.
+             */
             channel: string;
             /**
-             * @description Which tab to list.
+             * @description Which tab to list. YouTube only: sent for another platform, it answers 400 `invalid_request`.
              * @default videos
              */
             tab?: components["schemas"]["ChannelTab"];
             /**
-             * @description The order. `since_video_id` needs the default, `newest`.
+             * @description The order. `since_video_id` needs the default, `newest`. YouTube only: sent for another platform, it answers 400 `invalid_request`.
              * @default newest
              */
             sort?: components["schemas"]["ChannelSort"];
-            /** @description Search inside the channel instead of listing a tab. Not combinable with `since_video_id`. */
+            /** @description Search inside the channel instead of listing a tab. Not combinable with `since_video_id`. YouTube only: sent for another platform, it answers 400 `invalid_request`. */
             query?: string;
             /**
              * Format: int32
@@ -844,9 +856,9 @@ export interface components {
             /** @description The `next_cursor` of the previous page. Pass the other parameters unchanged. */
             cursor?: components["schemas"]["Cursor"];
             /**
-             * @description The newest video the client has already seen: a bare id or a YouTube video URL. When it
-             *     is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
-             *     Such a request always costs 1 credit.
+             * @description The newest item the client has already seen: a row's `videoId`, or its `url` (for YouTube,
+             *     any URL of the video). When it is on the page, the page is trimmed to the newer items and
+             *     `next_cursor` is `null`. Such a request always costs 1 credit.
              */
             since_video_id?: string;
         };
@@ -885,7 +897,7 @@ export interface components {
         ChannelTab: "videos" | "shorts" | "live";
         /**
          * Format: int32
-         * @description How often a monitor checks its channel, in minutes.
+         * @description How often a monitor checks its channel, profile or feed, in minutes.
          * @enum {integer}
          */
         CheckInterval: 15 | 60 | 360 | 1440;
@@ -929,16 +941,13 @@ export interface components {
             /** @description The monitor's id (`mon_...`). */
             id: components["schemas"]["MonitorId"];
             /**
-             * @description What is watched: always `channel`.
+             * @description What is watched: always `channel` (a channel, a profile or a feed).
              * @enum {string}
              */
             type: "channel";
-            /**
-             * @description Always `youtube`.
-             * @enum {string}
-             */
-            platform: "youtube";
-            /** @description The channel as given on creation. */
+            /** @description Where the target is. */
+            platform: components["schemas"]["MonitorPlatform"];
+            /** @description The channel, profile or feed as given on creation. */
             target: string;
             /** @description Options of the watched list. */
             options: components["schemas"]["MonitorOptions"];
@@ -1730,6 +1739,11 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /**
+         * @description Where the rows of a list page came from.
+         * @enum {string}
+         */
+        ListPlatform: "youtube" | "tiktok" | "instagram" | "spotify" | "apple" | "rss";
         /** @description One row of a list: a video, or for searches of other types a channel or a playlist. */
         ListRow: components["schemas"]["VideoRow"] | components["schemas"]["ChannelRow"] | components["schemas"]["PlaylistRow"];
         /**
@@ -1812,7 +1826,7 @@ export interface components {
              */
             docs: string;
         };
-        /** @description A monitor: a channel checked on a schedule. */
+        /** @description A monitor: a channel, profile or feed checked on a schedule. */
         Monitor: {
             /**
              * @description Always `monitor`.
@@ -1822,16 +1836,13 @@ export interface components {
             /** @description The monitor's id (`mon_...`). */
             id: components["schemas"]["MonitorId"];
             /**
-             * @description What is watched: always `channel`.
+             * @description What is watched: always `channel` (a channel, a profile or a feed).
              * @enum {string}
              */
             type: "channel";
-            /**
-             * @description Always `youtube`.
-             * @enum {string}
-             */
-            platform: "youtube";
-            /** @description The channel as given on creation. */
+            /** @description Where the target is. */
+            platform: components["schemas"]["MonitorPlatform"];
+            /** @description The channel, profile or feed as given on creation. */
             target: string;
             /** @description Options of the watched list. */
             options: components["schemas"]["MonitorOptions"];
@@ -1925,7 +1936,7 @@ export interface components {
              */
             at: string;
         };
-        /** @description Create a monitor that watches a channel. */
+        /** @description Create a monitor that watches a channel, a profile or a feed. */
         MonitorCreate: {
             /**
              * @description What to watch: only `channel`, accepted for clients that send it.
@@ -1934,15 +1945,18 @@ export interface components {
              */
             type?: "channel";
             /**
-             * @description Where the channel is: only `youtube`, accepted for clients that send it.
-             * @default youtube
-             * @enum {string}
+             * @description Where the target is. Read from `target` when left out; sent, it must be the platform
+             *     `target` names, or the request answers 422 `invalid_input`.
              */
-            platform?: "youtube";
-            /** @description The channel: an `@handle`, a channel URL or a `UC...` id. */
+            platform?: components["schemas"]["MonitorPlatform"];
+            /**
+             * @description What to watch: anything `POST /transcripts/channel` lists. A YouTube channel (an `@handle`,
+             *     a channel URL or a `UC...` id), a TikTok profile (`https://www.tiktok.com/@user`), an
+             *     Instagram profile, or an RSS or Atom feed (or a podcast page that links to one).
+             */
             target: string;
             /**
-             * @description The tab to watch.
+             * @description The tab to watch. YouTube only: sent for another platform, it answers 400 `invalid_request`.
              * @default videos
              */
             tab?: components["schemas"]["ChannelTab"];
@@ -2078,9 +2092,14 @@ export interface components {
         MonitorName: string;
         /** @description Options of the list a monitor watches. */
         MonitorOptions: {
-            /** @description The channel tab the monitor watches. */
-            tab: components["schemas"]["ChannelTab"];
+            /** @description The channel tab a YouTube monitor watches; absent on other platforms, which have one list. */
+            tab?: components["schemas"]["ChannelTab"];
         };
+        /**
+         * @description Where a monitor's target is.
+         * @enum {string}
+         */
+        MonitorPlatform: "youtube" | "tiktok" | "instagram" | "podcast";
         /** @description The monitor an event came from. */
         MonitorRef: {
             /** @description The monitor's id. */
@@ -2092,12 +2111,9 @@ export interface components {
              * @enum {string}
              */
             type: "channel";
-            /**
-             * @description Always `youtube`.
-             * @enum {string}
-             */
-            platform: "youtube";
-            /** @description The watched channel. */
+            /** @description Where the target is. */
+            platform: components["schemas"]["MonitorPlatform"];
+            /** @description The watched channel, profile or feed. */
             target: string;
         };
         /** @description The transcript outcome of one new video. */
@@ -2205,7 +2221,7 @@ export interface components {
              * @enum {string}
              */
             status?: "active" | "paused";
-            /** @description The tab to watch. */
+            /** @description The tab to watch. YouTube monitors only: on another platform it answers 400 `invalid_request`. */
             tab?: components["schemas"]["ChannelTab"];
             /** @description How often to check. */
             interval_minutes?: components["schemas"]["CheckInterval"];
@@ -2453,9 +2469,9 @@ export interface components {
             /** @description The `next_cursor` of the previous page. Pass the other parameters unchanged. */
             cursor?: components["schemas"]["Cursor"];
             /**
-             * @description The newest video the client has already seen: a bare id or a YouTube video URL. When it
-             *     is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
-             *     Such a request always costs 1 credit.
+             * @description The newest item the client has already seen: a row's `videoId`, or its `url` (for YouTube,
+             *     any URL of the video). When it is on the page, the page is trimmed to the newer items and
+             *     `next_cursor` is `null`. Such a request always costs 1 credit.
              */
             since_video_id?: string;
         };
@@ -2708,7 +2724,12 @@ export interface components {
             /** @description The languages the source's captions can be translated into; empty when none can. */
             translate_to: string[];
         };
-        /** @description Search YouTube. */
+        /**
+         * @description Where a search looks.
+         * @enum {string}
+         */
+        SearchPlatform: "youtube" | "tiktok" | "instagram" | "spotify" | "apple" | "rss";
+        /** @description Search for videos. */
         SearchRequest: {
             /** @description The search text. */
             query: string;
@@ -2718,10 +2739,12 @@ export interface components {
              */
             type?: components["schemas"]["SearchType"];
             /**
-             * @description Where to search. Only `youtube` is served; other platforms answer 422 `unsupported_platform`.
+             * @description Where to search. Only `youtube` is served: `tiktok` and `instagram` have no public search
+             *     to read, and `spotify`, `apple` and `rss` are not served yet; each answers 422
+             *     `unsupported_platform`.
              * @default youtube
              */
-            platform?: string;
+            platform?: components["schemas"]["SearchPlatform"];
             /**
              * Format: int32
              * @description Rows per page, 1 to 50.
@@ -2731,9 +2754,9 @@ export interface components {
             /** @description The `next_cursor` of the previous page. Pass the other parameters unchanged. */
             cursor?: components["schemas"]["Cursor"];
             /**
-             * @description The newest video the client has already seen: a bare id or a YouTube video URL. When it
-             *     is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
-             *     Such a request always costs 1 credit.
+             * @description The newest item the client has already seen: a row's `videoId`, or its `url` (for YouTube,
+             *     any URL of the video). When it is on the page, the page is trimmed to the newer items and
+             *     `next_cursor` is `null`. Such a request always costs 1 credit.
              */
             since_video_id?: string;
         };
@@ -3315,11 +3338,8 @@ export interface components {
              * @enum {string}
              */
             source: "channel" | "playlist" | "search";
-            /**
-             * @description Always `youtube`.
-             * @enum {string}
-             */
-            platform: "youtube";
+            /** @description Where the rows came from: the platform the `channel` names (`rss` for a feed), or the search's `platform`. */
+            platform: components["schemas"]["ListPlatform"];
             /** @description Up to `limit` rows (at most 50), in list order. */
             videos: components["schemas"]["ListRow"][];
             /** @description Pass back as `cursor` for the next page; `null` means the list is exhausted. */
@@ -3339,25 +3359,39 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
-        /** @description One video of a list. The rows use camelCase names, as the hosted service sends them. */
+        /**
+         * @description One video, post or episode of a list. The rows use camelCase names, as the hosted service
+         *     sends them; the page's `platform` says where they came from.
+         */
         VideoRow: {
-            /** @description The YouTube video id. */
+            /** @description The item's id on its platform: a YouTube video id, a TikTok post id, or the `video_id` the transcript of a feed's episode carries. */
             videoId: string;
             /**
              * Format: uri
-             * @description The video's watch URL; accepted as is by the transcript endpoints.
+             * @description The item's address, accepted as is by `POST /transcripts/video` and batch: a watch or post
+             *     URL, or a feed episode's audio file.
              */
             url: string;
-            /** @description The title. */
+            /** @description The title (a TikTok post's caption). */
             title: string;
             /** @description Length in seconds, when listed. */
             duration: number | null;
-            /** @description The channel's name. */
+            /** @description The channel, the creator's handle, or the show. */
             channel: string | null;
-            /** @description Upload time. YouTube lists relative times ("2 days ago"), so this is exact to the day for recent videos and approximate for old ones. */
+            /**
+             * @description Upload time. Exact for TikTok, Instagram and feeds that date their episodes; YouTube lists
+             *     relative times ("2 days ago"), so there it is exact to the day for recent videos and
+             *     approximate for old ones.
+             */
             publishedAt: string | null;
             /** @description Engagement counts. */
             stats: components["schemas"]["VideoStats"] | null;
+            /**
+             * @description A picture of the item, when the source has one. YouTube's comes from the video id
+             *     (`https://i.ytimg.com/vi/<id>/mqdefault.jpg`); TikTok's and Instagram's are signed and
+             *     expire, so copy the image rather than link to it.
+             */
+            thumbnailUrl: string | null;
         };
         /** @description Engagement counts, when the platform shows them. */
         VideoStats: {

@@ -9,7 +9,7 @@ import { openApiV1Path } from "../src/index.ts";
  * the generated document as committed. Change it only with a deliberate change of `spec/v1`,
  * and say in the commit why v1's clients are not broken by it.
  */
-const frozenV1Sha256 = "5cda16a2d1965081a054a4df78f93bd14afeac6ee8b4120f2bf07d62bec62f0a";
+const frozenV1Sha256 = "b8444c344ae50578e4bfb24726b7cc9e7a98451ad998036a760f13cf065194e9";
 
 describe("the v1 document", () => {
   it("is byte for byte the frozen one", () => {

@@ -1,5 +1,13 @@
 import { errorTable, type OperationId } from "@verbatim/contract";
-import { ApiError, ConnectionError, type ListRow, type Segment, toText, type Verbatim } from "@verbatim/sdk";
+import {
+  ApiError,
+  ConnectionError,
+  type ListRow,
+  type SearchRequest,
+  type Segment,
+  toText,
+  type Verbatim,
+} from "@verbatim/sdk";
 import { contractProperties, contractProperty, contractSchema, type JsonSchema } from "./contract-schemas.ts";
 import { defaultMaxChars, pageOf, pagingInputProperties, pagingOutputProperties } from "./text-page.ts";
 
@@ -291,19 +299,31 @@ function listTool(options: {
 const searchVideos = listTool({
   name: "search_videos",
   operationId: "searchVideos",
-  title: "Search YouTube",
-  description: `Search YouTube videos by keywords. Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
+  title: "Search videos",
+  description: [
+    "Search videos by keywords, one page at a time: pass `next_cursor` back as `cursor` for the next page.",
+    "`platform` is `youtube` (the default), the only one searched: TikTok and Instagram have no public search to read, and `spotify`, `apple` and `rss` are not served yet; each answers `unsupported_platform`.",
+    `Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
+  ].join(" "),
   requestSchema: "SearchRequest",
-  inputs: ["query", "limit"],
+  inputs: ["query", "platform", "limit", "cursor"],
   required: "query",
-  list: (client, args) => client.transcripts.search(args as { query: string; limit?: number }),
+  list: (client, args) =>
+    client.transcripts.search(
+      args as { query: string; platform?: SearchRequest["platform"]; limit?: number; cursor?: string },
+    ),
 });
 
 const listChannelVideos = listTool({
   name: "list_channel_videos",
   operationId: "fetchChannelVideos",
-  title: "List a channel's videos",
-  description: `List a YouTube channel's uploads, newest first, one page at a time: pass \`next_cursor\` back as \`cursor\` for the next page. Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
+  title: "List a channel's, profile's or feed's items",
+  description: [
+    "List a creator's or show's items, newest first, one page at a time: pass `next_cursor` back as `cursor` for the next page.",
+    "`channel` is a YouTube channel (`@handle`, UC... id or channel URL), a TikTok profile URL (https://www.tiktok.com/@user), an Instagram profile URL (Instagram shows profiles to signed-in accounts only, so it answers `private`), or an RSS or Atom feed URL, or a podcast page that links to one.",
+    "`platform` in the result says where the rows came from.",
+    `Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
+  ].join(" "),
   requestSchema: "ChannelRequest",
   inputs: ["channel", "limit", "cursor"],
   required: "channel",

@@ -253,6 +253,18 @@ def test_search_lists_the_results(account: Account, live: LiveServer) -> None:
     assert [line.split("\t")[0] for line in run.stdout.splitlines()] == search["videoIds"][:4]
 
 
+def test_search_elsewhere_than_youtube_exits_with_the_input_family(account: Account, live: LiveServer) -> None:
+    run = cli(account, "search", live.info["lists"]["search"]["query"], "--platform", "tiktok")
+    assert (run.returncode, run.stdout) == (EXIT_INPUT, "")
+    assert "unsupported_platform (3001)" in run.stderr
+
+
+def test_search_refuses_a_platform_the_contract_does_not_list(account: Account) -> None:
+    run = cli(account, "search", "speech", "--platform", "vimeo")
+    assert (run.returncode, run.stdout) == (EXIT_REQUEST, "")
+    assert "--platform" in run.stderr
+
+
 def test_a_speech_job_prints_plain_progress_lines_without_a_terminal(account: Account, live: LiveServer) -> None:
     run = cli(account, "transcript", jfk(live), "--format", "srt")
     assert run.returncode == EXIT_OK, run.stderr

@@ -88,3 +88,20 @@ export function connectedAddress(req: Request): string {
   if (!localAddress || !localPort) return "localhost";
   return isIPv6(localAddress) ? `[${localAddress}]:${localPort}` : `${localAddress}:${localPort}`;
 }
+
+/**
+ * The list platforms an API version serves (v1: its own, older set), or undefined for every
+ * platform a source lists; a list elsewhere is refused with the error it answers.
+ */
+export interface ListScope {
+  platforms: readonly string[];
+  refusal(label: string): Error;
+}
+
+export function listScopeOf(res: Response): ListScope | undefined {
+  return res.locals.listScope as ListScope | undefined;
+}
+
+export function keepListScope(res: Response, scope: ListScope): void {
+  res.locals.listScope = scope;
+}

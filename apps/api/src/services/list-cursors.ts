@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { stringify as canonicalJson } from "safe-stable-stringify";
-import type { ListTarget } from "../adapters/youtube/video-lists.ts";
 import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
 import { listPositions } from "../store/schema.ts";
@@ -35,8 +34,9 @@ const cursorShape = /^v1\.([A-Za-z0-9_-]{22})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43}
  * follow allows 256 (transcriptfetch v2 `cursor.maxLength`), so the position lives in
  * `list_positions` and the cursor only names it. The signature is checked before the row is
  * read, and the signed expiry refuses an old cursor without reading it. The row holds a hash of
- * the list identity (the target: channel, tab, sort, query; playlist; search query and type), so
- * a cursor only pages the list that issued it. `limit` and `since_video_id` are not bound: they
+ * the list's identity (`Listing.identity`: for a YouTube channel its channel, tab, sort and
+ * query; a playlist; a search's query and type; a profile or a feed), so a cursor only pages the
+ * list that issued it. `limit` and `since_video_id` are not bound: they
  * change neither which rows the list holds nor their order, so a position stays exact when a
  * client changes its page size or marker. The key lives in `service_secrets`, so every process
  * of a deployment reads the same one.
@@ -51,12 +51,12 @@ export class ListCursors {
     this.signingKey = new SigningKey(store, signingKeyName);
   }
 
-  async issue(target: ListTarget, position: ListPosition): Promise<string> {
+  async issue(identity: Record<string, unknown>, position: ListPosition): Promise<string> {
     const id = randomBytes(16).toString("base64url");
     const expiresAt = Math.floor((this.now().getTime() + cursorLifetimeMs) / 1000);
     await this.store.db.insert(listPositions).values({
       id,
-      listIdentity: listIdentity(target),
+      listIdentity: listIdentity(identity),
       continuation: position.continuation,
       skip: position.skip,
       expiresAt: new Date(expiresAt * 1000),
@@ -66,8 +66,31 @@ export class ListCursors {
   }
 
   /** The position a cursor points to in this list; the list's start for an empty cursor. Refuses any other with 400 `invalid_cursor`. */
-  async read(cursor: string, target: ListTarget): Promise<ListPosition> {
-    if (cursor === "") return listStart;
+  async read(cursor: string, identity: Record<string, unknown>): Promise<ListPosition> {
+    const row = await this.stored(cursor);
+    if (row === null) return listStart;
+    if (row.listIdentity !== listIdentity(identity)) {
+      throw invalidCursor(
+        "The cursor belongs to another list. Send it with the same channel, tab, sort, query, playlist, search type or platform as the request that returned it.",
+      );
+    }
+    return { continuation: row.continuation, skip: row.skip };
+  }
+
+  /**
+   * Refuses a cursor this server did not issue, or that expired, with 400 `invalid_cursor`,
+   * whatever list it is sent with: for a request whose input names no list, the cursor is still
+   * the request's shape, judged first.
+   */
+  async check(cursor: string): Promise<void> {
+    await this.stored(cursor);
+  }
+
+  /** The stored position a signed, unexpired cursor names; null for an empty cursor. */
+  private async stored(
+    cursor: string,
+  ): Promise<{ listIdentity: string; continuation: string | null; skip: number } | null> {
+    if (cursor === "") return null;
     const [, id, expiresAt, signature] = cursorShape.exec(cursor) ?? [];
     if (id === undefined || expiresAt === undefined || signature === undefined) {
       throw invalidCursor("The cursor is malformed. Pass back a next_cursor exactly as it was received.");
@@ -88,12 +111,7 @@ export class ListCursors {
       .where(eq(listPositions.id, id));
     // Rows go only when swept after they expire, so a missing row is an expired cursor.
     if (!row) throw expired();
-    if (row.listIdentity !== listIdentity(target)) {
-      throw invalidCursor(
-        "The cursor belongs to another list. Send it with the same channel, tab, sort, query, playlist or search type as the request that returned it.",
-      );
-    }
-    return { continuation: row.continuation, skip: row.skip };
+    return row;
   }
 
   /** Deletes expired positions, `sweepBatchSize` rows a statement, until none are left; answers how many. */
@@ -112,10 +130,10 @@ export class ListCursors {
   }
 }
 
-/** A canonical hash of what makes a list: the same target always gives the same value, another target another. */
-function listIdentity(target: ListTarget): string {
+/** A canonical hash of what makes a list: the same list always gives the same value, another list another. */
+function listIdentity(identity: Record<string, unknown>): string {
   return createHash("sha256")
-    .update(canonicalJson(target) ?? "")
+    .update(canonicalJson(identity) ?? "")
     .digest("base64url")
     .slice(0, 22);
 }

@@ -4,8 +4,8 @@ import type { Store } from "../store/database.ts";
 import { monitors, monitorTranscriptTasks } from "../store/schema.ts";
 import type { Credits } from "./credits.ts";
 import type { MonitorEvents, MonitorRow, MonitorVideosEventView } from "./monitor-events.ts";
+import { type MonitorLists, seenVideoLimit, type VideoRow } from "./monitor-lists.ts";
 import type { CheckSchedule } from "./monitor-schedule.ts";
-import { type MonitorTabs, seenVideoLimit, type VideoRow } from "./monitor-tabs.ts";
 import {
   checkOperation,
   type FetchContext,
@@ -50,7 +50,7 @@ export interface MonitorChecksOptions {
   /** How long a new video's transcript task is held by the check that owes it. */
   claimMs: number;
   schedule: CheckSchedule;
-  tabs: MonitorTabs;
+  lists: MonitorLists;
   transcripts: MonitorTranscripts;
   views: MonitorViews;
 }
@@ -76,7 +76,7 @@ export class MonitorChecks {
   async check(monitor: MonitorRow, context: CheckContext): Promise<CheckResult> {
     let fresh: VideoRow[];
     try {
-      fresh = await this.options.tabs.listNew(monitor);
+      fresh = await this.options.lists.listNew(monitor);
       if (fresh.length > 0) {
         const balance = await this.options.credits.balance(monitor.accountId);
         this.options.credits.requireAtLeast(balance, 1 + (monitor.transcripts ? fresh.length : 0));
@@ -136,6 +136,7 @@ export class MonitorChecks {
       );
       const event = (await this.options.events.record(
         current,
+        this.options.lists.describe(current).platform,
         { type: "monitor.videos", data: { videos: fresh } },
         1,
         tx,

@@ -4,7 +4,6 @@ import { newId } from "../ids.ts";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { monitorEvents, monitors, monitorTranscriptTasks } from "../store/schema.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
-import { youtubeWatchUrl } from "./video-transcripts.ts";
 import type { WebhookOutbox } from "./webhook-events.ts";
 
 export type MonitorRow = typeof monitors.$inferSelect;
@@ -12,6 +11,13 @@ export type MonitorEventView = Schema<"MonitorEvent">;
 export type MonitorVideosEventView = Schema<"MonitorVideosEvent">;
 type TranscriptData = Schema<"MonitorTranscriptData">;
 type Delivery = Schema<"Delivery">;
+type MonitorPlatform = Schema<"Monitor">["platform"];
+
+/** A new item a `monitor.videos` event reported: where to fetch it, and the monitor's platform then. */
+export interface ReportedItem {
+  url: string;
+  platform: MonitorPlatform;
+}
 
 /** A page of events, newest first. */
 export interface EventPage {
@@ -55,9 +61,10 @@ export class MonitorEvents implements JobFollower {
     private readonly now: () => Date,
   ) {}
 
-  /** Records an event of `monitor` and queues its delivery; answers the event as the API shows it. */
+  /** Records an event of `monitor`, which watches a list on `platform`, and queues its delivery; answers the event as the API shows it. */
   async record(
     monitor: MonitorRow,
+    platform: MonitorPlatform,
     event: Pick<MonitorEventView, "type" | "data">,
     creditsSpent: number,
     db: DatabaseOrTransaction,
@@ -67,7 +74,7 @@ export class MonitorEvents implements JobFollower {
       id,
       type: event.type,
       created_at: this.now().toISOString(),
-      monitor: { id: monitor.id, name: monitor.name, type: "channel", platform: "youtube", target: monitor.target },
+      monitor: { id: monitor.id, name: monitor.name, type: "channel", platform, target: monitor.target },
       credits_spent: creditsSpent,
       data: event.data,
     };
@@ -98,21 +105,43 @@ export class MonitorEvents implements JobFollower {
     return { ...body, delivery } as MonitorEventView;
   }
 
-  /** Records the `monitor.transcript` event of one new video. */
-  recordTranscript(
+  /** Records the `monitor.transcript` event of one new item. */
+  async recordTranscript(
     monitor: MonitorRow,
     task: { videoId: string; videosEventId: string },
     outcome: TranscriptOutcomeData,
     creditsSpent: number,
     db: DatabaseOrTransaction,
   ): Promise<MonitorEventView> {
+    const item = await this.reportedItem(task, db);
     const data: TranscriptData = {
       video_id: task.videoId,
-      url: youtubeWatchUrl(task.videoId),
+      url: item.url,
       ...outcome,
       videos_event_id: task.videosEventId,
     };
-    return this.record(monitor, { type: "monitor.transcript", data }, creditsSpent, db);
+    return this.record(monitor, item.platform, { type: "monitor.transcript", data }, creditsSpent, db);
+  }
+
+  /**
+   * The item a task owes a transcript for, as the `monitor.videos` event that reported it has it:
+   * its row's `url` (which the transcript endpoint reads as that item, whatever the platform)
+   * and the monitor's platform.
+   */
+  async reportedItem(
+    task: { videoId: string; videosEventId: string },
+    db: DatabaseOrTransaction = this.store.db,
+  ): Promise<ReportedItem> {
+    const [event] = await db
+      .select({ body: monitorEvents.body })
+      .from(monitorEvents)
+      .where(eq(monitorEvents.id, task.videosEventId));
+    const body = event?.body as Partial<Schema<"MonitorVideosEvent">> | undefined;
+    const row = body?.data?.videos.find((video) => video.videoId === task.videoId);
+    if (!body?.monitor || !row) {
+      throw new Error(`event ${task.videosEventId} reports no item ${task.videoId}`);
+    }
+    return { url: row.url, platform: body.monitor.platform };
   }
 
   /** A job started for a monitor's new video finished: its outcome becomes the video's transcript event. */

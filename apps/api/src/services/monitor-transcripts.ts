@@ -82,7 +82,7 @@ export class MonitorTranscripts {
   }
 
   /**
-   * Fetches one new video's transcript through the transcript service and records its
+   * Fetches one new item's transcript through the transcript service and records its
    * `monitor.transcript` event with the task's move: `ok` and `error` finish the task, a
    * speech job leaves it awaiting the job, whose outcome `MonitorEvents.jobFinished` records.
    */
@@ -97,8 +97,10 @@ export class MonitorTranscripts {
     let balance: number | null | undefined;
     let jobId: string | null = null;
     try {
+      // The row's url, which names the item on any platform; its id alone names a YouTube video only.
+      const { url } = await this.options.events.reportedItem(task);
       const fetched = await this.options.transcripts.fetch({
-        video: task.videoId,
+        video: url,
         mode: "auto",
         accountId: monitor.accountId,
         plan: account.plan,
@@ -106,7 +108,7 @@ export class MonitorTranscripts {
         requestId: context.requestId,
         operation: checkOperation,
         callbackUrl: null,
-        body: { video: task.videoId, mode: "auto" },
+        body: { video: url, mode: "auto" },
         docsBaseUrl: context.docsBaseUrl,
       });
       if (fetched.kind === "transcript") {

@@ -4,13 +4,13 @@ import { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
 import { monitors } from "../store/schema.ts";
 import type { MonitorEvents, MonitorRow } from "./monitor-events.ts";
+import type { MonitorLists, WatchedList } from "./monitor-lists.ts";
 
 export type MonitorView = Schema<"Monitor">;
 export type MonitorCreate = RequestBody<"createMonitor">;
 export type MonitorUpdate = RequestBody<"updateMonitor">;
 /** A failed check's or transcript's `error`, as events and `last_error` show it. */
 export type CheckErrorBody = NonNullable<Schema<"MonitorCheck">["error"]>;
-export type ChannelTab = "videos" | "shorts" | "live";
 
 /** Limits on an account's monitors, as `GET /monitors` reports them. */
 export const monitorLimits = { max_monitors: 100, min_interval_minutes: 15 } as const;
@@ -20,6 +20,7 @@ export class MonitorViews {
   constructor(
     private readonly store: Store,
     private readonly events: Pick<MonitorEvents, "newestOf">,
+    private readonly lists: Pick<MonitorLists, "describe">,
   ) {}
 
   /** The monitor if it belongs to the account; another account's monitor is as unknown as a missing one. */
@@ -41,19 +42,24 @@ export class MonitorViews {
 
   async view(row: MonitorRow, since: string | undefined): Promise<MonitorView> {
     const newest = await this.events.newestOf([row.id]);
-    return monitorView(row, newest.get(row.id) ?? null, since);
+    return monitorView(row, this.lists.describe(row), newest.get(row.id) ?? null, since);
   }
 }
 
 /** The API's monitor; `has_new` when its newest event is newer than `since` (any event, without `since`). */
-export function monitorView(row: MonitorRow, lastEventId: string | null, since: string | undefined): MonitorView {
+export function monitorView(
+  row: MonitorRow,
+  watched: WatchedList,
+  lastEventId: string | null,
+  since: string | undefined,
+): MonitorView {
   return {
     kind: "monitor",
     id: row.id,
     type: "channel",
-    platform: "youtube",
+    platform: watched.platform,
     target: row.target,
-    options: { tab: row.tab as ChannelTab },
+    options: watched.options,
     name: row.name,
     status: row.status as MonitorView["status"],
     has_new: lastEventId !== null && (since === undefined || lastEventId > since),

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
 import type { Schema } from "@verbatim/contract";
 import { and, desc, eq, sql } from "drizzle-orm";
-import type { VideoListSource } from "../adapters/youtube/video-lists.ts";
 import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
+import type { ListingRegistry } from "../sources/listing-registry.ts";
 import type { Store } from "../store/database.ts";
 import { monitors } from "../store/schema.ts";
 import type { Credits } from "./credits.ts";
@@ -12,8 +12,8 @@ import type { EventCursors } from "./event-cursors.ts";
 import { type CheckContext, type CheckResult, MonitorChecks } from "./monitor-checks.ts";
 import { DueMonitorChecks } from "./monitor-claims.ts";
 import type { MonitorEvents, MonitorEventView, MonitorRow } from "./monitor-events.ts";
+import { MonitorLists, seenVideoLimit } from "./monitor-lists.ts";
 import { CheckSchedule, claimBatchSize } from "./monitor-schedule.ts";
-import { channelTarget, MonitorTabs, seenVideoLimit } from "./monitor-tabs.ts";
 import { type MonitorAccounts, MonitorTranscripts } from "./monitor-transcripts.ts";
 import {
   type MonitorCreate,
@@ -25,7 +25,6 @@ import {
   monitorView,
 } from "./monitor-views.ts";
 import type { Transcripts } from "./transcripts.ts";
-import { checkListReference } from "./video-lists.ts";
 import { type WebhookTargetRule, webhookTargetProblem } from "./webhook-targets.ts";
 
 /** How long a scheduled check or a transcript fetch holds its claim: a worker that died frees it then. */
@@ -36,7 +35,8 @@ export interface MonitorsOptions {
   /** The accounts monitors fetch transcripts for: their plan and balance. */
   accounts: MonitorAccounts;
   credits: Credits;
-  lists: VideoListSource;
+  /** The listing sources: a monitor watches anything `POST /transcripts/channel` lists. */
+  listings: ListingRegistry;
   transcripts: Transcripts;
   events: MonitorEvents;
   cursors: EventCursors;
@@ -58,16 +58,17 @@ export interface EventListPage {
 }
 
 /**
- * Monitors (docs/decisions.md, rule 14): a YouTube channel tab checked on a schedule. Creation
- * takes a free baseline of the tab's newest videos; a check lists the tab down to the newest
- * video already seen (the `since_video_id` rule), and new videos make one `monitor.videos` event
- * (1 credit), then, with `transcripts`, one `monitor.transcript` event per video, each fetched
- * through the transcript service and charged like any transcript. A check that cannot pay
- * records `last_error` and changes nothing else, so its videos are still new next time.
+ * Monitors (docs/decisions.md, rule 14): a list `POST /transcripts/channel` reads (a YouTube
+ * channel's tab, a profile, a feed) checked on a schedule. Creation takes a free baseline of the
+ * list's newest items; a check lists it down to the newest item already seen (the
+ * `since_video_id` rule), and new items make one `monitor.videos` event (1 credit), then, with
+ * `transcripts`, one `monitor.transcript` event per item, each fetched through the transcript
+ * service with the item's `url` and charged like any transcript. A check that cannot pay records
+ * `last_error` and changes nothing else, so its items are still new next time.
  */
 export class Monitors {
   private readonly schedule: CheckSchedule;
-  private readonly tabs: MonitorTabs;
+  private readonly lists: MonitorLists;
   private readonly views: MonitorViews;
   private readonly checks: MonitorChecks;
   private readonly dueChecks: DueMonitorChecks;
@@ -77,8 +78,8 @@ export class Monitors {
     const { store, credits, events, now, logger, docsBaseUrl } = options;
     const claimMs = (options.claimSeconds ?? defaultClaimSeconds) * 1000;
     this.schedule = new CheckSchedule(options.random ?? Math.random);
-    this.tabs = new MonitorTabs(options.lists);
-    this.views = new MonitorViews(store, events);
+    this.lists = new MonitorLists(options.listings);
+    this.views = new MonitorViews(store, events, this.lists);
     this.transcripts = new MonitorTranscripts({
       store,
       accounts: options.accounts,
@@ -96,7 +97,7 @@ export class Monitors {
       now,
       claimMs,
       schedule: this.schedule,
-      tabs: this.tabs,
+      lists: this.lists,
       transcripts: this.transcripts,
       views: this.views,
     });
@@ -104,8 +105,16 @@ export class Monitors {
   }
 
   async create(accountId: string, input: MonitorCreate): Promise<Schema<"CreatedMonitor">> {
-    const target = channelTarget(input.target, input.tab ?? "videos");
-    checkListReference(target);
+    const listing = this.lists.listingOf({
+      target: input.target,
+      ...(input.tab === undefined ? {} : { tab: input.tab }),
+    });
+    if (input.platform !== undefined && input.platform !== listing.monitorPlatform) {
+      throw new ApiError(
+        "invalid_input",
+        `platform is ${input.platform}, but the target is ${listing.label}, a ${listing.monitorPlatform} list.`,
+      );
+    }
     const webhookUrl = input.webhook_url ?? null;
     if (webhookUrl !== null) await this.requireDeliverable(webhookUrl);
     const [count] = await this.options.store.query<{ monitors: number }>(
@@ -117,7 +126,7 @@ export class Monitors {
         `The account has ${monitorLimits.max_monitors} monitors, the most it may have. Delete one first.`,
       );
     }
-    const baseline = await this.tabs.newestVideoIds(target);
+    const baseline = await this.lists.newestIds(listing, accountId);
     const now = this.options.now();
     const interval = input.interval_minutes ?? 60;
     const secret = `whsec_${randomBytes(24).toString("base64")}`;
@@ -127,7 +136,8 @@ export class Monitors {
         id: newId("mon"),
         accountId,
         target: input.target,
-        tab: target.tab,
+        // The column holds a tab for every monitor; a list without tabs is its one list, stored as `videos`.
+        tab: input.tab ?? "videos",
         name: input.name ?? null,
         status: "active",
         intervalMinutes: interval,
@@ -141,7 +151,11 @@ export class Monitors {
       })
       .returning();
     if (!row) throw new Error("inserting a monitor returned no row");
-    return { ...monitorView(row, null, undefined), webhook_secret: secret, baseline_count: baseline.length };
+    return {
+      ...monitorView(row, this.lists.describe(row), null, undefined),
+      webhook_secret: secret,
+      baseline_count: baseline.length,
+    };
   }
 
   async list(accountId: string, since: string | undefined): Promise<Schema<"MonitorList">> {
@@ -151,7 +165,7 @@ export class Monitors {
       .where(eq(monitors.accountId, accountId))
       .orderBy(desc(monitors.id));
     const newest = await this.options.events.newestOf(rows.map((row) => row.id));
-    const views = rows.map((row) => monitorView(row, newest.get(row.id) ?? null, since));
+    const views = rows.map((row) => monitorView(row, this.lists.describe(row), newest.get(row.id) ?? null, since));
     const lastEventId = [...newest.values()].sort().at(-1) ?? null;
     return {
       kind: "monitor_list",
@@ -172,10 +186,12 @@ export class Monitors {
     if (patch.webhook_url) await this.requireDeliverable(patch.webhook_url);
     const now = this.options.now();
     const changes: Partial<MonitorRow> = { updatedAt: now };
-    if (patch.tab !== undefined && patch.tab !== monitor.tab) {
-      const target = channelTarget(monitor.target, patch.tab);
-      changes.tab = patch.tab;
-      changes.seenVideoIds = (await this.tabs.newestVideoIds(target)).slice(0, seenVideoLimit);
+    if (patch.tab !== undefined) {
+      const listing = this.lists.listingOf({ target: monitor.target, tab: patch.tab });
+      if (patch.tab !== monitor.tab) {
+        changes.tab = patch.tab;
+        changes.seenVideoIds = (await this.lists.newestIds(listing, accountId)).slice(0, seenVideoLimit);
+      }
     }
     if (patch.interval_minutes !== undefined) changes.intervalMinutes = patch.interval_minutes;
     if (patch.transcripts !== undefined) changes.transcripts = patch.transcripts;

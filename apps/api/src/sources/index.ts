@@ -2,8 +2,10 @@ import type { MediaDownloadLimits } from "../adapters/net/media-download.ts";
 import { IsolatedParser } from "../adapters/parsing/isolated-parser.ts";
 import type { Logger } from "../logger.ts";
 import { startEgressGuard } from "./egress/egress-guard.ts";
+import type { ListingSource } from "./listing-source.ts";
 import { SourceRegistry } from "./registry.ts";
 import type { YtdlpEngine } from "./ytdlp/find-ytdlp.ts";
+import { YtdlpProfiles } from "./ytdlp/ytdlp-profiles.ts";
 import { createYtdlpSidecar, YtdlpStartError } from "./ytdlp/ytdlp-sidecar.ts";
 import { YtdlpSource } from "./ytdlp/ytdlp-source.ts";
 
@@ -34,6 +36,8 @@ export interface PlatformSourcesConfig {
 /** The video platforms of a process, the check `/health/deep` runs on them, and their shutdown. */
 export interface PlatformSources {
   registry: SourceRegistry;
+  /** The profiles yt-dlp lists (TikTok, Instagram), a member of the listing registry. */
+  profiles: ListingSource;
   /** Throws, saying why and what to do, when no yt-dlp answers. */
   check(): Promise<void>;
   close(): Promise<void>;
@@ -79,8 +83,15 @@ export async function startPlatformSources(config: PlatformSourcesConfig): Promi
     downloadMaxBytes: config.downloads.downloadMaxBytes,
     downloadTimeoutMs: config.downloads.downloadTimeoutMs,
   });
+  const profiles = new YtdlpProfiles({
+    engine: sidecar,
+    absentAdvice: ytdlpAbsentAdvice,
+    egress: guard,
+    allowedExtractors: config.extractors,
+  });
   return {
     registry: new SourceRegistry([ytdlp]),
+    profiles,
     check: async () => {
       if (!sidecar)
         throw new Error(

@@ -43,3 +43,29 @@ describe("apiErrorOf for a podcast show's failures", () => {
     expect(blockOf(new SourceError("invalid_input", "Malformed."))).not.toHaveProperty("retry_with");
   });
 });
+
+describe("apiErrorOf for a list's failures", () => {
+  it("answers an item sent where a list is needed as 422 endpoint_platform_mismatch with retry_with the video endpoint", () => {
+    expect(blockOf(new SourceError("item_not_list", "A post, not a profile."))).toEqual({
+      status: 422,
+      code: "endpoint_platform_mismatch",
+      number: errorTable.endpoint_platform_mismatch.number,
+      message: "A post, not a profile.",
+      docs: "https://verbatim.example/docs/errors/endpoint_platform_mismatch",
+      retry_with: { endpoint: "/api/v2/transcripts/video" },
+    });
+  });
+
+  it.each(["no_feed_link", "not_a_feed", "feed_unreadable"] as const)(
+    "answers %s as 422 podcast_feed_not_found with that reason",
+    (kind) => {
+      expect(
+        blockOf(new SourceError(kind, "No feed.", { candidates: ["https://feeds.example.org/a.xml"] })),
+      ).toMatchObject({
+        status: 422,
+        code: "podcast_feed_not_found",
+        details: { reason: kind, candidates: ["https://feeds.example.org/a.xml"] },
+      });
+    },
+  );
+});

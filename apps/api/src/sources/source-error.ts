@@ -43,11 +43,19 @@ export type SourceErrorKind =
   /** An answer we could not read: the platform changed its page or API. */
   | "unparseable"
   /** The media is larger than this server downloads. */
-  | "too_large";
+  | "too_large"
+  /** The address names one item (a video, a post, an episode), not the list a list request wants: the video endpoint reads it. */
+  | "item_not_list"
+  /** A page that links to no feed, where a feed was wanted. */
+  | "no_feed_link"
+  /** A document that is no RSS or Atom feed (nor a page that links to one), or feeds a page links to that are none. */
+  | "not_a_feed"
+  /** A feed that could not be fetched or parsed. */
+  | "feed_unreadable";
 
 /** A platform source's failure, in platform-neutral terms. */
 export class SourceError extends Error {
-  /** The feeds that came nearest, for `no_public_feed` and `episode_not_in_feed`: what the client may try. */
+  /** The feeds that came nearest or were tried, for the kinds of `podcast_feed_not_found`: what the client may try. */
   readonly candidates: readonly string[];
 
   constructor(
@@ -63,6 +71,18 @@ export class SourceError extends Error {
 
 /** The endpoint that lists what a `listing` failure names. */
 const listingEndpoint = "/api/v2/transcripts/channel";
+
+/** The endpoint that reads the item an `item_not_list` failure names. */
+const videoEndpoint = "/api/v2/transcripts/video";
+
+/** The kinds that are `podcast_feed_not_found`, each its `details.reason`. */
+const feedKinds: ReadonlySet<SourceErrorKind> = new Set([
+  "no_public_feed",
+  "episode_not_in_feed",
+  "no_feed_link",
+  "not_a_feed",
+  "feed_unreadable",
+]);
 
 /** The catalog code of each kind; transient ones (5xxx) tell the client to retry. */
 const codeOfKind: Record<SourceErrorKind, ErrorCode> = {
@@ -85,6 +105,10 @@ const codeOfKind: Record<SourceErrorKind, ErrorCode> = {
   connection: "connection",
   unparseable: "parse_error",
   too_large: "invalid_input",
+  item_not_list: "endpoint_platform_mismatch",
+  no_feed_link: "podcast_feed_not_found",
+  not_a_feed: "podcast_feed_not_found",
+  feed_unreadable: "podcast_feed_not_found",
 };
 
 /** What a client is told beyond the source's own words, by kind. */
@@ -93,7 +117,7 @@ const adviceOfKind: Partial<Record<SourceErrorKind, string>> = {
   blocked: "Nothing was charged; retry with backoff, or route requests through VERBATIM_PROXY_URLS.",
   timeout: "Nothing was charged; retry with backoff.",
   connection: "Nothing was charged; retry with backoff.",
-  unparseable: "Nothing was charged; the platform may have changed, and upgrading yt-dlp may help.",
+  unparseable: "Nothing was charged; the platform may have changed what it serves.",
 };
 
 /** The API error a source failure answers; anything else passes through unchanged. */
@@ -110,7 +134,13 @@ export function apiErrorOf(error: unknown): unknown {
       cause: error,
     });
   }
-  if (error.kind === "no_public_feed" || error.kind === "episode_not_in_feed") {
+  if (error.kind === "item_not_list") {
+    return new ApiError(codeOfKind[error.kind], message, {
+      extra: { retry_with: { endpoint: videoEndpoint } },
+      cause: error,
+    });
+  }
+  if (feedKinds.has(error.kind)) {
     const candidates = error.candidates.length > 0 ? { candidates: [...error.candidates] } : {};
     return new ApiError("podcast_feed_not_found", message, {
       extra: { details: { reason: error.kind, ...candidates } },

@@ -19,9 +19,12 @@ import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform } from "../../src/platform.ts";
 import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
+import { MonitorEvents } from "../../src/services/monitor-events.ts";
+import type { Monitors } from "../../src/services/monitors.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
 import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
+import { type ClosableFeedListings, createFeedListings } from "../../src/sources/feeds/index.ts";
 import { type PlatformSources, startPlatformSources } from "../../src/sources/index.ts";
 import { withPodcastLinks } from "../../src/sources/podcast-directory/index.ts";
 import type { YtdlpEngine } from "../../src/sources/ytdlp/find-ytdlp.ts";
@@ -76,12 +79,17 @@ export interface AudioServerOptions {
   /** The yt-dlp run, with `platformDouble`; default the project's; null for none, as on a server without it. */
   platformYtdlp?: YtdlpEngine | null;
   /** Without `platformDouble`: reads the video platforms through these sources, closed with the server. */
-  platforms?: PlatformSources;
+  platforms?: Pick<PlatformSources, "registry" | "check" | "close">;
   /**
    * Reads Apple Podcasts and Spotify links, and every feed, page and media file, through this
    * double as `VERBATIM_PROXY_URLS` and `VERBATIM_CA_FILE` name it, under the public-address rule.
    */
   podcastDouble?: PlatformDouble;
+  /**
+   * Monitors of anything the lists read (the double's profiles, the fake host's feeds), their
+   * events delivered by a deliverer polling every 50 ms, as with `deliverCallbacks`.
+   */
+  monitors?: boolean;
 }
 
 /** A server with audio transcripts over a fresh store, a fake podcast host serving the media, and (by default) its workers. */
@@ -93,6 +101,8 @@ export interface AudioServer extends TestServer {
   audio: AudioDeps;
   /** What the server's services were built from: another process's, or another app's, can be built from them. */
   parts: ServiceParts & { audio: AudioDeps };
+  /** The monitor service, with `monitors`: the worker role's scheduled checks run through it. */
+  monitors?: Monitors;
   /** Starts this process's workers (again, after `stopWorkers`). */
   startWorkers(workers?: number): Promise<void>;
   stopWorkers(): Promise<void>;
@@ -125,9 +135,16 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
       })
     : webSources({});
   const engine = options.engine ?? sharedEngine;
-  const callbacks: Webhooks | undefined = options.deliverCallbacks
-    ? createWebhooks(store, { logger, allowPrivateTargets: true, pollIntervalMs: 50 })
-    : undefined;
+  const callbacks: Webhooks | undefined =
+    options.deliverCallbacks || options.monitors
+      ? createWebhooks(store, { logger, allowPrivateTargets: true, pollIntervalMs: 50 })
+      : undefined;
+  const monitorEvents = options.monitors && callbacks ? new MonitorEvents(store, callbacks, now) : undefined;
+  // Feeds are fetched as the web sources fetch them: through the podcast double when there is one,
+  // else from the fake host on loopback, a private address admitted here.
+  const feedListings: ClosableFeedListings = createFeedListings(
+    options.podcastDouble ? podcastDoubleEgress(options.podcastDouble) : { allowPrivateTargets: true },
+  );
   const webhooks = callbacks ?? options.webhooks?.(store);
   const youtube = options.youtube
     ? createYoutubeAdapter({
@@ -138,7 +155,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
         ...(options.downloadFloor === undefined ? {} : { downloadFloor: options.downloadFloor }),
       })
     : undefined;
-  const platformSources = options.platformDouble
+  const startedPlatforms = options.platformDouble
     ? await startPlatformSources({
         ytdlp: options.platformYtdlp === undefined ? readyProjectYtdlp() : options.platformYtdlp,
         extractors: options.platformExtractors ?? defaultYtdlpExtractors,
@@ -148,7 +165,8 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
         downloads: withDownloadDefaults({}),
         logger,
       })
-    : options.platforms;
+    : undefined;
+  const platformSources = startedPlatforms ?? options.platforms;
   const audio: AudioDeps = {
     sources,
     ...(youtube ? { youtube: youtube.audio } : {}),
@@ -158,10 +176,29 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     inlineAudioSeconds: options.inlineAudioSeconds ?? 30,
     maxQueuedJobs: options.maxQueuedJobs ?? 1000,
     ...(webhooks ? { webhooks } : {}),
+    ...(monitorEvents ? { jobFollowers: [monitorEvents] } : {}),
     ...(options.allowPrivateCallbackTargets || callbacks ? { allowPrivateCallbackTargets: true } : {}),
     ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}),
   };
-  const parts = { platform, now, logger, audio, ...(youtube ? { youtube } : {}) };
+  const listings = [...(startedPlatforms ? [startedPlatforms.profiles] : []), feedListings];
+  const parts = {
+    platform,
+    now,
+    logger,
+    audio,
+    listings,
+    ...(youtube ? { youtube } : {}),
+    ...(monitorEvents
+      ? {
+          monitors: {
+            events: monitorEvents,
+            webhookTargets: { allowPrivateTargets: true },
+            docsBaseUrl: "http://127.0.0.1",
+            random: () => 0,
+          },
+        }
+      : {}),
+  };
   const services = composeServices(parts);
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
@@ -202,6 +239,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     sources,
     audio,
     parts,
+    ...(services.monitors ? { monitors: services.monitors } : {}),
     startWorkers,
     stopWorkers,
     async close() {
@@ -212,6 +250,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
       await served.close();
       await host.close();
       await sources.close();
+      await feedListings.close();
       await platformSources?.close();
       platform.slots.close();
       await store.close();

@@ -12,6 +12,7 @@ export function videoRow(videoId: string): ListRow {
     channel: "Memory",
     publishedAt: null,
     stats: { plays: 1 },
+    thumbnailUrl: `https://i.ytimg.com/vi/${videoId}/mqdefault.jpg`,
   };
 }
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UpstreamError, VideoUnavailableError } from "../../src/adapters/youtube/index.ts";
-import type { ListTarget } from "../../src/adapters/youtube/video-lists.ts";
 import { ApiError } from "../../src/errors.ts";
 import { ListCursors } from "../../src/services/list-cursors.ts";
 import {
@@ -9,11 +8,14 @@ import {
   maxUpstreamPagesPerRequest,
   VideoLists,
 } from "../../src/services/video-lists.ts";
+import { ListingRegistry } from "../../src/sources/listing-registry.ts";
+import type { ListingRequest } from "../../src/sources/listing-source.ts";
+import { YoutubeListings } from "../../src/sources/youtube/youtube-listings.ts";
 import type { Store } from "../../src/store/database.ts";
 import { openTestStore } from "../support/store.ts";
 import { idsOf, MemoryListSource, videoIds } from "./memory-list-source.ts";
 
-const channel: ListTarget = { kind: "channel", channel: "@memory", tab: "videos", sort: "newest" };
+const channel: ListingRequest = { kind: "channel", channel: "@memory", tab: "videos", sort: "newest" };
 
 let store: Store;
 let cursors: ListCursors;
@@ -29,8 +31,8 @@ async function pageOf(
   source: MemoryListSource,
   request: Partial<ListPageRequest> & { limit: number },
 ): Promise<ListPage> {
-  const lists = new VideoLists(source, cursors);
-  return lists.read(await lists.prepare({ target: channel, cursor: "", ...request }));
+  const lists = new VideoLists(new ListingRegistry([new YoutubeListings(source)]), cursors);
+  return lists.read(await lists.prepare({ request: channel, cursor: "", ...request }));
 }
 
 /** Every page of a walk from the first (or from `from.cursor`) to the one whose cursor is null. */
@@ -245,31 +247,32 @@ describe("since_video_id (docs/decisions.md rule 11)", () => {
     }
   });
 
-  const allowed: Array<[string, ListTarget]> = [
+  const allowed: Array<[string, ListingRequest]> = [
     ["the videos tab", channel],
     ["the shorts tab", { ...channel, tab: "shorts" }],
     ["the live tab", { ...channel, tab: "live" }],
     ["a playlist", { kind: "playlist", playlist: "PLmemorylist" }],
-    ["a video search", { kind: "search", query: "zoo", type: "video" }],
+    ["a video search", { kind: "search", query: "zoo", type: "video", platform: "youtube" }],
   ];
-  for (const [what, target] of allowed) {
+  for (const [what, request] of allowed) {
     it(`is allowed with ${what}`, async () => {
-      const page = await pageOf(new MemoryListSource([30]), { target, limit: 7, sinceVideoId: id(1) });
+      const page = await pageOf(new MemoryListSource([30]), { request, limit: 7, sinceVideoId: id(1) });
       expect(idsOf(page.rows)).toEqual(ids.slice(0, 1));
     });
   }
 
-  const refused: Array<[string, ListTarget, string]> = [
+  const search = { kind: "search", query: "zoo", platform: "youtube" } as const;
+  const refused: Array<[string, ListingRequest, string]> = [
     ["the popular order", { ...channel, sort: "popular" }, "not allowed with sort popular"],
     ["the oldest order", { ...channel, sort: "oldest" }, "not allowed with sort oldest"],
     ["a query inside the channel", { ...channel, query: "zoo" }, "not allowed with query"],
-    ["a channel search", { kind: "search", query: "zoo", type: "channel" }, "not allowed with type channel"],
-    ["a playlist search", { kind: "search", query: "zoo", type: "playlist" }, "not allowed with type playlist"],
+    ["a channel search", { ...search, type: "channel" }, "not allowed with type channel"],
+    ["a playlist search", { ...search, type: "playlist" }, "not allowed with type playlist"],
   ];
-  for (const [what, target, issue] of refused) {
+  for (const [what, request, issue] of refused) {
     it(`is refused with ${what}: 400 invalid_request (1001) on /body/since_video_id, before any upstream call`, async () => {
       const source = new MemoryListSource([30]);
-      const error = await apiErrorOf(pageOf(source, { target, limit: 7, sinceVideoId: id(1) }));
+      const error = await apiErrorOf(pageOf(source, { request, limit: 7, sinceVideoId: id(1) }));
       expect({ status: error.status, code: error.code, number: error.number, extra: error.extra }).toEqual({
         status: 400,
         code: "invalid_request",
@@ -295,7 +298,7 @@ describe("cursors over the service", () => {
     const first = await pageOf(source, { limit: 7 });
     const calls = source.calls.length;
     const error = await apiErrorOf(
-      pageOf(source, { target: { ...channel, tab: "live" }, limit: 7, cursor: first.nextCursor ?? "" }),
+      pageOf(source, { request: { ...channel, tab: "live" }, limit: 7, cursor: first.nextCursor ?? "" }),
     );
     expect({ status: error.status, code: error.code, number: error.number }).toEqual({
       status: 400,

@@ -293,6 +293,15 @@ describe("lists", () => {
     expect(textOf(result)).toContain(page.videos[0]?.url);
   });
 
+  it("search_videos takes the contract's platform, and another than youtube answers unsupported_platform", async () => {
+    const tool = tools.find((candidate) => candidate.name === "search_videos");
+    const properties = tool?.inputSchema.properties as Record<string, { enum?: unknown[] }>;
+    expect(properties.platform?.enum).toEqual(["youtube", "tiktok", "instagram", "spotify", "apple", "rss"]);
+    const result = await callTool(mcp, tools, "search_videos", { query: "test", platform: "tiktok" });
+    expectToolError(result, "unsupported_platform");
+    expect(result.structuredContent.error).toMatchObject({ number: 3001 });
+  });
+
   it("list_channel_videos follows next_cursor to the channel's next page", async () => {
     const first = await callTool(mcp, tools, "list_channel_videos", {
       channel: "https://www.youtube.com/user/creativecommons",

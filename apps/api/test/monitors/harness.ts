@@ -1,5 +1,6 @@
 import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import { publishNewUploads, serveRecordedChannel } from "@verbatim/testkit/recorded-channel";
+import { eq } from "drizzle-orm";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
 import {
@@ -19,6 +20,7 @@ import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
 import type { Store } from "../../src/store/database.ts";
+import { monitors } from "../../src/store/schema.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
 import { emptyStore, openTestStore } from "../support/store.ts";
@@ -169,6 +171,34 @@ export function createdMonitor<Monitor>(answer: {
 }): Monitor {
   if (!answer.data) throw new Error(`monitor not created: ${answer.response.status} ${JSON.stringify(answer.error)}`);
   return answer.data.data;
+}
+
+/**
+ * Records a `monitor.videos` event reporting one YouTube video, as a check that found it would
+ * (without charging or marking it seen): the event a transcript task owed for that video refers to.
+ */
+export async function recordReportedVideo(h: MonitorHarness, monitorId: string, videoId: string): Promise<string> {
+  const { db } = h.server.platform.store;
+  const [monitor] = await db.select().from(monitors).where(eq(monitors.id, monitorId));
+  if (!monitor) throw new Error(`no monitor ${monitorId}`);
+  const row = {
+    videoId,
+    url: `https://www.youtube.com/watch?v=${videoId}`,
+    title: `Video ${videoId}`,
+    duration: null,
+    channel: null,
+    publishedAt: null,
+    stats: null,
+    thumbnailUrl: null,
+  };
+  const event = await h.parts.monitors.events.record(
+    monitor,
+    "youtube",
+    { type: "monitor.videos", data: { videos: [row] } },
+    0,
+    db,
+  );
+  return event.id;
 }
 
 /** Another worker's monitor service on the harness's database: what a second process would run. */

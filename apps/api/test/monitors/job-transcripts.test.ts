@@ -13,7 +13,7 @@ import type { TranscriptionQueue } from "../../src/services/audio-transcripts.ts
 import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
 import { verbatimValidator } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { createdMonitor, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+import { createdMonitor, type MonitorHarness, recordReportedVideo, startMonitorHarness } from "./harness.ts";
 
 let h: MonitorHarness;
 let jobs: TranscriptJobs;
@@ -37,8 +37,9 @@ const transcript: FullTranscript = {
   segments: [{ start: 0, duration: 1, text: "ask not" }],
 };
 
-/** A speech job started for a new video of the monitor, with the transcript task awaiting it. */
-async function jobAwaitedByMonitor(videosEventId: string) {
+/** A speech job started for a new video the monitor reported, with the transcript task awaiting it. */
+async function jobAwaitedByMonitor() {
+  const videosEventId = await recordReportedVideo(h, monitorId, transcript.video_id);
   const jobId = newId("job");
   await jobs.create({
     id: jobId,
@@ -57,7 +58,7 @@ async function jobAwaitedByMonitor(videosEventId: string) {
     values (${monitorId}, ${videosEventId}, ${transcript.video_id}, 'awaiting_job', ${jobId})`);
   const job = await jobs.find(jobId);
   if (!job) throw new Error("the job row was not written");
-  return job;
+  return { job, videosEventId };
 }
 
 async function transcriptEvents() {
@@ -82,8 +83,7 @@ describe("a monitor's transcript that became a speech job", () => {
   afterAll(async () => h.close());
 
   it("is recorded and delivered as a monitor.transcript event when the job completes, with the job's charge", async () => {
-    const videosEventId = newId("evt");
-    const job = await jobAwaitedByMonitor(videosEventId);
+    const { job, videosEventId } = await jobAwaitedByMonitor();
     const completion = { transcript, durationSeconds: 130, credits: 3, storeKey: "speech:test:monitor" };
     expect((await jobs.complete(job, completion)).kind).toBe("completed");
     expect(await jobs.complete(job, completion)).toEqual({ kind: "already_finished" });
@@ -107,7 +107,7 @@ describe("a monitor's transcript that became a speech job", () => {
   });
 
   it("a failed job becomes an error outcome, free", async () => {
-    const job = await jobAwaitedByMonitor(newId("evt"));
+    const { job } = await jobAwaitedByMonitor();
     expect(await jobs.fail(job, { code: "no_speech", message: "The audio holds no speech." })).toBe(true);
     const failed = (await transcriptEvents()).find((event) => event.data.job_id === job.id);
     expect(failed).toMatchObject({

@@ -14,7 +14,13 @@ import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { openTestStore } from "../support/store.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
-import { anotherWorker, createdMonitor, type MonitorHarness, startMonitorHarness } from "./harness.ts";
+import {
+  anotherWorker,
+  createdMonitor,
+  type MonitorHarness,
+  recordReportedVideo,
+  startMonitorHarness,
+} from "./harness.ts";
 
 let h: MonitorHarness;
 /** Every test's harness works on this store, emptied: each needs an empty database, not a new one. */
@@ -167,8 +173,8 @@ describe("the scheduler", () => {
     const monitor = await createMonitor({ interval_minutes: 60, transcripts: true });
     h.publishNewUploads();
     await h.scheduler.stop();
-    // The dead worker had reported the videos and owed their transcripts, its claim now lapsed.
-    const videosEvent = newId("evt");
+    // The dead worker had reported a video and owed its transcript, its claim now lapsed.
+    const videosEvent = await recordReportedVideo(h, monitor.id, "GJLlxj_dtq8");
     await h.server.platform.store.query(sql`
       insert into monitor_transcript_tasks (monitor_id, videos_event_id, video_id, status, claimed_until)
       values (${monitor.id}, ${videosEvent}, 'GJLlxj_dtq8', 'pending', ${h.clock.now().toISOString()}::timestamptz)`);
@@ -188,7 +194,8 @@ describe("the scheduler", () => {
     );
     expect(owed).toHaveLength(1);
     expect(owed[0]).toMatchObject({ credits_spent: 1, data: { video_id: "GJLlxj_dtq8", outcome: "ok" } });
-    expect(events.filter((event) => event.type === "monitor.videos")).toHaveLength(1);
+    // The dead worker's report, and the restarted worker's of the uploads it finds new.
+    expect(events.filter((event) => event.type === "monitor.videos")).toHaveLength(2);
     await restarted.tick();
     const again = await h.server.client.GET("/monitors/{monitorId}/events", {
       params: { path: { monitorId: monitor.id }, query: { limit: 50 } },

@@ -61,6 +61,16 @@ describe("no yt-dlp found: the platform sources start with none", () => {
     expect(double.requests).toEqual([]);
   });
 
+  it("answers a TikTok profile sent as a channel the same way, and never reaches TikTok", async () => {
+    const answer = await send(server, {
+      method: "POST",
+      path: "/api/v2/transcripts/channel",
+      json: { channel: "https://www.tiktok.com/@verbatim.tests" },
+    });
+    expectRefusedWithAdvice(answer.status, answer.body, answer.text);
+    expect(double.requests).toEqual([]);
+  });
+
   it("reports video_platforms failing in /health/deep with the same advice", async () => {
     const health = await send(server, { method: "GET", path: "/api/v2/health/deep" });
     expect(health.status, health.text).toBe(200);

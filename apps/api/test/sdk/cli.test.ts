@@ -291,6 +291,18 @@ describe("verbatim channel and search", { timeout: 60_000 }, () => {
     expect(run.code).toBe(0);
     expect(idsOf(run.stdout)).toEqual(lists.search.videoIds.slice(0, 25));
   });
+
+  it("search --platform another than youtube exits with 3, unsupported_platform on stderr", async () => {
+    const run = await verbatimCli(["search", query(), "--platform", "tiktok"]);
+    expect(run).toMatchObject({ code: 3, stdout: "" });
+    expect(run.stderr).toMatch(/^error: unsupported_platform \(3001\): /);
+  });
+
+  it("search --platform refuses a platform the contract does not list before any request, exiting with 1", async () => {
+    const run = await verbatimCli(["search", query(), "--platform", "vimeo"]);
+    expect(run).toMatchObject({ code: 1, stdout: "" });
+    expect(run.stderr).toMatch(/--platform/);
+  });
 });
 
 describe("exit codes from the live server", { timeout: 60_000 }, () => {

@@ -106,7 +106,7 @@ describe("every v1 operation over HTTP", () => {
     expect(first.data.videos[0]).toEqual({
       videoId: expect.stringMatching(/^[\w-]{11}$/),
       title: expect.any(String),
-      thumbnailUrl: `https://i.ytimg.com/vi/${first.data.videos[0].videoId}/hqdefault.jpg`,
+      thumbnailUrl: `https://i.ytimg.com/vi/${first.data.videos[0].videoId}/mqdefault.jpg`,
       duration: expect.any(Number),
       channel: expect.anything(),
     });

@@ -285,7 +285,10 @@ class AsyncTranscripts:
         idempotency_key: Optional[str] = None,
         **options: Unpack[ChannelRequestOptions],
     ) -> VideoPageEnvelope:
-        """One page of a channel's uploads (or a search inside the channel)."""
+        """One page of a list, newest first: a YouTube channel's uploads (or a search inside it), a TikTok or
+        Instagram profile's posts, or a feed's episodes (``data.platform`` says which); each row's ``url`` goes to
+        ``video()`` as is.
+        """
         return await self._client._send(calls.channel(channel, options), idempotency_key)
 
     async def playlist(
@@ -305,13 +308,17 @@ class AsyncTranscripts:
         idempotency_key: Optional[str] = None,
         **options: Unpack[SearchRequestOptions],
     ) -> VideoPageEnvelope:
-        """One page of a YouTube search."""
+        """One page of a search. ``platform`` is ``youtube`` (the default); TikTok and Instagram have no public
+        search, and ``spotify``, ``apple`` and ``rss`` are not served yet: each raises ``unsupported_platform``.
+        """
         return await self._client._send(calls.search(query, options), idempotency_key)
 
     def iter_channel(
         self, channel: calls.ChannelInput, **options: Unpack[ChannelRequestOptions]
     ) -> AsyncPaginator[VideoPageEnvelope, ListRow]:
-        """Every row of a channel, page after page (each page is a charged request); stops at ``since_video_id``."""
+        """Every row of a channel, profile or feed, page after page (each page is a charged request); stops at
+        ``since_video_id``, a row's ``videoId`` or ``url``.
+        """
         body = calls.body_of(ChannelRequest, channel, options)
         first_cursor = body.pop("cursor", None)
         return AsyncPaginator(

@@ -22,7 +22,7 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from itertools import islice
-from typing import IO, Any, NoReturn, Optional, Union
+from typing import IO, Any, NoReturn, Optional, Union, get_args
 
 import pydantic
 
@@ -32,7 +32,7 @@ from ._jobs import JobProgress, WaitOptions
 from ._model import ApiModel
 from ._version import __version__
 from .formats import to_srt, to_vtt
-from .generated.models import JobCompleted, ListRow, TranscriptEnvelope, VideoRow
+from .generated.models import JobCompleted, ListRow, SearchPlatform, TranscriptEnvelope, VideoRow
 from .generated.requests import ChannelRequestOptions, SearchRequestOptions, TranscriptRequestOptions
 
 EXIT_OK = 0
@@ -98,16 +98,30 @@ def _parser() -> argparse.ArgumentParser:
     languages.add_argument("link", help="a YouTube id or link, or a platform link")
     languages.add_argument("--json", action="store_true", help="print the data as JSON")
 
-    channel = commands.add_parser("channel", help="a YouTube channel's uploads, newest first")
-    channel.add_argument("channel", help="an @handle, a channel URL or a UC... id")
-    channel.add_argument("--since", metavar="VIDEO_ID", help="stop at this video, the newest one already seen")
+    channel = commands.add_parser(
+        "channel", help="a channel's uploads, a profile's posts or a feed's episodes, newest first"
+    )
+    channel.add_argument(
+        "channel",
+        help="a YouTube @handle, channel URL or UC... id, a TikTok or Instagram profile URL, or a feed (or podcast "
+        "page) URL",
+    )
+    channel.add_argument(
+        "--since", metavar="VIDEO_ID", help="stop at this item (a row's videoId or url), the newest one already seen"
+    )
     channel.add_argument(
         "--limit", type=_positive, default=50, metavar="N", help="list at most N videos (default 50, one page)"
     )
     channel.add_argument("--json", action="store_true", help="print the rows as JSON")
 
-    search = commands.add_parser("search", help="a YouTube search")
+    search = commands.add_parser("search", help="a search of videos")
     search.add_argument("query", help="the search text")
+    search.add_argument(
+        "--platform",
+        choices=get_args(SearchPlatform),
+        help="where to search: youtube (the default); TikTok and Instagram have no public search, and the others "
+        "are not served yet",
+    )
     search.add_argument("--since", metavar="VIDEO_ID", help="stop at this video: list only the results before it")
     search.add_argument(
         "--limit", type=_positive, default=50, metavar="N", help="list at most N videos (default 50, one page)"
@@ -156,6 +170,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 search_options: SearchRequestOptions = {"limit": _page_size(arguments)}
                 if arguments.since:
                     search_options["since_video_id"] = arguments.since
+                if arguments.platform:
+                    search_options["platform"] = arguments.platform
                 _list(client.transcripts.iter_search(arguments.query, **search_options), arguments)
     except APIError as error:
         request = f" (request {error.request_id})" if error.request_id else ""

@@ -5,6 +5,8 @@ import { Command, InvalidArgumentError, Option } from "commander";
 export type OutputFormat = "text" | "srt" | "vtt" | "json";
 const outputFormats: readonly OutputFormat[] = ["text", "srt", "vtt", "json"];
 const modes: readonly components["schemas"]["TranscriptMode"][] = ["auto", "captions", "audio"];
+type SearchPlatform = components["schemas"]["SearchPlatform"];
+const searchPlatforms: readonly SearchPlatform[] = ["youtube", "tiktok", "instagram", "spotify", "apple", "rss"];
 
 /** What the command line asked for. */
 export type CliCommand =
@@ -20,7 +22,7 @@ export type CliCommand =
     }
   | { name: "languages"; link: string; json: boolean }
   | { name: "channel"; channel: string; since?: string; limit: number; json: boolean }
-  | { name: "search"; query: string; since?: string; limit: number; json: boolean };
+  | { name: "search"; query: string; platform?: SearchPlatform; since?: string; limit: number; json: boolean };
 
 /** The exit status of each outcome: 0, or the thousands digit of the error's number. */
 export const exitCodes = { ok: 0, request: 1, account: 2, input: 3, content: 4, transient: 5, ours: 9 } as const;
@@ -117,9 +119,14 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
 
   program
     .command("channel")
-    .description("list a channel's uploads, newest first (each page of up to 50 is a charged request)")
-    .argument("<channel>", "an @handle, a channel URL or a UC... id")
-    .option("--since <video_id>", "stop at this video: list only the uploads newer than it")
+    .description(
+      "list a channel's uploads, a profile's posts or a feed's episodes, newest first (each page of up to 50 is a charged request)",
+    )
+    .argument(
+      "<channel>",
+      "a YouTube @handle, channel URL or UC... id, a TikTok or Instagram profile URL, or a feed (or podcast page) URL",
+    )
+    .option("--since <video_id>", "stop at this item (a row's videoId or url): list only the newer ones")
     .option("--limit <n>", "list at most this many videos", wholeNumber, 50)
     .option("--json", "print the rows as JSON")
     .action((channel: string, options: { since?: string; limit: number; json?: boolean }) =>
@@ -128,12 +135,18 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
 
   program
     .command("search")
-    .description("search YouTube videos (each page of up to 50 is a charged request)")
+    .description("search videos (each page of up to 50 is a charged request)")
     .argument("<query>", "the search text")
+    .addOption(
+      new Option(
+        "--platform <platform>",
+        "where to search: youtube (the default); TikTok and Instagram have no public search, and the others are not served yet",
+      ).choices(searchPlatforms),
+    )
     .option("--since <video_id>", "stop at this video: list only the results before it")
     .option("--limit <n>", "list at most this many videos", wholeNumber, 50)
     .option("--json", "print the rows as JSON")
-    .action((query: string, options: { since?: string; limit: number; json?: boolean }) =>
+    .action((query: string, options: { platform?: SearchPlatform; since?: string; limit: number; json?: boolean }) =>
       choose({ name: "search", query, ...options, json: Boolean(options.json) }),
     );
 

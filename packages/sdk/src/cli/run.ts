@@ -39,7 +39,12 @@ export async function runCommand(command: CliCommand, verbatim: Verbatim, stream
       return streams.out(command.json ? json(rows) : printable(rows.map(rowLine).join("")));
     }
     case "search": {
-      const request = { query: command.query, limit: Math.min(command.limit, 50), since_video_id: command.since };
+      const request = {
+        query: command.query,
+        limit: Math.min(command.limit, 50),
+        since_video_id: command.since,
+        ...(command.platform === undefined ? {} : { platform: command.platform }),
+      };
       const rows = await verbatim.transcripts.searchVideos(request).toArray(command.limit);
       return streams.out(command.json ? json(rows) : printable(rows.map(rowLine).join("")));
     }

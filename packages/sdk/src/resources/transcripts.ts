@@ -116,7 +116,11 @@ export class Transcripts extends ApiResource {
     );
   }
 
-  /** One page of a channel's uploads (or a search inside the channel). A string is the `channel`. */
+  /**
+   * One page of a list, newest first: a YouTube channel's uploads (or a search inside it), a
+   * TikTok or Instagram profile's posts, or a feed's episodes (`data.platform` says which). Each
+   * row's `url` goes to `video()` as is. A string is the `channel`.
+   */
   channel(request: BareOr<ChannelRequest>, options?: RequestOptions): Promise<VideoPageResult> {
     return unwrap(
       this.client.raw.POST("/transcripts/channel", {
@@ -136,7 +140,11 @@ export class Transcripts extends ApiResource {
     );
   }
 
-  /** One page of a YouTube search. A string is the `query`. */
+  /**
+   * One page of a search. `platform` is `youtube` (the default); TikTok and Instagram have no
+   * public search, and `spotify`, `apple` and `rss` are not served yet: each answers 422
+   * `unsupported_platform`. A string is the `query`.
+   */
   search(request: BareOr<SearchRequest>, options?: RequestOptions): Promise<VideoPageResult> {
     return unwrap(
       this.client.raw.POST("/transcripts/search", {
@@ -146,7 +154,10 @@ export class Transcripts extends ApiResource {
     );
   }
 
-  /** Every row of a channel, page after page (each page is a charged request); stops at `since_video_id`. */
+  /**
+   * Every row of a channel, profile or feed, page after page (each page is a charged request);
+   * stops at `since_video_id`, a row's `videoId` or `url`.
+   */
   channelVideos(
     request: BareOr<ChannelRequest>,
     options?: RequestOptions,

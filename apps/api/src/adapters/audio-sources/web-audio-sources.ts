@@ -342,12 +342,17 @@ function addressOf(input: string): URL {
   }
 }
 
+/** The `video_id` of a media address given as it is: an episode on a podcast host, else a file. */
+export function mediaVideoId(url: URL): string {
+  return `${isPodcastMediaHost(url) ? "pod" : "file"}_${shortHash(url.href)}`;
+}
+
 function mediaSource(url: URL, bytes: number | null): ResolvedAudioSource {
   const onPodcastHost = isPodcastMediaHost(url);
   const fileName = decodeURIComponent(url.pathname.split("/").at(-1) ?? "") || null;
   return {
     platform: onPodcastHost ? "podcast" : "file",
-    videoId: `${onPodcastHost ? "pod" : "file"}_${shortHash(url.href)}`,
+    videoId: mediaVideoId(url),
     url: url.href,
     // A tracked enclosure's file name ("media.mp3") says nothing; a plain file's usually does.
     title: onPodcastHost ? null : fileName,

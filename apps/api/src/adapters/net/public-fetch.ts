@@ -179,7 +179,7 @@ export async function readBodyWithin(
   response: Response,
   url: URL,
   maxBytes: number,
-  tooLarge: () => ApiError,
+  tooLarge: () => Error,
 ): Promise<Buffer> {
   refuseDeclaredSize(response, maxBytes, tooLarge);
   const chunks: Buffer[] = [];
@@ -220,7 +220,7 @@ function bodyStream(response: Response): Readable {
   return response.body ? Readable.fromWeb(response.body as unknown as WebReadableStream) : Readable.from([]);
 }
 
-function refuseDeclaredSize(response: Response, maxBytes: number, tooLarge: () => ApiError): void {
+function refuseDeclaredSize(response: Response, maxBytes: number, tooLarge: () => Error): void {
   const declared = declaredSize(response);
   if (declared !== null && declared > maxBytes) {
     void response.body?.cancel().catch(() => undefined);

@@ -161,7 +161,16 @@ function buildVideoRow(context: ListPageContext, fields: VideoFields): Schema<"V
     channel: fields.channel ?? context.channelName,
     publishedAt: fields.published ? relativeTimeToDate(fields.published, context.now) : null,
     stats: plays === null ? null : { plays },
+    thumbnailUrl: youtubeThumbnailUrl(fields.videoId),
   };
+}
+
+/**
+ * A video's picture from its id alone, the medium size (320x180) the hosted service's rows carry;
+ * YouTube serves it for every public video.
+ */
+export function youtubeThumbnailUrl(videoId: string): string {
+  return `https://i.ytimg.com/vi/${videoId}/mqdefault.jpg`;
 }
 
 function channelRow(node: YTNodes.Channel): Schema<"ChannelRow"> {

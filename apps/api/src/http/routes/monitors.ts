@@ -4,12 +4,12 @@ import { usageBlock } from "../../services/credits.ts";
 import type { MonitorCreate, MonitorUpdate } from "../../services/monitor-views.ts";
 import type { Monitors } from "../../services/monitors.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
+import { bodyOf, type LiveRoute, sendOk, wasSent } from "../route.ts";
 
 /**
  * The seven `/monitors` operations over the monitor service. Reading and changing monitors is
- * free; creating one (its baseline) and checking one read YouTube, so they hold an extraction
- * slot like any other request that does.
+ * free; creating one (its baseline) and checking one read the platform, so they hold an
+ * extraction slot like any other request that does.
  */
 export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
   return [
@@ -18,7 +18,9 @@ export function monitorRoutes(deps: AppDeps, monitors: Monitors): LiveRoute[] {
       holdsExtractionSlot: true,
       handler: async (req, res) => {
         const auth = authOf(res);
-        const created = await monitors.create(auth.accountId, bodyOf<MonitorCreate>(req));
+        // Only a tab the client sent: a list without tabs refuses one sent, never a default.
+        const { tab, ...body } = bodyOf<MonitorCreate>(req);
+        const created = await monitors.create(auth.accountId, wasSent(res, "tab") ? { ...body, tab } : body);
         sendOk(res, "createMonitor", 201, {
           data: created,
           usage: usageBlock(0, auth.credits),

@@ -1,14 +1,13 @@
 import type { RequestBody } from "@verbatim/contract";
-import type { Request } from "express";
-import type { ListTarget } from "../../adapters/youtube/video-lists.ts";
+import type { Request, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
-import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { pricing } from "../../services/pricing.ts";
 import type { VideoLists } from "../../services/video-lists.ts";
+import type { ListingRequest } from "../../sources/listing-source.ts";
 import { settlementOf } from "../idempotency.ts";
-import { authOf, requestIdOf } from "../locals.ts";
-import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
+import { authOf, listScopeOf, requestIdOf } from "../locals.ts";
+import { bodyOf, type LiveRoute, sendOk, wasSent } from "../route.ts";
 
 type ListOperation = "fetchChannelVideos" | "fetchPlaylistVideos" | "searchVideos";
 
@@ -18,13 +17,14 @@ type PageFields = Pick<RequestBody<ListOperation>, "limit" | "cursor" | "since_v
 /** The three list operations over the list service. */
 export function listRoutes(deps: AppDeps, lists: VideoLists): LiveRoute[] {
   return [
-    listRoute(deps, lists, "fetchChannelVideos", (req) => {
+    listRoute(deps, lists, "fetchChannelVideos", (req, res) => {
       const body = bodyOf<RequestBody<"fetchChannelVideos">>(req);
+      // Only what the client sent: a list that takes no tab refuses one sent, never a default.
       return {
         kind: "channel",
         channel: body.channel,
-        tab: body.tab ?? "videos",
-        sort: body.sort ?? "newest",
+        ...(body.tab !== undefined && wasSent(res, "tab") ? { tab: body.tab } : {}),
+        ...(body.sort !== undefined && wasSent(res, "sort") ? { sort: body.sort } : {}),
         ...(body.query === undefined ? {} : { query: body.query }),
       };
     }),
@@ -34,11 +34,12 @@ export function listRoutes(deps: AppDeps, lists: VideoLists): LiveRoute[] {
     })),
     listRoute(deps, lists, "searchVideos", (req) => {
       const body = bodyOf<RequestBody<"searchVideos">>(req);
-      const platform = body.platform ?? "youtube";
-      if (platform !== "youtube") {
-        throw new ApiError("unsupported_platform", `Search serves youtube only, not ${platform}.`);
-      }
-      return { kind: "search", query: body.query, type: body.type ?? "video" };
+      return {
+        kind: "search",
+        query: body.query,
+        type: body.type ?? "video",
+        ...(body.platform === undefined ? {} : { platform: body.platform }),
+      };
     }),
   ];
 }
@@ -56,29 +57,34 @@ const paths = {
 } as const satisfies Record<ListOperation, string>;
 
 /**
- * `POST /transcripts/{channel,playlist,search}`: one page of a YouTube list. A page with rows
- * costs 1 credit, an empty one nothing, any request with `since_video_id` 1 credit
- * (docs/decisions.md, rules 8 and 11); it holds an extraction slot like a transcript, since it
- * fetches from YouTube.
+ * `POST /transcripts/{channel,playlist,search}`: one page of a list, from whichever source reads
+ * it. A page with rows costs 1 credit, an empty one nothing, any request with `since_video_id` 1
+ * credit (docs/decisions.md, rules 8 and 11); it holds an extraction slot like a transcript,
+ * since it fetches from the platform.
  */
 function listRoute(
   deps: AppDeps,
   lists: VideoLists,
   operationId: ListOperation,
-  targetOf: (req: Request) => ListTarget,
+  requestOf: (req: Request, res: Response) => ListingRequest,
 ): LiveRoute {
   return {
     operationId,
     holdsExtractionSlot: true,
     handler: async (req, res) => {
       const body = bodyOf<PageFields>(req);
-      const query = await lists.prepare({
-        target: targetOf(req),
-        limit: body.limit ?? 5,
-        cursor: body.cursor ?? "",
-        ...(body.since_video_id === undefined ? {} : { sinceVideoId: body.since_video_id }),
-      });
       const auth = authOf(res);
+      const query = await lists.prepare(
+        {
+          request: requestOf(req, res),
+          limit: body.limit ?? 5,
+          cursor: body.cursor ?? "",
+          ...(body.since_video_id === undefined ? {} : { sinceVideoId: body.since_video_id }),
+        },
+        auth.accountId,
+      );
+      const scope = listScopeOf(res);
+      if (scope && !scope.platforms.includes(query.listing.platform)) throw scope.refusal(query.listing.label);
       // Input errors come first: a 402 is for a request that would otherwise run.
       deps.platform.credits.requireAtLeast(auth.credits, pricing.minimum());
       const page = await lists.read(query);
@@ -95,7 +101,7 @@ function listRoute(
         data: {
           kind: "video_list",
           source: sources[operationId],
-          platform: "youtube",
+          platform: query.listing.platform,
           videos: page.rows,
           next_cursor: page.nextCursor,
         },

@@ -137,7 +137,7 @@ function videoList(body: V2ListBody): V1ResponseBody<"fetchChannelVideos", 200> 
               {
                 videoId: row.videoId,
                 title: row.title,
-                thumbnailUrl: `https://i.ytimg.com/vi/${row.videoId}/hqdefault.jpg`,
+                thumbnailUrl: row.thumbnailUrl,
                 duration: row.duration,
                 channel: row.channel,
               },

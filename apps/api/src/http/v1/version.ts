@@ -1,9 +1,10 @@
 import { type OperationId, openApiJsonPaths, type V1OperationId } from "@verbatim/contract";
 import type { RequestHandler, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
+import { ApiError } from "../../errors.ts";
 import type { ApiVersion } from "../api-router.ts";
 import { type ErrorEnvelope, errorHandler } from "../error-handler.ts";
-import { optionalAuthOf, requestIdOf } from "../locals.ts";
+import { keepListScope, type ListScope, optionalAuthOf, requestIdOf } from "../locals.ts";
 import { v1Operations } from "../operations.ts";
 import { allowanceOf, pendingOperations, publicOperations } from "../routes/index.ts";
 import { aiFallbackOf, reasonOf, v1CodeOf } from "./errors.ts";
@@ -41,10 +42,23 @@ export function apiV1(deps: AppDeps): ApiVersion<OperationId> {
   };
 }
 
+/** v1's lists are YouTube's (docs/decisions.md, "v1"): its rows and pages have no word for another platform. */
+const v1ListScope: ListScope = {
+  platforms: ["youtube"],
+  refusal: (label) =>
+    new ApiError("endpoint_platform_mismatch", `API v1 lists YouTube only, not ${label}; API v2 lists it.`, {
+      extra: { retry_with: { endpoint: "/api/v2/transcripts/channel" } },
+    }),
+};
+
+const listOperations: ReadonlySet<OperationId> = new Set(["fetchChannelVideos", "fetchPlaylistVideos", "searchVideos"]);
+
 /** Rewrites the route's successful v2 answer into v1's shape; failures are written by the v1 error handler. */
 function answerInV1Shape(operationId: OperationId): RequestHandler {
   if (!isV1Operation(operationId)) throw new TypeError(`${operationId} is not an operation of v1`);
+  const lists = listOperations.has(operationId);
   return (_req, res, next) => {
+    if (lists) keepListScope(res, v1ListScope);
     const send = res.json.bind(res);
     res.json = (body: unknown) => send(res.statusCode < 400 ? v1BodyOf(operationId, res.statusCode, body) : body);
     next();

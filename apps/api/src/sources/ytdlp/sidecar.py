@@ -7,7 +7,10 @@ or `{"id": n, "ok": false, "error": {...}}`, both with the `warnings` yt-dlp gav
 written is `{"event": "ready", ...}`. `{"op": "cancel", "id": n}` asks a download to stop at its
 next block and is not answered.
 
-Started as `python sidecar.py --extractors TikTok,Vimeo,... [--socket-timeout S] [--ca-file PEM]`.
+Started as `python sidecar.py --extractors TikTok,TikTokUser,Vimeo,... [--list-extractors TikTokUser,...]
+[--socket-timeout S] [--ca-file PEM]`: the allowed extractors, and which of them list. Item calls
+(`extract`, `download_audio`) use the others, `list_entries` those, and neither reaches the
+other's.
 """
 
 import argparse
@@ -62,6 +65,7 @@ def _trust_extra_ca(extra_pem_path):
 
 _options = argparse.ArgumentParser()
 _options.add_argument("--extractors", default="")
+_options.add_argument("--list-extractors", default="")
 _options.add_argument("--socket-timeout", type=float, default=20.0)
 _options.add_argument("--ca-file")
 _arguments = _options.parse_args()
@@ -104,13 +108,27 @@ def _is_generic(extractor):
 
 
 _extractor_classes = {extractor.ie_key(): extractor for extractor in gen_extractor_classes()}
-_requested = [key.strip() for key in _arguments.extractors.split(",") if key.strip()]
-_allowed = {
-    key: _extractor_classes[key]
-    for key in _requested
-    if key in _extractor_classes and not _is_generic(_extractor_classes[key])
-}
-_refused = [key for key in _requested if key in _extractor_classes and key not in _allowed]
+
+
+def _keys(listed):
+    return [key.strip() for key in listed.split(",") if key.strip()]
+
+
+def _usable(keys):
+    return {
+        key: _extractor_classes[key]
+        for key in keys
+        if key in _extractor_classes and not _is_generic(_extractor_classes[key])
+    }
+
+
+_requested = _keys(_arguments.extractors)
+_listing_keys = set(_keys(_arguments.list_extractors))
+# One URL is one item for these: a playlist or profile they are handed is refused, not walked.
+_allowed = _usable([key for key in _requested if key not in _listing_keys])
+# These list a profile's entries, each left unresolved (a URL the item calls read later).
+_list_extractors = _usable([key for key in _requested if key in _listing_keys])
+_refused = [key for key in _requested if key in _extractor_classes and key not in _allowed and key not in _list_extractors]
 _unknown = [key for key in _requested if key not in _extractor_classes]
 
 
@@ -146,9 +164,13 @@ class CallCancelled(Exception):
 
 class _AllowListYoutubeDL(yt_dlp.YoutubeDL):
     # Extractors may fetch another extractor by key (`_extract_generic_embeds` asks for Generic);
-    # only allowed ones are handed out.
+    # only those the call allows are handed out.
+    def __init__(self, params, extractors):
+        self._call_extractors = extractors
+        super().__init__(params)
+
     def get_info_extractor(self, ie_key):
-        if ie_key not in _allowed:
+        if ie_key not in self._call_extractors:
             raise ExtractorNotAllowed(ie_key)
         return super().get_info_extractor(ie_key)
 
@@ -172,12 +194,13 @@ class _CallLogger:
         pass
 
 
-def _youtube_dl(request, logger, extra=None):
+def _youtube_dl(request, logger, extra=None, extractors=None, handed_out=None):
+    extractors = _allowed if extractors is None else extractors
     params = {
         "ignoreconfig": True,
         "cookiefile": None,
         "noplaylist": True,
-        "allowed_extractors": [re.escape(extractor.IE_NAME.lower()) for extractor in _allowed.values()],
+        "allowed_extractors": [re.escape(extractor.IE_NAME.lower()) for extractor in extractors.values()],
         "socket_timeout": _arguments.socket_timeout,
         "quiet": True,
         "no_warnings": True,
@@ -193,16 +216,22 @@ def _youtube_dl(request, logger, extra=None):
     if isinstance(request.get("proxy"), str):
         params["proxy"] = request["proxy"]
     params.update(extra or {})
-    return _AllowListYoutubeDL(params)
+    return _AllowListYoutubeDL(params, extractors if handed_out is None else handed_out)
 
 
-def _check_supported(url):
-    if not isinstance(url, str) or not any(extractor.suitable(url) for extractor in _allowed.values()):
+def _check_supported(url, extractors=None):
+    extractors = _allowed if extractors is None else extractors
+    if not isinstance(url, str) or not any(extractor.suitable(url) for extractor in extractors.values()):
         raise UnsupportedError(url if isinstance(url, str) else repr(url))
 
 
+def _usable_in_order():
+    """The allowed extractors, items and listings alike, in the order they were asked for."""
+    return [key for key in _requested if key in _allowed or key in _list_extractors]
+
+
 def _version(request, logger, cancelled):
-    return {"version": _ytdlp_version, "extractors": list(_allowed)}
+    return {"version": _ytdlp_version, "extractors": _usable_in_order()}
 
 
 # Several extractors (TikTok, Loom, Facebook) list an item's subtitles only when they are to be
@@ -214,6 +243,29 @@ def _extract(request, logger, cancelled):
     _check_supported(request.get("url"))
     with _youtube_dl(request, logger, _listing_subtitles) as ydl:
         return ydl.sanitize_info(ydl.extract_info(request["url"], download=False))
+
+
+def _list_entries(request, logger, cancelled):
+    """
+    Entries `start` to `start + count` (0-based, end excluded) of a profile, newest first, as its
+    extractor lists them: each unresolved (its URL, id, title and what the listing itself says),
+    so a page costs the listing's own requests and never one per entry.
+    """
+    _check_supported(request.get("url"), _list_extractors)
+    start = int(request["start"])
+    count = int(request["count"])
+    extra = {
+        "noplaylist": False,
+        "extract_flat": "in_playlist",
+        "playlist_items": f"{start + 1}-{start + count}",
+    }
+    # A listing names each entry's extractor, which yt-dlp looks up but does not run (extract_flat).
+    with _youtube_dl(request, logger, extra, _list_extractors, {**_allowed, **_list_extractors}) as ydl:
+        info = ydl.sanitize_info(ydl.extract_info(request["url"], download=False))
+    if cancelled.is_set():
+        raise CallCancelled()
+    entries = [entry for entry in info.get("entries") or [] if isinstance(entry, dict)]
+    return {"id": info.get("id"), "title": info.get("title"), "entries": entries[:count]}
 
 
 def _declared_length(headers):
@@ -391,6 +443,7 @@ _operations = {
     "fetch_text": _fetch_text,
     "fetch_texts": _fetch_texts,
     "download_audio": _download_audio,
+    "list_entries": _list_entries,
 }
 _write_lock = threading.Lock()
 _cancellations = {}
@@ -457,7 +510,7 @@ def _main():
         {
             "event": "ready",
             "version": _ytdlp_version,
-            "extractors": list(_allowed),
+            "extractors": _usable_in_order(),
             "refused": _refused,
             "unknown": _unknown,
         }

@@ -555,7 +555,7 @@ describe("sourceErrorOfYtdlp", () => {
       "a fault of yt-dlp's",
       { type: "KeyError", cause: null, status: null, message: "'formats'", expected: false },
       "unparseable",
-      "yt-dlp could not read the platform's answer.",
+      "yt-dlp could not read the platform's answer. Upgrading yt-dlp may help.",
     ],
   ] as [string, YtdlpErrorDetails, SourceErrorKind, string][])(
     "tells the client its own words, not %s, and keeps those as the cause",

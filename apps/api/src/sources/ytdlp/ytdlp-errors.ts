@@ -158,14 +158,20 @@ const plainWords: Record<SourceErrorKind, string> = {
   connection: "The connection to the platform failed",
   unparseable: "yt-dlp could not read the platform's answer",
   too_large: "The media is larger than this server downloads",
+  item_not_list: "The address names one item, not a list",
+  no_feed_link: "The page links to no feed",
+  not_a_feed: "The address is no feed",
+  feed_unreadable: "The feed could not be read",
 };
 
 /** The SourceError a sidecar failure means; anything not recognised is `unparseable`. */
 export function sourceErrorOfYtdlp(details: YtdlpErrorDetails): SourceError {
   const kind = rules.find((rule) => rule.matches(details))?.kind ?? "unparseable";
-  const message = isExtractorReading(details)
+  const words = isExtractorReading(details)
     ? publicMessage(details.message)
     : `${plainWords[kind]}${details.status === null ? "" : ` (HTTP ${details.status})`}.`;
+  // yt-dlp follows the platforms' changes release by release: a newer one may read what this one cannot.
+  const message = kind === "unparseable" ? `${words} Upgrading yt-dlp may help.` : words;
   return new SourceError(kind, message, { cause: new YtdlpError(details) });
 }
 

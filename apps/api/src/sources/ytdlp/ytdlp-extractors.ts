@@ -1,15 +1,20 @@
 /**
  * The yt-dlp extractors (their `ie_key()`, yt-dlp 2026.8.19's `yt_dlp/extractor/_extractors.py`)
  * the sidecar may use by default: single items (one video, clip or post) of the platforms the
- * platforms issue chose. Profiles, playlists, searches, stories and live channels are left out:
- * one URL is one transcript here, and a listing extractor would fetch many pages for one request.
- * The generic extractor is never allowed (sidecar.py refuses it even when configured): it would
- * fetch any page of any host.
+ * platforms issue chose, and the profiles `POST /transcripts/channel` lists. A profile extractor
+ * only ever lists (sidecar.py keeps the listing extractors of `ytdlpPlatforms` out of its item
+ * calls, and reads a page of a profile's entries without resolving them); playlists, searches,
+ * stories and live channels are left out. The generic extractor is never allowed (sidecar.py
+ * refuses it even when configured): it would fetch any page of any host.
  *
  * - TikTok: www.tiktok.com/@user/video/<id>, /embed/, /share/video/.
  * - TikTokVM: vm.tiktok.com and vt.tiktok.com short links, which redirect to a TikTok video.
+ * - TikTokUser: a profile (www.tiktok.com/@user), its posts newest first from TikTok's web API.
+ * - InstagramUser: a profile (www.instagram.com/user/), from the profile page's data, which
+ *   Instagram serves to signed-in accounts only; yt-dlp marks it broken, and a profile answers as
+ *   the sign-in wall it meets, so a yt-dlp that reads one again lists it unchanged.
  * - Instagram: posts and reels (/p/, /reel/, /reels/, /tv/); not InstagramStory (stories expire
- *   within a day and need a login) nor InstagramUser/InstagramTag (listings).
+ *   within a day and need a login) nor InstagramTag (a hashtag's listing).
  * - Twitter: a post on x.com or twitter.com with its video; TwitterShortener is left out (t.co
  *   links lead anywhere, and only a Twitter URL result would be allowed anyway).
  * - Vimeo: vimeo.com/<id> and player.vimeo.com/video/<id> (one extractor for both in 2026.8.19;
@@ -31,7 +36,9 @@
 export const defaultYtdlpExtractors: readonly string[] = [
   "TikTok",
   "TikTokVM",
+  "TikTokUser",
   "Instagram",
+  "InstagramUser",
   "Twitter",
   "Vimeo",
   "Facebook",

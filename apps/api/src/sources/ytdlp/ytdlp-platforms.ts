@@ -9,6 +9,23 @@ type MomentLink =
   /** The page has no way to open at a moment: the plain link. */
   | "none";
 
+/** How a platform's profiles are listed through yt-dlp's profile extractor. */
+export interface PlatformProfiles {
+  /** The extractor key (`ie_key()`) of its profile extractor. */
+  extractor: string;
+  /** The path of a profile's address (`/@user`); the address's host is one of the platform's. */
+  path: RegExp;
+  /** A profile's address as people write it, for messages. */
+  example: string;
+  /** The item id in a row's URL, for `since_video_id` given as a URL. */
+  itemIdInUrl: RegExp;
+  /**
+   * The platform shows profiles only to signed-in accounts: a profile yt-dlp finds no list on is
+   * then that sign-in wall, and the client is told a login is needed.
+   */
+  signedInOnly?: boolean;
+}
+
 /** A video platform read through yt-dlp: the wire's name, its extractors and the hosts its links live on. */
 export interface YtdlpPlatform {
   /** The wire's `platform`. */
@@ -32,6 +49,8 @@ export interface YtdlpPlatform {
    * recognition and translation, which yt-dlp lists as subtitles all the same (`auto`).
    */
   subtitlesKind: "manual" | "auto";
+  /** Its profiles, where yt-dlp lists them: a channel of `POST /transcripts/channel` and monitors. */
+  profiles?: PlatformProfiles;
 }
 
 /**
@@ -49,6 +68,13 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     channelFields: ["uploader", "channel"],
     momentLink: "none",
     subtitlesKind: "auto",
+    // TikTokUserIE's _VALID_URL: a handle of letters, digits, `_`, `.` and `-`, nothing after it.
+    profiles: {
+      extractor: "TikTokUser",
+      path: /^\/@[\w.-]+\/?$/,
+      example: "https://www.tiktok.com/@user",
+      itemIdInUrl: /\/video\/(\d+)/,
+    },
   },
   {
     platform: "instagram",
@@ -59,6 +85,14 @@ export const ytdlpPlatforms: readonly YtdlpPlatform[] = [
     channelFields: ["channel", "uploader"],
     momentLink: "none",
     subtitlesKind: "manual",
+    // InstagramUserIE's _VALID_URL, less the paths of posts, reels, stories and Instagram's own pages.
+    profiles: {
+      extractor: "InstagramUser",
+      path: /^\/(?!(?:p|reels?|tv|stories|explore|accounts|direct|about|developer|legal)\/?$)[\w.]{2,30}\/?$/,
+      example: "https://www.instagram.com/user/",
+      itemIdInUrl: /\/(?:p|reels?|tv)\/([\w-]+)/,
+      signedInOnly: true,
+    },
   },
   {
     platform: "x",
@@ -148,3 +182,8 @@ export function momentLinkOf(url: string, momentLink: MomentLink, seconds: numbe
   else link.searchParams.set("t", `${whole}s`);
   return link.toString();
 }
+
+/** The extractor keys that list profiles: yt-dlp runs them for lists only, never for an item. */
+export const profileExtractors: ReadonlySet<string> = new Set(
+  ytdlpPlatforms.flatMap((entry) => (entry.profiles ? [entry.profiles.extractor] : [])),
+);

@@ -6,6 +6,7 @@ import { packagePath } from "../../package-files.ts";
 import { SourceError } from "../source-error.ts";
 import { sourceErrorOfYtdlp, type YtdlpErrorDetails } from "./ytdlp-errors.ts";
 import { defaultYtdlpExtractors } from "./ytdlp-extractors.ts";
+import { profileExtractors } from "./ytdlp-platforms.ts";
 
 export { findYtdlp, type YtdlpEngine } from "./find-ytdlp.ts";
 export { defaultYtdlpExtractors } from "./ytdlp-extractors.ts";
@@ -29,7 +30,10 @@ export interface YtdlpSidecarOptions {
   python: string;
   /** Put first on PYTHONPATH: a yt-dlp zipapp (`findYtdlp`). */
   pythonPath?: string;
-  /** The extractors allowed, by `ie_key()`; `defaultYtdlpExtractors` when left out. */
+  /**
+   * The extractors allowed, by `ie_key()`; `defaultYtdlpExtractors` when left out. The profile
+   * extractors among them (`ytdlpPlatforms`) serve `listEntries` only, the others the item calls.
+   */
   extractors?: readonly string[];
   /** PEM certificates yt-dlp trusts besides the system's roots (a TLS-intercepting egress proxy's CA). */
   caFile?: string;
@@ -83,13 +87,20 @@ export interface YtdlpDownload {
   info: YtdlpInfo;
 }
 
+/** A page of a profile's entries, each unresolved: what the listing itself says of it. */
+export interface YtdlpEntries {
+  id?: string | null;
+  title?: string | null;
+  entries: YtdlpInfo[];
+}
+
 export interface YtdlpVersion {
   version: string;
   /** The allowed extractors this yt-dlp has. */
   extractors: string[];
 }
 
-type Operation = "version" | "extract" | "fetch_text" | "fetch_texts" | "download_audio";
+type Operation = "version" | "extract" | "fetch_text" | "fetch_texts" | "download_audio" | "list_entries";
 
 interface Call {
   id: number;
@@ -232,6 +243,17 @@ export class YtdlpSidecar {
     ) as Promise<YtdlpDownload>;
   }
 
+  /**
+   * Entries `start` to `start + count` (0-based, end excluded) of a profile, newest first, each
+   * unresolved: the listing's own requests only, never one per entry.
+   */
+  listEntries(url: string, options: YtdlpCallOptions & { start: number; count: number }): Promise<YtdlpEntries> {
+    return this.#call(
+      { op: "list_entries", url, proxy: options.proxy, start: options.start, count: options.count },
+      options,
+    ) as Promise<YtdlpEntries>;
+  }
+
   /** yt-dlp's version and the allowed extractors it has. */
   version(options: Partial<YtdlpCallOptions> = {}): Promise<YtdlpVersion> {
     return this.#call({ op: "version" }, { deadlineMs: 30_000, ...options }) as Promise<YtdlpVersion>;
@@ -368,6 +390,8 @@ export class YtdlpSidecar {
       sidecarScript,
       "--extractors",
       extractors.join(","),
+      "--list-extractors",
+      extractors.filter((key) => profileExtractors.has(key)).join(","),
       "--socket-timeout",
       String(socketTimeoutSeconds),
       ...(caFile ? ["--ca-file", caFile] : []),

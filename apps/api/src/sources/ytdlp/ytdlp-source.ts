@@ -3,7 +3,6 @@ import type { IsolatedParser } from "../../adapters/parsing/isolated-parser.ts";
 import { parseCaptionBody } from "../../adapters/youtube/caption-formats.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import { chooseCaptionTrack } from "../caption-choice.ts";
-import type { EgressGuard } from "../egress/egress-guard.ts";
 import type {
   CaptionTrack,
   DownloadedAudio,
@@ -14,9 +13,10 @@ import type {
   SourceRef,
 } from "../platform-source.ts";
 import { SourceError } from "../source-error.ts";
+import { type EgressCalls, guardedCall } from "./guarded-call.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
 import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
-import { type YtdlpCallOptions, YtdlpStartError } from "./ytdlp-sidecar.ts";
+import type { YtdlpCallOptions } from "./ytdlp-sidecar.ts";
 
 /** What the source asks of yt-dlp; `proxy` is the egress guard's address for that one call. */
 export interface YtdlpCalls {
@@ -29,9 +29,6 @@ export interface YtdlpCalls {
     options: YtdlpCallOptions & { maxBytes: number },
   ): Promise<{ path: string; bytes: number }>;
 }
-
-/** The egress guard, as the source uses it: one call of its own per yt-dlp call. */
-export type EgressCalls = Pick<EgressGuard, "openCall">;
 
 export interface YtdlpSourceOptions {
   /** yt-dlp; null when it is not installed, and then every platform it reads is refused with `absentAdvice`. */
@@ -164,55 +161,19 @@ export class YtdlpSource implements PlatformSource {
     return this.options.engine;
   }
 
-  /** Runs one yt-dlp call through its own guard call; a connection the guard refused is the failure's true cause. */
-  private async throughGuard<T>(
+  /** Runs one yt-dlp call through its own guard call. */
+  private throughGuard<T>(
     ref: SourceRef,
     limits: { maxBytes: number; deadlineMs: number },
     work: (proxy: string) => Promise<T>,
   ): Promise<T> {
-    const call = this.options.egress.openCall(limits);
-    try {
-      const result = await work(call.proxyUrl);
-      // The guard ended a connection at the byte cap: what yt-dlp took for an end was not the body's.
-      if (!call.tooLarge) return result;
-    } catch (error) {
-      // What the guard did to the call is the true cause of what yt-dlp saw (a reset, a refusal).
-      const [refused] = call.refusedTargets;
-      if (refused) {
-        throw new SourceError(
-          "invalid_input",
-          `${ref.url} leads to ${refused.host} (${refused.reason}), which this server does not connect to.`,
-          { cause: error },
-        );
-      }
-      if (call.tooLarge) throw tooLargeError(ref, limits, error);
-      // The traceback names the server's paths: it goes to the log (the sidecar's), not to the client.
-      if (error instanceof YtdlpStartError) {
-        throw new SourceError(
-          "unsupported",
-          `${labelOf(ref)} links need yt-dlp, which does not start on this server. ${this.options.absentAdvice}`,
-          { cause: error },
-        );
-      }
-      if (call.timedOut) {
-        throw new SourceError("timeout", `${ref.url} took longer than ${limits.deadlineMs / 1000} s.`, {
-          cause: error,
-        });
-      }
-      // yt-dlp words it as its proxy's 502 ("Tunnel connection failed"); the guard knows which host failed.
-      const [unreachable] = call.unreachableTargets;
-      if (unreachable && error instanceof SourceError && error.kind === "connection") {
-        throw new SourceError(
-          "connection",
-          `The connection to ${labelOf(ref)} failed: ${unreachable.host} could not be reached.`,
-          { cause: error },
-        );
-      }
-      throw error;
-    } finally {
-      call.close();
-    }
-    throw tooLargeError(ref, limits);
+    return guardedCall(
+      this.options.egress,
+      { url: ref.url, label: labelOf(ref) },
+      limits,
+      this.options.absentAdvice,
+      work,
+    );
   }
 
   private async parseCaptions(details: SourceDetails, format: string, body: string): Promise<TimedSegment[]> {
@@ -269,11 +230,6 @@ function playlistEntries(playlist: string, playlistUrl: string): string[] {
         return [];
       }
     });
-}
-
-/** The guard stopped a call at its byte cap: its media, captions or details are larger than this server reads. */
-function tooLargeError(ref: SourceRef, limits: { maxBytes: number }, cause?: unknown): SourceError {
-  return new SourceError("too_large", `${ref.url} led to more than the ${limits.maxBytes} bytes allowed.`, { cause });
 }
 
 /** The platform's name as people write it (`TikTok`), for messages. */

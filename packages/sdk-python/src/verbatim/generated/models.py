@@ -22,7 +22,7 @@ ChannelTab = Literal["videos", "shorts", "live"]
 """Which list of a channel to read."""
 
 CheckInterval = Literal[15, 60, 360, 1440]
-"""How often a monitor checks its channel, in minutes."""
+"""How often a monitor checks its channel, profile or feed, in minutes."""
 
 ChunkSize = int
 """Characters of text in one chunk for a language model, 100 to 10,000."""
@@ -48,11 +48,17 @@ JobPollPath = str
 LanguageTag = str
 """A BCP-47 language tag (`en`, `pt-BR`)."""
 
+ListPlatform = Literal["youtube", "tiktok", "instagram", "spotify", "apple", "rss"]
+"""Where the rows of a list page came from."""
+
 MonitorId = str
 """A monitor's id: `mon_` and a ULID."""
 
 MonitorName = str
 """A name to recognise a monitor by."""
+
+MonitorPlatform = Literal["youtube", "tiktok", "instagram", "podcast"]
+"""Where a monitor's target is."""
 
 OtherPlatform = str
 """A platform this contract does not list yet: a yt-dlp extractor's name, lowercased (`bluesky`, `streamable`)."""
@@ -68,6 +74,9 @@ RequestCount = int
 
 RequestId = str
 """A request's id: `req_` and a ULID."""
+
+SearchPlatform = Literal["youtube", "tiktok", "instagram", "spotify", "apple", "rss"]
+"""Where a search looks."""
 
 SearchType = Literal["video", "channel", "playlist"]
 """What a search returns."""
@@ -404,19 +413,24 @@ class CaptionsDisabledError(ApiModel):
 
 
 class ChannelRequest(ApiModel):
-    """List a channel's uploads."""
+    """List a channel's, profile's or feed's items."""
 
     channel: str
-    """The channel: an `@handle`, a channel URL or a `UC...` id."""
+    """What to list: a YouTube channel (an `@handle`, a channel URL or a `UC...` id); a TikTok
+    profile (`https://www.tiktok.com/@user`); an Instagram profile
+    (`https://www.instagram.com/user/`), which Instagram shows only to signed-in accounts, so
+    it answers 422 `private` saying a login is needed; or any other http(s) URL, read as an RSS
+    or Atom feed, or as a podcast page that links to one.
+    """
 
     tab: Optional[ChannelTab] = Field(default="videos")
-    """Which tab to list."""
+    """Which tab to list. YouTube only: sent for another platform, it answers 400 `invalid_request`."""
 
     sort: Optional[ChannelSort] = Field(default="newest")
-    """The order. `since_video_id` needs the default, `newest`."""
+    """The order. `since_video_id` needs the default, `newest`. YouTube only: sent for another platform, it answers 400 `invalid_request`."""
 
     query: Optional[str] = Field(default=None)
-    """Search inside the channel instead of listing a tab. Not combinable with `since_video_id`."""
+    """Search inside the channel instead of listing a tab. Not combinable with `since_video_id`. YouTube only: sent for another platform, it answers 400 `invalid_request`."""
 
     limit: Optional[int] = Field(default=5)
     """Rows per page, 1 to 50."""
@@ -425,9 +439,9 @@ class ChannelRequest(ApiModel):
     """The `next_cursor` of the previous page. Pass the other parameters unchanged."""
 
     since_video_id: Optional[str] = Field(default=None)
-    """The newest video the client has already seen: a bare id or a YouTube video URL. When it
-    is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
-    Such a request always costs 1 credit.
+    """The newest item the client has already seen: a row's `videoId`, or its `url` (for YouTube,
+    any URL of the video). When it is on the page, the page is trimmed to the newer items and
+    `next_cursor` is `null`. Such a request always costs 1 credit.
     """
 
 
@@ -484,13 +498,13 @@ class CreatedMonitor(ApiModel):
     """The monitor's id (`mon_...`)."""
 
     type: Literal["channel"]
-    """What is watched: always `channel`."""
+    """What is watched: always `channel` (a channel, a profile or a feed)."""
 
-    platform: Literal["youtube"]
-    """Always `youtube`."""
+    platform: MonitorPlatform
+    """Where the target is."""
 
     target: str
-    """The channel as given on creation."""
+    """The channel, profile or feed as given on creation."""
 
     options: MonitorOptions
     """Options of the watched list."""
@@ -1326,7 +1340,7 @@ class MembersOnlyError(ApiModel):
 
 
 class Monitor(ApiModel):
-    """A monitor: a channel checked on a schedule."""
+    """A monitor: a channel, profile or feed checked on a schedule."""
 
     kind: Literal["monitor"]
     """Always `monitor`."""
@@ -1335,13 +1349,13 @@ class Monitor(ApiModel):
     """The monitor's id (`mon_...`)."""
 
     type: Literal["channel"]
-    """What is watched: always `channel`."""
+    """What is watched: always `channel` (a channel, a profile or a feed)."""
 
-    platform: Literal["youtube"]
-    """Always `youtube`."""
+    platform: MonitorPlatform
+    """Where the target is."""
 
     target: str
-    """The channel as given on creation."""
+    """The channel, profile or feed as given on creation."""
 
     options: MonitorOptions
     """Options of the watched list."""
@@ -1440,19 +1454,24 @@ class MonitorCheckError(ApiModel):
 
 
 class MonitorCreate(ApiModel):
-    """Create a monitor that watches a channel."""
+    """Create a monitor that watches a channel, a profile or a feed."""
 
     type: Optional[Literal["channel"]] = Field(default="channel")
     """What to watch: only `channel`, accepted for clients that send it."""
 
-    platform: Optional[Literal["youtube"]] = Field(default="youtube")
-    """Where the channel is: only `youtube`, accepted for clients that send it."""
+    platform: Optional[MonitorPlatform] = Field(default=None)
+    """Where the target is. Read from `target` when left out; sent, it must be the platform
+    `target` names, or the request answers 422 `invalid_input`.
+    """
 
     target: str
-    """The channel: an `@handle`, a channel URL or a `UC...` id."""
+    """What to watch: anything `POST /transcripts/channel` lists. A YouTube channel (an `@handle`,
+    a channel URL or a `UC...` id), a TikTok profile (`https://www.tiktok.com/@user`), an
+    Instagram profile, or an RSS or Atom feed (or a podcast page that links to one).
+    """
 
     tab: Optional[ChannelTab] = Field(default="videos")
-    """The tab to watch."""
+    """The tab to watch. YouTube only: sent for another platform, it answers 400 `invalid_request`."""
 
     interval_minutes: Optional[CheckInterval] = Field(default=60)
     """How often to check."""
@@ -1589,8 +1608,8 @@ class MonitorListEnvelope(ApiModel):
 class MonitorOptions(ApiModel):
     """Options of the list a monitor watches."""
 
-    tab: ChannelTab
-    """The channel tab the monitor watches."""
+    tab: Optional[ChannelTab] = Field(default=None)
+    """The channel tab a YouTube monitor watches; absent on other platforms, which have one list."""
 
 
 class MonitorRef(ApiModel):
@@ -1605,11 +1624,11 @@ class MonitorRef(ApiModel):
     type: Literal["channel"]
     """Always `channel`."""
 
-    platform: Literal["youtube"]
-    """Always `youtube`."""
+    platform: MonitorPlatform
+    """Where the target is."""
 
     target: str
-    """The watched channel."""
+    """The watched channel, profile or feed."""
 
 
 class MonitorTranscript(ApiModel):
@@ -1716,7 +1735,7 @@ class MonitorUpdate(ApiModel):
     """`paused` stops the checks; `active` resumes them."""
 
     tab: Optional[ChannelTab] = Field(default=None)
-    """The tab to watch."""
+    """The tab to watch. YouTube monitors only: on another platform it answers 400 `invalid_request`."""
 
     interval_minutes: Optional[CheckInterval] = Field(default=None)
     """How often to check."""
@@ -1914,9 +1933,9 @@ class PlaylistRequest(ApiModel):
     """The `next_cursor` of the previous page. Pass the other parameters unchanged."""
 
     since_video_id: Optional[str] = Field(default=None)
-    """The newest video the client has already seen: a bare id or a YouTube video URL. When it
-    is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
-    Such a request always costs 1 credit.
+    """The newest item the client has already seen: a row's `videoId`, or its `url` (for YouTube,
+    any URL of the video). When it is on the page, the page is trimmed to the newer items and
+    `next_cursor` is `null`. Such a request always costs 1 credit.
     """
 
 
@@ -2130,7 +2149,7 @@ class RetryWithTranslation(ApiModel):
 
 
 class SearchRequest(ApiModel):
-    """Search YouTube."""
+    """Search for videos."""
 
     query: str
     """The search text."""
@@ -2138,8 +2157,11 @@ class SearchRequest(ApiModel):
     type: Optional[SearchType] = Field(default="video")
     """What to return. `since_video_id` needs the default, `video`."""
 
-    platform: Optional[str] = Field(default="youtube")
-    """Where to search. Only `youtube` is served; other platforms answer 422 `unsupported_platform`."""
+    platform: Optional[SearchPlatform] = Field(default="youtube")
+    """Where to search. Only `youtube` is served: `tiktok` and `instagram` have no public search
+    to read, and `spotify`, `apple` and `rss` are not served yet; each answers 422
+    `unsupported_platform`.
+    """
 
     limit: Optional[int] = Field(default=5)
     """Rows per page, 1 to 50."""
@@ -2148,9 +2170,9 @@ class SearchRequest(ApiModel):
     """The `next_cursor` of the previous page. Pass the other parameters unchanged."""
 
     since_video_id: Optional[str] = Field(default=None)
-    """The newest video the client has already seen: a bare id or a YouTube video URL. When it
-    is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
-    Such a request always costs 1 credit.
+    """The newest item the client has already seen: a row's `videoId`, or its `url` (for YouTube,
+    any URL of the video). When it is on the page, the page is trimmed to the newer items and
+    `next_cursor` is `null`. Such a request always costs 1 credit.
     """
 
 
@@ -2648,8 +2670,8 @@ class VideoPage(ApiModel):
     source: Literal["channel", "playlist", "search"]
     """Which list produced the page."""
 
-    platform: Literal["youtube"]
-    """Always `youtube`."""
+    platform: ListPlatform
+    """Where the rows came from: the platform the `channel` names (`rss` for a feed), or the search's `platform`."""
 
     videos: List[ListRow]
     """Up to `limit` rows (at most 50), in list order."""
@@ -2675,28 +2697,41 @@ class VideoPageEnvelope(ApiModel):
 
 
 class VideoRow(ApiModel):
-    """One video of a list. The rows use camelCase names, as the hosted service sends them."""
+    """One video, post or episode of a list. The rows use camelCase names, as the hosted service
+    sends them; the page's `platform` says where they came from.
+    """
 
     videoId: str
-    """The YouTube video id."""
+    """The item's id on its platform: a YouTube video id, a TikTok post id, or the `video_id` the transcript of a feed's episode carries."""
 
     url: str
-    """The video's watch URL; accepted as is by the transcript endpoints."""
+    """The item's address, accepted as is by `POST /transcripts/video` and batch: a watch or post
+    URL, or a feed episode's audio file.
+    """
 
     title: str
-    """The title."""
+    """The title (a TikTok post's caption)."""
 
     duration: Optional[float]
     """Length in seconds, when listed."""
 
     channel: Optional[str]
-    """The channel's name."""
+    """The channel, the creator's handle, or the show."""
 
     publishedAt: Optional[str]
-    """Upload time. YouTube lists relative times ("2 days ago"), so this is exact to the day for recent videos and approximate for old ones."""
+    """Upload time. Exact for TikTok, Instagram and feeds that date their episodes; YouTube lists
+    relative times ("2 days ago"), so there it is exact to the day for recent videos and
+    approximate for old ones.
+    """
 
     stats: Optional[VideoStats]
     """Engagement counts."""
+
+    thumbnailUrl: Optional[str]
+    """A picture of the item, when the source has one. YouTube's comes from the video id
+    (`https://i.ytimg.com/vi/<id>/mqdefault.jpg`); TikTok's and Instagram's are signed and
+    expire, so copy the image rather than link to it.
+    """
 
 
 class VideoStats(ApiModel):
@@ -2767,4 +2802,4 @@ WebhookEvent = Annotated[Union[TranscriptJobCompletedWebhook, TranscriptJobFaile
 for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionLanguage, CaptionLanguages, CaptionLanguagesEnvelope, CaptionsDisabledError, ChannelRequest, ChannelRow, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LanguagesRequest, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LibraryTranscript, LibraryTranscriptEnvelope, LiveStreamError, Me, MeEnvelope, MembersOnlyError, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, QueueDepth, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, RetryWithTranslation, SearchRequest, Segment, SpeechEngineInfo, TimeoutError, Transcript, TranscriptChunk, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, TranslationTarget, TranslationUnavailableError, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError, WorkerHeartbeat):
     _model.model_rebuild()
 
-__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PodcastResolution", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "WorkerHeartbeat", "WorkerId"]
+__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListPlatform", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorPlatform", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PodcastResolution", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchPlatform", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "WorkerHeartbeat", "WorkerId"]

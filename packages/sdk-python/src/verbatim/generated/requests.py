@@ -7,7 +7,7 @@ from typing import Dict, List, Literal, Optional, Union
 
 from typing_extensions import Required, TypedDict
 
-from .models import BatchItem, ChannelSort, ChannelTab, CheckInterval, ChunkSize, Cursor, LanguageTag, MonitorName, Platform, SearchType, TimestampStyle, TranscriptFormat, TranscriptMode, WebhookUrl
+from .models import BatchItem, ChannelSort, ChannelTab, CheckInterval, ChunkSize, Cursor, LanguageTag, MonitorName, MonitorPlatform, Platform, SearchPlatform, SearchType, TimestampStyle, TranscriptFormat, TranscriptMode, WebhookUrl
 
 
 class LibrarySearchRequestOptions(TypedDict, total=False):
@@ -32,11 +32,13 @@ class MonitorCreateOptions(TypedDict, total=False):
     type: Literal["channel"]
     """What to watch: only `channel`, accepted for clients that send it."""
 
-    platform: Literal["youtube"]
-    """Where the channel is: only `youtube`, accepted for clients that send it."""
+    platform: MonitorPlatform
+    """Where the target is. Read from `target` when left out; sent, it must be the platform
+    `target` names, or the request answers 422 `invalid_input`.
+    """
 
     tab: ChannelTab
-    """The tab to watch."""
+    """The tab to watch. YouTube only: sent for another platform, it answers 400 `invalid_request`."""
 
     interval_minutes: CheckInterval
     """How often to check."""
@@ -58,7 +60,7 @@ class MonitorUpdateOptions(TypedDict, total=False):
     """`paused` stops the checks; `active` resumes them."""
 
     tab: ChannelTab
-    """The tab to watch."""
+    """The tab to watch. YouTube monitors only: on another platform it answers 400 `invalid_request`."""
 
     interval_minutes: CheckInterval
     """How often to check."""
@@ -90,13 +92,13 @@ class ChannelRequestOptions(TypedDict, total=False):
     """The keyword arguments of a `ChannelRequest` beside its `channel`, which the method takes first."""
 
     tab: ChannelTab
-    """Which tab to list."""
+    """Which tab to list. YouTube only: sent for another platform, it answers 400 `invalid_request`."""
 
     sort: ChannelSort
-    """The order. `since_video_id` needs the default, `newest`."""
+    """The order. `since_video_id` needs the default, `newest`. YouTube only: sent for another platform, it answers 400 `invalid_request`."""
 
     query: str
-    """Search inside the channel instead of listing a tab. Not combinable with `since_video_id`."""
+    """Search inside the channel instead of listing a tab. Not combinable with `since_video_id`. YouTube only: sent for another platform, it answers 400 `invalid_request`."""
 
     limit: int
     """Rows per page, 1 to 50."""
@@ -105,9 +107,9 @@ class ChannelRequestOptions(TypedDict, total=False):
     """The `next_cursor` of the previous page. Pass the other parameters unchanged."""
 
     since_video_id: str
-    """The newest video the client has already seen: a bare id or a YouTube video URL. When it
-    is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
-    Such a request always costs 1 credit.
+    """The newest item the client has already seen: a row's `videoId`, or its `url` (for YouTube,
+    any URL of the video). When it is on the page, the page is trimmed to the newer items and
+    `next_cursor` is `null`. Such a request always costs 1 credit.
     """
 
 
@@ -127,9 +129,9 @@ class PlaylistRequestOptions(TypedDict, total=False):
     """The `next_cursor` of the previous page. Pass the other parameters unchanged."""
 
     since_video_id: str
-    """The newest video the client has already seen: a bare id or a YouTube video URL. When it
-    is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
-    Such a request always costs 1 credit.
+    """The newest item the client has already seen: a row's `videoId`, or its `url` (for YouTube,
+    any URL of the video). When it is on the page, the page is trimmed to the newer items and
+    `next_cursor` is `null`. Such a request always costs 1 credit.
     """
 
 
@@ -139,8 +141,11 @@ class SearchRequestOptions(TypedDict, total=False):
     type: SearchType
     """What to return. `since_video_id` needs the default, `video`."""
 
-    platform: str
-    """Where to search. Only `youtube` is served; other platforms answer 422 `unsupported_platform`."""
+    platform: SearchPlatform
+    """Where to search. Only `youtube` is served: `tiktok` and `instagram` have no public search
+    to read, and `spotify`, `apple` and `rss` are not served yet; each answers 422
+    `unsupported_platform`.
+    """
 
     limit: int
     """Rows per page, 1 to 50."""
@@ -149,9 +154,9 @@ class SearchRequestOptions(TypedDict, total=False):
     """The `next_cursor` of the previous page. Pass the other parameters unchanged."""
 
     since_video_id: str
-    """The newest video the client has already seen: a bare id or a YouTube video URL. When it
-    is on the page, the page is trimmed to the newer videos and `next_cursor` is `null`.
-    Such a request always costs 1 credit.
+    """The newest item the client has already seen: a row's `videoId`, or its `url` (for YouTube,
+    any URL of the video). When it is on the page, the page is trimmed to the newer items and
+    `next_cursor` is `null`. Such a request always costs 1 credit.
     """
 
 
