@@ -1,5 +1,4 @@
 import { SchemaPreprocessor } from "express-openapi-validator/dist/middlewares/parsers/schema.preprocessor.js";
-import { OpenApiValidator } from "express-openapi-validator/dist/openapi.validator.js";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { startServer, type TestServer } from "./server.ts";
 
@@ -14,10 +13,12 @@ afterEach(async () => {
 describe("a test server", () => {
   // A document compiled after the start runs in the middle of a test's first request, whose upstream timeouts then fire.
   it("has compiled the OpenAPI document of every validator of the app when it starts", async () => {
-    const validators = vi.spyOn(OpenApiValidator.prototype, "installMiddleware");
-    const compiled = vi.spyOn(SchemaPreprocessor.prototype, "preProcess");
     server = await startServer();
-    expect(validators.mock.calls.length).toBeGreaterThan(0);
-    expect(compiled).toHaveBeenCalledTimes(validators.mock.calls.length);
+    const compiled = vi.spyOn(SchemaPreprocessor.prototype, "preProcess");
+    for (const mount of ["/api/v2", "/api/v1", "/dashboard/api"]) {
+      const answer = await fetch(`${server.baseUrl}${mount}/no-such-operation`);
+      expect(answer.status, mount).toBe(404);
+    }
+    expect(compiled).not.toHaveBeenCalled();
   });
 });
