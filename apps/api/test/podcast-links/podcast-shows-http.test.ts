@@ -99,10 +99,16 @@ describe("POST /transcripts/channel with a show link: 200, the show's feed as ro
 
 describe("POST /transcripts/channel with a show link: 422", () => {
   it("answers a Spotify exclusive with podcast_feed_not_found (3003), reason no_public_feed and the nearest feeds", async () => {
-    const answer = await post("transcripts/channel", { channel: "https://open.spotify.com/show/0VerbatimOriginal00000" });
+    const answer = await post("transcripts/channel", {
+      channel: "https://open.spotify.com/show/0VerbatimOriginal00000",
+    });
     expect(answer.status, answer.text).toBe(422);
     const { error } = answer.body as Loose;
-    expect(error).toMatchObject({ code: "podcast_feed_not_found", number: 3003, details: { reason: "no_public_feed" } });
+    expect(error).toMatchObject({
+      code: "podcast_feed_not_found",
+      number: 3003,
+      details: { reason: "no_public_feed" },
+    });
     expect(error.details.candidates.length).toBeGreaterThan(0);
   });
 

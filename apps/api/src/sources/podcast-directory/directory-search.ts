@@ -37,7 +37,10 @@ export class DirectorySearch implements Listing {
 
   markerOf(sinceVideoId: string): ListingMarker {
     if (this.search.type !== "video") {
-      return { problem: "since_video_id works only with video results.", issue: `not allowed with type ${this.search.type}` };
+      return {
+        problem: "since_video_id works only with video results.",
+        issue: `not allowed with type ${this.search.type}`,
+      };
     }
     if (this.search.platform === "rss") return feedEpisodeMarker(sinceVideoId);
     const value = sinceVideoId.trim();
@@ -118,5 +121,7 @@ function videoRow(episode: DirectoryEpisode, url: string, videoId: string): Sche
 function episodeLink(episode: DirectoryEpisode): string | null {
   const listed = episode.url === null ? null : parseApplePodcastsLink(episode.url);
   if (listed?.kind === "episode") return listed.url;
-  return episode.showId === null ? null : `https://podcasts.apple.com/us/podcast/id${episode.showId}?i=${episode.trackId}`;
+  return episode.showId === null
+    ? null
+    : `https://podcasts.apple.com/us/podcast/id${episode.showId}?i=${episode.trackId}`;
 }

@@ -18,6 +18,10 @@ import type { PodcastDirectory } from "./index.ts";
 const spotifySearchAdvice =
   "Spotify's search needs the Spotify Web API: the server's operator sets VERBATIM_SPOTIFY_CLIENT_ID and VERBATIM_SPOTIFY_CLIENT_SECRET (an app of Spotify's developer dashboard). Search with platform apple or rss meanwhile.";
 
+/** What a server with Spotify's credentials answers: the Web API's search is not read yet. */
+const spotifySearchUnserved =
+  "This server does not search Spotify yet, even with its Web API credentials; search with platform apple or rss, whose shows Spotify mostly serves from the same public feeds.";
+
 /**
  * Apple Podcasts and Spotify shows as lists of their episodes, and searches of Apple's public
  * directory (`apple`: shows and episodes as Apple Podcasts links; `rss`: feeds and episode
@@ -35,6 +39,8 @@ export class PodcastShowListings implements ListingSource {
   constructor(
     private readonly directory: PodcastDirectory,
     private readonly documents: FeedDocuments,
+    /** Whether the operator gave Spotify's Web API credentials, which its search would need. */
+    private readonly spotifyCredentials: boolean,
   ) {}
 
   match(request: ListingRequest): Listing | SourceError | null {
@@ -86,7 +92,9 @@ export class PodcastShowListings implements ListingSource {
   }
 
   private matchSearch(request: Extract<ListingRequest, { kind: "search" }>): Listing | SourceError | null {
-    if (request.platform === "spotify") return new SourceError("unsupported", spotifySearchAdvice);
+    if (request.platform === "spotify") {
+      return new SourceError("unsupported", this.spotifyCredentials ? spotifySearchUnserved : spotifySearchAdvice);
+    }
     if (request.platform !== "apple" && request.platform !== "rss") return null;
     const platform: SearchPlatform = request.platform;
     if (request.type === "playlist") {
