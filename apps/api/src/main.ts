@@ -105,7 +105,12 @@ const audioSources = withPodcastLinks(
   }),
   { ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets, spotify: config.spotify },
 );
-const feedListings = createFeedListings({ ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets });
+const feedListings = createFeedListings({
+  ...ca,
+  ...proxies,
+  allowPrivateTargets: config.allowPrivateTargets,
+  spotify: config.spotify,
+});
 const youtube = createYoutubeAdapter({ ...config.youtube, ...ca });
 const platformSources = await startPlatformSources({
   ...config.platforms,
@@ -130,7 +135,7 @@ const services = composeServices({
   logger,
   youtube,
   // Profiles before feeds: the feed source reads any address the others leave.
-  listings: [platformSources.profiles, feedListings],
+  listings: [platformSources.profiles, ...feedListings.members],
   audio: {
     sources: audioSources,
     youtube: youtube.audio,

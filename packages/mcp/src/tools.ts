@@ -302,7 +302,7 @@ const searchVideos = listTool({
   title: "Search videos",
   description: [
     "Search videos by keywords, one page at a time: pass `next_cursor` back as `cursor` for the next page.",
-    "`platform` is `youtube` (the default), the only one searched: TikTok and Instagram have no public search to read, and `spotify`, `apple` and `rss` are not served yet; each answers `unsupported_platform`.",
+    "`platform` is `youtube` (the default), `apple` (Apple Podcasts episode links, or shows with type channel) or `rss` (episodes' audio files, or shows' feed URLs), both from Apple's podcast directory; TikTok and Instagram have no public search to read, and `spotify` is not served yet: each answers `unsupported_platform`.",
     `Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
   ].join(" "),
   requestSchema: "SearchRequest",
@@ -320,7 +320,7 @@ const listChannelVideos = listTool({
   title: "List a channel's, profile's or feed's items",
   description: [
     "List a creator's or show's items, newest first, one page at a time: pass `next_cursor` back as `cursor` for the next page.",
-    "`channel` is a YouTube channel (`@handle`, UC... id or channel URL), a TikTok profile URL (https://www.tiktok.com/@user), an Instagram profile URL (Instagram shows profiles to signed-in accounts only, so it answers `private`), or an RSS or Atom feed URL, or a podcast page that links to one.",
+    "`channel` is a YouTube channel (`@handle`, UC... id or channel URL), a TikTok profile URL (https://www.tiktok.com/@user), an Instagram profile URL (Instagram shows profiles to signed-in accounts only, so it answers `private`), an Apple Podcasts or Spotify show link (read from its public feed), or an RSS or Atom feed URL, or a podcast page that links to one.",
     "`platform` in the result says where the rows came from.",
     `Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
   ].join(" "),

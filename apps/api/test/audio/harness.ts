@@ -142,9 +142,10 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
   const monitorEvents = options.monitors && callbacks ? new MonitorEvents(store, callbacks, now) : undefined;
   // Feeds are fetched as the web sources fetch them: through the podcast double when there is one,
   // else from the fake host on loopback, a private address admitted here.
-  const feedListings: ClosableFeedListings = createFeedListings(
-    options.podcastDouble ? podcastDoubleEgress(options.podcastDouble) : { allowPrivateTargets: true },
-  );
+  const feedListings: ClosableFeedListings = createFeedListings({
+    ...(options.podcastDouble ? podcastDoubleEgress(options.podcastDouble) : { allowPrivateTargets: true }),
+    spotify: null,
+  });
   const webhooks = callbacks ?? options.webhooks?.(store);
   const youtube = options.youtube
     ? createYoutubeAdapter({
@@ -180,7 +181,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     ...(options.allowPrivateCallbackTargets || callbacks ? { allowPrivateCallbackTargets: true } : {}),
     ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}),
   };
-  const listings = [...(startedPlatforms ? [startedPlatforms.profiles] : []), feedListings];
+  const listings = [...(startedPlatforms ? [startedPlatforms.profiles] : []), ...feedListings.members];
   const parts = {
     platform,
     now,

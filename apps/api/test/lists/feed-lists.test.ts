@@ -163,17 +163,6 @@ describe("422: addresses with no feed to list", () => {
     });
     expect(server.host.requests.length).toBe(before);
   });
-
-  it.each([
-    "https://podcasts.apple.com/us/podcast/fellow-americans/id1000000001",
-    "https://open.spotify.com/show/4rOoJ6Egrf8K2IrywzwOMk",
-  ])("answers the directory show %s with unsupported_platform (3001), naming what works instead", async (channel) => {
-    const answer = await listChannel({ channel });
-    expect(answer.status, answer.text).toBe(422);
-    const { error } = answer.body as Loose;
-    expect(error).toMatchObject({ code: "unsupported_platform", number: 3001 });
-    expect(error.message).toMatch(/send the show's RSS feed URL/);
-  });
 });
 
 describe("400 invalid_request: YouTube's options sent for a feed", () => {

@@ -307,8 +307,9 @@ class Transcripts:
         idempotency_key: Optional[str] = None,
         **options: Unpack[SearchRequestOptions],
     ) -> VideoPageEnvelope:
-        """One page of a search. ``platform`` is ``youtube`` (the default); TikTok and Instagram have no public
-        search, and ``spotify``, ``apple`` and ``rss`` are not served yet: each raises ``unsupported_platform``.
+        """One page of a search. ``platform`` is ``youtube`` (the default), ``apple`` or ``rss`` (Apple's podcast
+        directory); TikTok and Instagram have no public search, and ``spotify`` is not served yet: each raises
+        ``unsupported_platform``.
         """
         return self._client._send(calls.search(query, options), idempotency_key)
 

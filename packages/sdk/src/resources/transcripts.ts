@@ -141,8 +141,9 @@ export class Transcripts extends ApiResource {
   }
 
   /**
-   * One page of a search. `platform` is `youtube` (the default); TikTok and Instagram have no
-   * public search, and `spotify`, `apple` and `rss` are not served yet: each answers 422
+   * One page of a search. `platform` is `youtube` (the default), `apple` (Apple Podcasts links)
+   * or `rss` (episodes' audio files, shows' feeds), both from Apple's podcast directory; TikTok
+   * and Instagram have no public search, and `spotify` is not served yet: each answers 422
    * `unsupported_platform`. A string is the `query`.
    */
   search(request: BareOr<SearchRequest>, options?: RequestOptions): Promise<VideoPageResult> {

@@ -382,7 +382,7 @@ export function feedEpisodeSource(
 ): ResolvedAudioSource {
   return {
     platform: "podcast",
-    videoId: `pod_${shortHash(`${feedUrl.href}\n${episode.guid ?? episode.enclosureUrl}`)}`,
+    videoId: feedEpisodeVideoId(feedUrl.href, episode.guid ?? episode.enclosureUrl),
     url: via?.url ?? episode.link ?? episode.enclosureUrl,
     title: episode.title,
     channel: feed.title,
@@ -438,6 +438,11 @@ function isTextType(contentType: string | null): boolean {
 function withDeadline(signal: AbortSignal | undefined, milliseconds: number): AbortSignal {
   const deadline = AbortSignal.timeout(milliseconds);
   return signal ? AbortSignal.any([signal, deadline]) : deadline;
+}
+
+/** The `video_id` of a feed's episode, by the feed and the episode's GUID (else its enclosure): one item however it is reached. */
+export function feedEpisodeVideoId(feedUrl: string, guidOrEnclosure: string): string {
+  return `pod_${shortHash(`${feedUrl}\n${guidOrEnclosure}`)}`;
 }
 
 function shortHash(value: string): string {

@@ -71,8 +71,6 @@ describe("episodeRows", () => {
 describe("FeedListings.match, offline", () => {
   it.each([
     ["a media file", "https://podcasts.example/media/episode-1.mp3", "item_not_list"],
-    ["an Apple Podcasts show", "https://podcasts.apple.com/us/podcast/show/id1000000001", "unsupported"],
-    ["a Spotify show", "https://open.spotify.com/show/4rOoJ6Egrf8K2IrywzwOMk", "unsupported"],
     ["an address with credentials", "https://user:secret@podcasts.example/feed.xml", "invalid_input"],
   ])("refuses %s as %s", (_what, channel, kind) => {
     const found = feeds.match({ kind: "channel", channel });

@@ -14,16 +14,6 @@ import { SourceError } from "../source-error.ts";
 import type { FeedDocuments } from "./feed-documents.ts";
 
 /**
- * Podcast directories whose show pages carry no feed link: their shows are listed through the
- * directory's own source, which this server does not have yet, so they are refused here with
- * what works instead rather than read as a page without a feed.
- */
-const directoryHosts: ReadonlyMap<string, string> = new Map([
-  ["podcasts.apple.com", "Apple Podcasts"],
-  ["open.spotify.com", "Spotify"],
-]);
-
-/**
  * Any RSS or Atom feed, or a podcast page that links to one, as a list of its episodes, newest
  * first. It claims every http(s) address the sources before it in the registry left, so it comes
  * last. A feed is one document, so its list is one upstream page, read again for each page a
@@ -44,13 +34,6 @@ export class FeedListings implements ListingSource {
       return new SourceError(
         "invalid_input",
         "The address carries a user name or password; such addresses are not fetched.",
-      );
-    }
-    const directory = directoryHosts.get(address.hostname.toLowerCase());
-    if (directory) {
-      return new SourceError(
-        "unsupported",
-        `${directory} shows are not listed by this server yet; send the show's RSS feed URL instead.`,
       );
     }
     if (hasMediaExtension(address)) {
@@ -80,14 +63,7 @@ class FeedListing implements Listing {
   }
 
   markerOf(sinceVideoId: string): ListingMarker {
-    const value = sinceVideoId.trim();
-    if (/^(?:pod|file)_[0-9a-f]{16}$/.test(value)) return { itemId: value };
-    const url = httpAddress(value);
-    if (url) return { itemId: mediaVideoId(url) };
-    return {
-      problem: "since_video_id must name an episode of the feed.",
-      issue: `"${sinceVideoId}" is neither a row's videoId nor a row's url`,
-    };
+    return feedEpisodeMarker(sinceVideoId);
   }
 
   async firstPage(options: ListingCallOptions = {}): Promise<ListingPage> {
@@ -99,6 +75,18 @@ class FeedListing implements Listing {
     // A feed's list is one page, so no continuation was ever issued for it.
     return Promise.reject(new Error(`a feed's list has no page after its first (continuation ${continuation})`));
   }
+}
+
+/** The episode `since_video_id` names among rows whose `url` is the episode's audio file: a row's `videoId` or `url`. */
+export function feedEpisodeMarker(sinceVideoId: string): ListingMarker {
+  const value = sinceVideoId.trim();
+  if (/^(?:pod|file)_[0-9a-f]{16}$/.test(value)) return { itemId: value };
+  const url = httpAddress(value);
+  if (url) return { itemId: mediaVideoId(url) };
+  return {
+    problem: "since_video_id must name an episode of the feed.",
+    issue: `"${sinceVideoId}" is neither a row's videoId nor a row's url`,
+  };
 }
 
 /** A feed's episodes as rows: the dated ones newest first, then the undated ones in the feed's order. */

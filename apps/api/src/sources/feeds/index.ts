@@ -1,6 +1,9 @@
 import { createPublicFetch } from "../../adapters/net/public-fetch.ts";
 import { IsolatedParser } from "../../adapters/parsing/isolated-parser.ts";
 import type { ListingSource } from "../listing-source.ts";
+import { createPodcastDirectory } from "../podcast-directory/index.ts";
+import { PodcastShowListings } from "../podcast-directory/show-listings.ts";
+import type { SpotifyCredentials } from "../spotify/spotify-web-api.ts";
 import { FeedDocuments } from "./feed-documents.ts";
 import { FeedListings } from "./feed-listings.ts";
 
@@ -18,12 +21,18 @@ export interface FeedListingsConfig {
   documentTimeoutMs?: number;
   /** Bytes of one feed or page at most; default 20 MiB. */
   feedMaxBytes?: number;
+  /** `VERBATIM_SPOTIFY_CLIENT_ID` and `…_SECRET`: Spotify's Web API names a Spotify show; without them, its public oEmbed. */
+  spotify: SpotifyCredentials | null;
 }
 
-/** The feed listing source, and a way to close its pooled connections and parsing thread on shutdown. */
-export type ClosableFeedListings = ListingSource & { close(): Promise<void> };
+/** The podcast listing sources, in the registry's order, and a way to close their pooled connections and parsing thread. */
+export interface ClosableFeedListings {
+  /** Apple Podcasts and Spotify shows and Apple's directory search, then any feed or page (the catch-all, last). */
+  members: readonly ListingSource[];
+  close(): Promise<void>;
+}
 
-/** Builds the feed listing source on a public-address fetch of its own; nothing touches the network until a call. */
+/** Builds the podcast listing sources on public-address fetches of their own; nothing touches the network until a call. */
 export function createFeedListings(config: FeedListingsConfig): ClosableFeedListings {
   const fetch = createPublicFetch({
     allowPrivateTargets: config.allowPrivateTargets,
@@ -37,9 +46,16 @@ export function createFeedListings(config: FeedListingsConfig): ClosableFeedList
     documentTimeoutMs: config.documentTimeoutMs ?? 60_000,
     maxFeedCandidates: 3,
   });
-  return Object.assign(new FeedListings(documents), {
-    close: async () => {
-      await Promise.all([fetch.close(), parser.close()]);
-    },
+  const directory = createPodcastDirectory({
+    allowPrivateTargets: config.allowPrivateTargets,
+    spotify: config.spotify,
+    ...(config.ca === undefined ? {} : { ca: config.ca }),
+    ...(config.proxyUrls === undefined ? {} : { proxyUrls: config.proxyUrls }),
   });
+  return {
+    members: [new PodcastShowListings(directory, documents, config.spotify !== null), new FeedListings(documents)],
+    close: async () => {
+      await Promise.all([fetch.close(), parser.close(), directory.close()]);
+    },
+  };
 }

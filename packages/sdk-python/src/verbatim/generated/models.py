@@ -419,8 +419,11 @@ class ChannelRequest(ApiModel):
     """What to list: a YouTube channel (an `@handle`, a channel URL or a `UC...` id); a TikTok
     profile (`https://www.tiktok.com/@user`); an Instagram profile
     (`https://www.instagram.com/user/`), which Instagram shows only to signed-in accounts, so
-    it answers 422 `private` saying a login is needed; or any other http(s) URL, read as an RSS
-    or Atom feed, or as a podcast page that links to one.
+    it answers 422 `private` saying a login is needed; an Apple Podcasts show
+    (`https://podcasts.apple.com/us/podcast/name/id…`) or a Spotify show
+    (`https://open.spotify.com/show/…`), read from the public feed Apple's directory names (a
+    show its platform alone serves answers 422 `podcast_feed_not_found`); or any other http(s)
+    URL, read as an RSS or Atom feed, or as a podcast page that links to one.
     """
 
     tab: Optional[ChannelTab] = Field(default="videos")
@@ -1467,7 +1470,8 @@ class MonitorCreate(ApiModel):
     target: str
     """What to watch: anything `POST /transcripts/channel` lists. A YouTube channel (an `@handle`,
     a channel URL or a `UC...` id), a TikTok profile (`https://www.tiktok.com/@user`), an
-    Instagram profile, or an RSS or Atom feed (or a podcast page that links to one).
+    Instagram profile, an Apple Podcasts or Spotify show (a `podcast` monitor on its public
+    feed), or an RSS or Atom feed (or a podcast page that links to one).
     """
 
     tab: Optional[ChannelTab] = Field(default="videos")
@@ -2158,9 +2162,10 @@ class SearchRequest(ApiModel):
     """What to return. `since_video_id` needs the default, `video`."""
 
     platform: Optional[SearchPlatform] = Field(default="youtube")
-    """Where to search. Only `youtube` is served: `tiktok` and `instagram` have no public search
-    to read, and `spotify`, `apple` and `rss` are not served yet; each answers 422
-    `unsupported_platform`.
+    """Where to search: `youtube`, `apple` or `rss`. `tiktok` and `instagram` have no public
+    search to read, and `spotify` is not served yet; each answers 422 `unsupported_platform`.
+    `type: playlist` is YouTube's only. Every row's `url` is accepted as it is by the video
+    endpoint (episodes) or the channel endpoint (shows).
     """
 
     limit: Optional[int] = Field(default=5)
