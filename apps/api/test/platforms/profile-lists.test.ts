@@ -155,16 +155,4 @@ describe("422 unsupported_platform: search elsewhere than YouTube", () => {
     expect(error).toMatchObject({ code: "unsupported_platform", number: 3001 });
     expect(error.message).toMatch(/has no public search to read/);
   });
-
-  it.each(["apple", "rss", "spotify"])("answers %s with 3001: this server does not search it", async (platform) => {
-    const answer = await send(server, {
-      method: "POST",
-      path: "/api/v2/transcripts/search",
-      json: { query: "speech", platform },
-    });
-    expect(answer.status, answer.text).toBe(422);
-    const { error } = answer.body as Loose;
-    expect(error).toMatchObject({ code: "unsupported_platform", number: 3001 });
-    expect(error.message).toBe(`This server does not search ${platform}; it searches no platform.`);
-  });
 });
