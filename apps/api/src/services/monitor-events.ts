@@ -6,6 +6,7 @@ import { monitorEvents, monitors, monitorTranscriptTasks } from "../store/schema
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
 import { youtubeWatchUrl } from "./video-transcripts.ts";
 import type { WebhookOutbox } from "./webhook-events.ts";
+import { presentedTranscript } from "./word-timing.ts";
 
 export type MonitorRow = typeof monitors.$inferSelect;
 export type MonitorEventView = Schema<"MonitorEvent">;
@@ -110,6 +111,8 @@ export class MonitorEvents implements JobFollower {
       video_id: task.videoId,
       url: youtubeWatchUrl(task.videoId),
       ...outcome,
+      // A monitor asks for no word times, whatever its transcripts keep.
+      transcript: outcome.transcript === null ? null : presentedTranscript(outcome.transcript, false),
       videos_event_id: task.videosEventId,
     };
     return this.record(monitor, { type: "monitor.transcript", data }, creditsSpent, db);

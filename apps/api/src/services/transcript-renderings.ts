@@ -1,5 +1,6 @@
 import type { Schema } from "@verbatim/contract";
 import { toSrt, toVtt } from "@verbatim/sdk";
+import { ApiError } from "../errors.ts";
 import { timedSegments, withoutWords } from "./word-timing.ts";
 
 export type Segment = Schema<"Segment">;
@@ -48,6 +49,23 @@ export function renderTranscript(segments: readonly Segment[], request: Renderin
     case "vtt":
       return { format: "vtt", subtitles: toVtt(segments.map(withoutWords)), ...chunks };
   }
+}
+
+/**
+ * Refuses `words` with a format that has no place for word times (`text`, `srt`), before anything
+ * is fetched or charged; `path` names the parameter in the issue (`/body/words`, `/query/words`).
+ */
+export function requireWordTimes(format: TranscriptFormat, path: string): void {
+  if (format === "segments" || format === "vtt") return;
+  throw new ApiError(
+    "invalid_request",
+    `words: true needs segments or WebVTT; format "${format}" has no place for word times.`,
+    {
+      extra: {
+        issues: [{ path, message: `format "${format}" has no word times; ask for segments or vtt, or drop words.` }],
+      },
+    },
+  );
 }
 
 /** The segments' texts joined by single spaces. */

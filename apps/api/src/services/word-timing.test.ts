@@ -22,7 +22,17 @@ const segmentWords = fc.record({
   gaps: fc.array(blanks, { minLength: 14, maxLength: 14 }),
 });
 
-function segmentOf({ startMs, durationMs, words, gaps }: fc.RecordValue<typeof segmentWords>): Segment {
+function segmentOf({
+  startMs,
+  durationMs,
+  words,
+  gaps,
+}: {
+  startMs: number;
+  durationMs: number;
+  words: string[];
+  gaps: string[];
+}): Segment {
   const text = words.map((text, index) => `${index === 0 ? "" : gaps[index]}${text}`).join("");
   return { start: startMs / 1000, duration: durationMs / 1000, text: `${gaps[13] === " " ? " " : ""}${text}` };
 }

@@ -3,6 +3,7 @@ import type { TimedWord } from "../adapters/parsing/words.ts";
 import { ingestedText } from "./segment-text.ts";
 
 type Segment = Schema<"Segment">;
+export type Word = Schema<"Word">;
 export type WordTiming = Schema<"WordTiming">;
 
 /**
@@ -70,17 +71,26 @@ export function fittedWords(segment: Segment, source: readonly TimedWord[]): Tim
 }
 
 /**
+ * The segment's words as its source timed them, kept to the rules (`fittedWords`); null when the
+ * source timed none, or words of another text. A segment of one word (or none) is timed by its
+ * source all the same: the segment's times are the word's.
+ */
+export function sourceTimedWords(segment: Segment): TimedWord[] | null {
+  const fitted = segment.words ? fittedWords(segment, segment.words) : null;
+  if (fitted) return fitted;
+  return wordsOf(segment.text).length <= 1 ? estimatedWords(segment) : null;
+}
+
+/**
  * Every segment with its words timed, and whether all those times came from the source: the
- * source's words where they spell the segment's text (`fittedWords`), else the estimate. A
- * segment of one word is timed by its source all the same: the segment's times are the word's.
+ * source's words (`sourceTimedWords`), else the estimate.
  */
 export function timedSegments(segments: readonly Segment[]): { segments: Segment[]; timing: WordTiming } {
   let estimated = false;
   const timed = segments.map((segment) => {
-    const fitted = segment.words ? fittedWords(segment, segment.words) : null;
-    const words = fitted ?? estimatedWords(segment);
-    if (fitted === null && words.length > 1) estimated = true;
-    return { ...segment, words };
+    const source = sourceTimedWords(segment);
+    if (source === null) estimated = true;
+    return { ...segment, words: source ?? estimatedWords(segment) };
   });
   return { segments: timed, timing: estimated ? "estimated" : "source" };
 }
