@@ -112,7 +112,8 @@ def test_a_request_with_words_polls_its_job_for_them(client: Verbatim, sleeps: L
         "data": {"kind": "transcript_job", "video_id": "x", "platform": "file"},
         "usage": {"credits_spent": 0, "balance": 10, "bytes": 0},
     }
-    segment = {"start": 0.0, "duration": 1.0, "text": "hello", "words": [{"text": "hello", "start": 0.2, "duration": 0.8}]}
+    word = {"text": "hello", "start": 0.2, "duration": 0.8}
+    segment = {"start": 0.0, "duration": 1.0, "text": "hello", "words": [word]}
     completed = state("completed", usage={"credits_spent": 1, "balance": 9, "bytes": 5})
     completed["data"] = {
         "kind": "transcript",
@@ -138,4 +139,5 @@ def test_a_request_with_words_polls_its_job_for_them(client: Verbatim, sleeps: L
     assert sent.calls.last.request.content == b'{"video":"https://media.example/x.mp3","words":true}'
     assert polled.call_count == 1
     assert done.data.word_timing == "source"
-    assert done.data.segments[0].words is not None and done.data.segments[0].words[0].start == 0.2
+    [timed] = done.data.segments or []
+    assert timed.words is not None and timed.words[0].start == 0.2

@@ -182,7 +182,9 @@ describe("parsePublisherTranscript: word times from WebVTT cue timestamps", () =
       { text: "you", start: 8.74, duration: 0.35 },
       { text: "can", start: 9.09, duration: 0 },
     ]);
-    const country = transcript.segments.flatMap((segment) => segment.words ?? []).filter((word) => /^country/.test(word.text));
+    const country = transcript.segments
+      .flatMap((segment) => segment.words ?? [])
+      .filter((word) => /^country/.test(word.text));
     expect(country.map((word) => word.start)).toEqual([5.66, 10.02]);
     expect(transcript.segments[4]).toEqual({ start: 11, duration: 1.5, text: "(applause & cheers)" });
   });

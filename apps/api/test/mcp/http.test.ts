@@ -192,7 +192,12 @@ describe("get_transcript", () => {
     const pages: Array<{ text: string; words: Array<{ text: string; start: number }>; word_timing: string }> = [];
     let offset: number | null = 0;
     while (offset !== null) {
-      const result = await callTool(mcp, tools, "get_transcript", { video: surfaceGo, words: true, max_chars: 100, offset });
+      const result = await callTool(mcp, tools, "get_transcript", {
+        video: surfaceGo,
+        words: true,
+        max_chars: 100,
+        offset,
+      });
       expect(result.isError, JSON.stringify(result)).toBeFalsy();
       const page = result.structuredContent as (typeof pages)[number] & { next_offset: number | null };
       pages.push(page);

@@ -247,7 +247,7 @@ def _query(query: Options) -> Dict[str, Union[str, int]]:
     return _present({WIRE_NAMES.get(name, name): _wire_value(value) for name, value in query.items()})
 
 
-def _wire_value(value: Any) -> Union[str, int, None]:
+def _wire_value(value: Union[str, int, bool, None]) -> Union[str, int, None]:
     if isinstance(value, bool):
         return "true" if value else "false"
     return value

@@ -95,7 +95,7 @@ def _parser() -> argparse.ArgumentParser:
     transcript.add_argument(
         "--words",
         action="store_true",
-        help="time each word: cue timestamps in --format vtt, segments[].words in --format json (text and srt have none)",
+        help="time each word: cue timestamps in --format vtt, segments[].words in --format json (not text nor srt)",
     )
     transcript.add_argument("--out", metavar="FILE", help="write the result to FILE instead of stdout")
 

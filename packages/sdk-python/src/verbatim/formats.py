@@ -31,7 +31,8 @@ def to_vtt(segments: Sequence[Segment]) -> str:
     same file.
     """
     cues = [
-        f"{_clock(segment.start, '.')} --> {_clock(segment.start + segment.duration, '.')}\n{_vtt_cue_text(segment)}\n\n"
+        f"{_clock(segment.start, '.')} --> {_clock(segment.start + segment.duration, '.')}\n"
+        f"{_vtt_cue_text(segment)}\n\n"
         for segment in segments
         if _one_line(segment.text)
     ]

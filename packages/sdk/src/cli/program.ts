@@ -94,7 +94,7 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
     )
     .option(
       "--words",
-      "time each word: cue timestamps in --format vtt, segments[].words in --format json (text and srt have none)",
+      "time each word: cue timestamps in --format vtt, segments[].words in --format json (not text nor srt)",
     )
     .option("--out <file>", "write the transcript to this file instead of standard output")
     .action(
