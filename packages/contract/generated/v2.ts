@@ -1668,7 +1668,8 @@ export interface components {
         LibrarySnippet: {
             /**
              * Format: double
-             * @description Start time, in seconds, of the segment where the match begins.
+             * @description Start time, in seconds, of the word where the match begins when the library keeps the
+             *     transcript's word times from its source (`word_timing: "source"`), else of the segment it is in.
              */
             start: number;
             /** @description A link that opens the source at `start`: `&t=<seconds>s` on a YouTube watch URL, a media fragment `#t=<seconds>` otherwise; `null` when the source has no URL. */

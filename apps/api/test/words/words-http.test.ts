@@ -188,6 +188,17 @@ describe("YouTube automatic captions: json3 word offsets, word_timing source", (
     expect(await balance()).toBe(before);
   });
 
+  it("links a library search's match to the word that matched, not the start of its segment", async () => {
+    const answer = await send(server, { method: "POST", path: "/api/v2/library/search", json: { query: "country" } });
+    expect(answer.status, answer.text).toBe(200);
+    const hit = (answer.body as Loose).data.hits.find((entry: Loose) => entry.id === `youtube:${autoCaptioned}`);
+    // "country" is spoken at 5.66 s in the line that starts at 4.14 s.
+    expect(hit?.snippets[0]).toMatchObject({
+      start: 5.66,
+      url: `https://www.youtube.com/watch?v=${autoCaptioned}&t=5s`,
+    });
+  });
+
   it("answers estimated word times for a transcript stored before they were kept, until fetched again", async () => {
     await server.store.db.execute(
       sql`update youtube_transcripts set segment_words = null where video_id = ${autoCaptioned}`,
@@ -206,6 +217,9 @@ describe("YouTube automatic captions: json3 word offsets, word_timing source", (
     expect(youtube.requests.length).toBe(upstreamCalls);
     const read = await send(server, { method: "GET", path: `/api/v2/library/youtube:${autoCaptioned}?words=true` });
     expect(wordedTranscript(read).word_timing).toBe("estimated");
+    const search = await send(server, { method: "POST", path: "/api/v2/library/search", json: { query: "country" } });
+    const hit = (search.body as Loose).data.hits.find((entry: Loose) => entry.id === `youtube:${autoCaptioned}`);
+    expect(hit?.snippets[0].start).toBe(4.14);
   });
 });
 

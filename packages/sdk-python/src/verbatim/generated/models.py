@@ -1188,7 +1188,9 @@ class LibrarySnippet(ApiModel):
     """A moment of a transcript where the search matched."""
 
     start: float
-    """Start time, in seconds, of the segment where the match begins."""
+    """Start time, in seconds, of the word where the match begins when the library keeps the
+    transcript's word times from its source (`word_timing: "source"`), else of the segment it is in.
+    """
 
     url: Optional[str]
     """A link that opens the source at `start`: `&t=<seconds>s` on a YouTube watch URL, a media fragment `#t=<seconds>` otherwise; `null` when the source has no URL."""
