@@ -592,6 +592,11 @@ export interface components {
             mode?: "auto" | "captions";
             /** @description Translate each row's captions into this language, as `POST /transcripts/video` does; a row that cannot be translated fails with `translation_unavailable`. */
             translate_to?: components["schemas"]["LanguageTag"];
+            /**
+             * @description Time each word of the `ok` rows, as `POST /transcripts/video` does (`words`, `word_timing`); same price.
+             * @default false
+             */
+            words?: boolean;
         };
         /** @description The rows of a batch, one per requested item, in order. */
         BatchResult: {
@@ -695,6 +700,8 @@ export interface components {
             text: string;
             /** @description The transcript in timed segments. */
             segments: components["schemas"]["Segment"][];
+            /** @description With `words: true`: whether the word times came from the source or were estimated. */
+            word_timing?: components["schemas"]["WordTiming"];
             /** @description The item exactly as it was sent in `video_ids`. */
             input: string;
         };
@@ -1218,6 +1225,8 @@ export interface components {
             text: string;
             /** @description The transcript in timed segments. */
             segments: components["schemas"]["Segment"][];
+            /** @description With `words: true`: whether the word times came from the source or were estimated. */
+            word_timing?: components["schemas"]["WordTiming"];
         };
         /**
          * @description The health answer. It is the success envelope, and repeats `status`, `service`, `version`
@@ -1671,7 +1680,8 @@ export interface components {
         LibrarySnippet: {
             /**
              * Format: double
-             * @description Start time, in seconds, of the segment where the match begins.
+             * @description Start time, in seconds, of the word where the match begins when the library keeps the
+             *     transcript's word times from its source (`word_timing: "source"`), else of the segment it is in.
              */
             start: number;
             /** @description A link that opens the source at `start`: `&t=<seconds>s` on a YouTube watch URL, a media fragment `#t=<seconds>` otherwise; `null` when the source has no URL. */
@@ -1727,6 +1737,8 @@ export interface components {
             subtitles?: string;
             /** @description The transcript cut for a language model (`chunk_size`); joined by spaces, they are `text`. */
             chunks?: components["schemas"]["TranscriptChunk"][];
+            /** @description With `words: true`: whether the word times came from the source or were estimated. */
+            word_timing?: components["schemas"]["WordTiming"];
         };
         /** @description The body of every successful response. */
         LibraryTranscriptEnvelope: {
@@ -2789,6 +2801,8 @@ export interface components {
              * @description Index into the transcript's `speakers`, when the source labels speakers.
              */
             speaker?: number;
+            /** @description The segment's words with their times, when the request asked for `words: true`. */
+            words?: components["schemas"]["Word"][];
         };
         /** @description The speech engine and model that produced a transcript from audio. */
         SpeechEngineInfo: {
@@ -2897,6 +2911,8 @@ export interface components {
             subtitles?: string;
             /** @description The transcript cut for a language model (`chunk_size`); joined by spaces, they are `text`. */
             chunks?: components["schemas"]["TranscriptChunk"][];
+            /** @description With `words: true`: whether the word times came from the source or were estimated. */
+            word_timing?: components["schemas"]["WordTiming"];
         };
         /** @description A piece of a transcript sized for a language model, cut at segment boundaries. */
         TranscriptChunk: {
@@ -3030,6 +3046,15 @@ export interface components {
              *     longer word stays whole). A job's chunks come from `GET /library/{id}`.
              */
             chunk_size?: components["schemas"]["ChunkSize"];
+            /**
+             * @description Also time each word: every segment carries `words`, and `word_timing` says whether the times
+             *     came from the source or were estimated. Same price. With `format: "vtt"` the cues carry WebVTT
+             *     cue timestamps (`<00:00:01.200>`) before each word; `text` and `srt` have no place for word
+             *     times and are refused (400). A request that becomes a job keeps it: the job's callback
+             *     carries words; its poll carries them when asked (`?words=true`).
+             * @default false
+             */
+            words?: boolean;
             /** @description For a feed URL: the episode's guid or enclosure URL. Default: the newest episode. */
             episode?: string;
             /**
@@ -3435,6 +3460,31 @@ export interface components {
          * @description A public https URL that receives a monitor's events.
          */
         WebhookUrl: string;
+        /**
+         * @description One word of a segment and when it is spoken, to the millisecond. A segment's words, joined by
+         *     single spaces, give its text (each run of white space in the text read as one space); they
+         *     come in order and lie inside their segment.
+         */
+        Word: {
+            /** @description The word as the segment's text writes it, punctuation included; never empty, never with white space. */
+            text: string;
+            /**
+             * Format: double
+             * @description Start time in seconds from the beginning of the media.
+             */
+            start: number;
+            /**
+             * Format: double
+             * @description Duration in seconds; 0 where the source timed only the word's start and the next word starts at once.
+             */
+            duration: number;
+        };
+        /**
+         * @description Where the word times of a transcript come from (`word_timing`, with `words: true`): measured by
+         *     the source, or spread over each segment by the words' share of its characters.
+         * @enum {string}
+         */
+        WordTiming: "source" | "estimated";
         /** @description A worker process, as its heartbeat tells it. Workers write one every 5 seconds. */
         WorkerHeartbeat: {
             /** @description The worker's id, `wrk_...`, which the worker logs when it starts. */
@@ -3914,6 +3964,13 @@ export interface operations {
                 format?: components["schemas"]["TranscriptFormat"];
                 /** @description Also cut it into `chunks` of about this many characters. */
                 chunk_size?: components["schemas"]["ChunkSize"];
+                /**
+                 * @description Also time each word (`segments[].words`, or WebVTT cue timestamps with `format=vtt`), as
+                 *     `POST /transcripts/video` does. The times are those the transcript was delivered with, so
+                 *     `word_timing` is `estimated` for a transcript received before word times were kept.
+                 *     `text` and `srt` have no place for word times (400).
+                 */
+                words?: boolean;
             };
             header?: never;
             path: {
@@ -5697,7 +5754,10 @@ export interface operations {
     };
     getTranscriptJob: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Also time each word of a completed job's transcript (`segments[].words`, `word_timing`), as `POST /transcripts/video` does. */
+                words?: boolean;
+            };
             header?: never;
             path: {
                 /** @description The job's id (`job_...`). */

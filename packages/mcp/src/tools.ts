@@ -10,6 +10,7 @@ import {
 } from "@verbatim/sdk";
 import { contractProperties, contractProperty, contractSchema, type JsonSchema } from "./contract-schemas.ts";
 import { defaultMaxChars, pageOf, pagingInputProperties, pagingOutputProperties } from "./text-page.ts";
+import { wordsInPage } from "./word-page.ts";
 
 /** What MCP clients may assume about a tool (MCP `ToolAnnotations`). */
 export interface ToolAnnotations {
@@ -106,6 +107,16 @@ const transcriptFields = contractProperties("FullTranscript", [
 
 const usage = contractProperty("TranscriptEnvelope", "usage");
 
+/** The word times of a page, with `words: true`: a result's text holds no times, so they come beside it. */
+const wordOutputProperties: Record<string, JsonSchema> = {
+  word_timing: contractProperty("FullTranscript", "word_timing"),
+  words: {
+    ...contractProperty("Segment", "words"),
+    description:
+      "With `words: true`: the words of this page's text, in order, each with its start and duration in seconds.",
+  },
+};
+
 const listOutputSchema = outputSchemaOf({ ...contractProperties("VideoPage", ["videos", "next_cursor"]), usage }, [
   "videos",
   "next_cursor",
@@ -127,12 +138,13 @@ const getTranscript: Tool = {
     "A longer transcript comes back `truncated` with `next_offset` and `total_chars`: call get_transcript again with the same arguments and `offset: next_offset` to read on.",
     "When speech recognition runs as a job, the result has `status: processing` and a `job_id`: call get_job with it until the transcript is there.",
     "`translate_to` asks the platform's own translation of the captions (list_languages says which languages each track offers); `language` is then the translation's and `source_language` the original's.",
+    "`words: true` adds `words`, the start and duration of each word of the page's text, and `word_timing`: `source` where the source timed them, `estimated` where they were spread over each segment; same price.",
     `${chargedLikeTheEndpoint} Repeating a call for the next page reads the stored transcript but is charged again like the endpoint.`,
   ].join(" "),
   annotations: { title: "Get a transcript", ...readOnlyOpenWorld, idempotentHint: true },
   inputSchema: inputSchemaOf(
     {
-      ...contractProperties("TranscriptRequest", ["video", "mode", "language", "translate_to"]),
+      ...contractProperties("TranscriptRequest", ["video", "mode", "language", "translate_to", "words"]),
       // The API's `timestamps` chooses segments or joined text; here it chooses the text's form.
       timestamps: {
         type: "boolean",
@@ -155,22 +167,25 @@ const getTranscript: Tool = {
       job_id: contractProperty("JobAccepted", "job_id"),
       ...transcriptFields,
       ...pagingOutputProperties,
+      ...wordOutputProperties,
       usage,
     },
     ["status", "usage"],
   ),
   async run(client, args) {
-    const { video, mode, language, translate_to } = args as {
+    const { video, mode, language, translate_to, words } = args as {
       video: string;
       mode?: "auto" | "captions" | "audio";
       language?: string;
       translate_to?: string;
+      words?: boolean;
     };
     const answer = await client.transcripts.video({
       video,
       ...(mode === undefined ? {} : { mode }),
       ...(language === undefined ? {} : { language }),
       ...(translate_to === undefined ? {} : { translate_to }),
+      ...(words === true ? { words: true } : {}),
     });
     if ("job_id" in answer) return jobStarted(answer.job_id, answer.usage);
     return transcriptResult({ status: "completed" }, answer.data, answer.usage, args);
@@ -213,13 +228,22 @@ const getJob: Tool = {
   title: "Get a speech recognition job",
   description: [
     "Read a speech recognition job that get_transcript started. While it runs, the result says `processing` (with `progress` when known): call again in a few seconds.",
-    "When it has completed, the result holds the transcript text, paged by `max_chars` and `offset` as get_transcript pages it. A failed job answers its error.",
+    "When it has completed, the result holds the transcript text, paged by `max_chars` and `offset` as get_transcript pages it, and with `words: true` each word's time. A failed job answers its error.",
     "Free: it counts on the polling allowance, not the request allowance.",
   ].join(" "),
   annotations: { title: "Get a speech recognition job", ...readOnlyOpenWorld, idempotentHint: true },
-  inputSchema: inputSchemaOf({ job_id: contractProperty("JobCompleted", "job_id"), ...pagingInputProperties }, [
-    "job_id",
-  ]),
+  inputSchema: inputSchemaOf(
+    {
+      job_id: contractProperty("JobCompleted", "job_id"),
+      words: {
+        ...contractProperty("TranscriptRequest", "words"),
+        description:
+          "Time each word of the finished transcript (`words` and `word_timing` in the result). Default false.",
+      },
+      ...pagingInputProperties,
+    },
+    ["job_id"],
+  ),
   outputSchema: outputSchemaOf(
     {
       // A failed job answers as an error result, so only these two states are results.
@@ -232,12 +256,13 @@ const getJob: Tool = {
       progress: contractProperty("JobProcessing", "progress"),
       ...transcriptFields,
       ...pagingOutputProperties,
+      ...wordOutputProperties,
       usage,
     },
     ["status", "job_id"],
   ),
   async run(client, args) {
-    const state = await client.transcripts.job(args.job_id as string);
+    const state = await client.transcripts.job(args.job_id as string, { words: args.words === true });
     if (state.status === "failed") {
       const { code, number, message, docs } = state.error;
       const retryWith = (state.error as { retry_with?: unknown }).retry_with;
@@ -404,6 +429,7 @@ interface TranscriptFields {
   source_language?: string;
   text?: string;
   segments?: Segment[];
+  word_timing?: "source" | "estimated";
 }
 
 function transcriptResult(
@@ -420,7 +446,12 @@ function transcriptResult(
     (args.offset as number | undefined) ?? 0,
     (args.max_chars as number | undefined) ?? defaultMaxChars,
   );
-  const { video_id, url, platform, title, channel, duration, language, source, source_language } = transcript;
+  const { video_id, url, platform, title, channel, duration, language, source, source_language, word_timing } =
+    transcript;
+  const timed =
+    word_timing === undefined || !transcript.segments
+      ? {}
+      : { word_timing, words: wordsInPage(whole, transcript.segments, page) };
   const heading = `${title ?? video_id}${channel ? ` (${channel})` : ""}, ${url ?? video_id}`;
   const range = `characters ${page.offset} to ${page.offset + Array.from(page.text).length} of ${page.total_chars}`;
   const more = page.truncated ? `\n\n[Truncated: call again with offset ${page.next_offset} to read on.]` : "";
@@ -438,6 +469,7 @@ function transcriptResult(
       source,
       ...(source_language === undefined ? {} : { source_language }),
       ...page,
+      ...timed,
       usage,
     },
   };

@@ -277,6 +277,13 @@ def test_a_speech_job_prints_plain_progress_lines_without_a_terminal(account: Ac
     assert "what you can do for your country" in run.stdout
 
 
+def test_words_prints_webvtt_with_a_cue_timestamp_before_each_timed_word(account: Account, live: LiveServer) -> None:
+    run = cli(account, "transcript", jfk(live), "--format", "vtt", "--words")
+    assert run.returncode == EXIT_OK, run.stderr
+    assert run.stdout.startswith("WEBVTT\n\n")
+    assert re.search(r"<\d\d:\d\d:\d\d\.\d{3}>country", run.stdout), run.stdout
+
+
 def test_a_speech_job_draws_a_progress_bar_on_a_terminal(account: Account, live: LiveServer, tmp_path: Path) -> None:
     # script(1) gives the command a terminal; stderr and stdout both reach its output, the text goes to a file.
     command = shlex.join([sys.executable, "-m", "verbatim", "transcript", jfk(live), "--out", "speech.txt"])

@@ -84,6 +84,9 @@ def test_the_writers_match_the_server_and_the_node_sdk_byte_for_byte() -> None:
     segments = [Segment.model_validate(segment) for segment in conformance["segments"]]
     assert to_srt(segments) == conformance["srt"]
     assert to_vtt(segments) == conformance["vtt"]
+    timed = [Segment.model_validate(segment) for segment in conformance["words"]["segments"]]
+    assert to_srt(timed) == conformance["words"]["srt"]
+    assert to_vtt(timed) == conformance["words"]["vtt"]
 
 
 def test_text_is_one_paragraph_or_one_timestamped_line_per_segment() -> None:

@@ -99,3 +99,45 @@ def test_polls_never_come_faster_than_the_allowance_the_server_reports(client: V
     assert done.data.text == "hello"
     # 10 polls a minute: one every 6 s, whatever the poll interval asked.
     assert sleeps == [6.0]
+
+
+@respx.mock
+def test_a_request_with_words_polls_its_job_for_them(client: Verbatim, sleeps: List[float]) -> None:
+    accepted = {
+        "ok": True,
+        "request_id": "req_01JD7XH0V6Q8M2F4A9C3K5T7W1",
+        "status": "processing",
+        "job_id": JOB,
+        "poll_url": f"/api/v2/transcripts/jobs/{JOB}",
+        "data": {"kind": "transcript_job", "video_id": "x", "platform": "file"},
+        "usage": {"credits_spent": 0, "balance": 10, "bytes": 0},
+    }
+    word = {"text": "hello", "start": 0.2, "duration": 0.8}
+    segment = {"start": 0.0, "duration": 1.0, "text": "hello", "words": [word]}
+    completed = state("completed", usage={"credits_spent": 1, "balance": 9, "bytes": 5})
+    completed["data"] = {
+        "kind": "transcript",
+        "video_id": "x",
+        "url": None,
+        "platform": "file",
+        "title": None,
+        "channel": None,
+        "duration": 1.0,
+        "language": "en",
+        "source": "audio",
+        "caption_kind": None,
+        "thumbnail_url": None,
+        "speakers": None,
+        "speech_engine": None,
+        "text": "hello",
+        "segments": [segment],
+        "word_timing": "source",
+    }
+    sent = respx.post(f"{BASE}/transcripts/video").mock(return_value=httpx.Response(202, json=accepted))
+    polled = respx.get(POLL, params={"words": "true"}).mock(return_value=httpx.Response(200, json=completed))
+    done = client.transcripts.video("https://media.example/x.mp3", words=True, wait=True)
+    assert sent.calls.last.request.content == b'{"video":"https://media.example/x.mp3","words":true}'
+    assert polled.call_count == 1
+    assert done.data.word_timing == "source"
+    [timed] = done.data.segments or []
+    assert timed.words is not None and timed.words[0].start == 0.2

@@ -20,12 +20,14 @@ export function toSrt(segments: readonly Segment[]): string {
 /**
  * WebVTT (`.vtt`): the `WEBVTT` header and a blank line, then cues `HH:MM:SS.mmm --> HH:MM:SS.mmm`,
  * each followed by a blank line; without cues, the header line alone (parsers such as the
- * `subtitle` package expect a cue after the blank line). The server's `format: "vtt"` is this
- * function's output.
+ * `subtitle` package expect a cue after the blank line). A segment that carries `words` (the
+ * server's `words: true`) has a cue timestamp (`<HH:MM:SS.mmm>`) before each word that starts
+ * after the cue, after the word before it, and before the cue ends, as WebVTT allows: players
+ * that highlight words read them. The server's `format: "vtt"` is this function's output.
  */
 export function toVtt(segments: readonly Segment[]): string {
   const cues = cuesOf(segments).map(
-    (cue) => `${clock(cue.start, ".")} --> ${clock(cue.end, ".")}\n${escapeVttText(cue.text)}\n\n`,
+    (cue) => `${clock(cue.start, ".")} --> ${clock(cue.end, ".")}\n${vttCueText(cue)}\n\n`,
   );
   return cues.length === 0 ? "WEBVTT\n" : `WEBVTT\n\n${cues.join("")}`;
 }
@@ -34,6 +36,8 @@ interface Cue {
   start: number;
   end: number;
   text: string;
+  /** The segment's timed words, each on one line, when it carries any. */
+  words: { text: string; start: number }[] | null;
 }
 
 /**
@@ -44,9 +48,33 @@ function cuesOf(segments: readonly Segment[]): Cue[] {
   const cues: Cue[] = [];
   for (const segment of segments) {
     const text = oneLine(segment.text);
-    if (text !== "") cues.push({ start: segment.start, end: segment.start + segment.duration, text });
+    const words = (segment.words ?? [])
+      .map((word) => ({ text: oneLine(word.text), start: word.start }))
+      .filter((word) => word.text !== "");
+    if (text !== "") {
+      const end = segment.start + segment.duration;
+      cues.push({ start: segment.start, end, text, words: words.length > 0 ? words : null });
+    }
   }
   return cues;
+}
+
+/**
+ * A WebVTT cue's text: the words, each after the cue timestamp of its start where WebVTT admits
+ * one (after the cue's start and the timestamp before it, before the cue's end, to the millisecond).
+ */
+function vttCueText(cue: Cue): string {
+  if (cue.words === null) return escapeVttText(cue.text);
+  const cueEnd = Math.round(cue.end * 1000);
+  let latest = Math.round(cue.start * 1000);
+  return cue.words
+    .map((word) => {
+      const at = Math.round(word.start * 1000);
+      const timestamp = at > latest && at < cueEnd ? `<${clock(word.start, ".")}>` : "";
+      if (timestamp) latest = at;
+      return `${timestamp}${escapeVttText(word.text)}`;
+    })
+    .join(" ");
 }
 
 /**

@@ -151,6 +151,42 @@ describe("a speech job", { timeout: 30_000 }, () => {
     ]);
   });
 
+  it("with --words, asks for word times, polls with ?words=true and prints WebVTT with a cue timestamp before each word", async () => {
+    const timed = [
+      {
+        ...segments[0],
+        words: [
+          { text: "Hallo", start: 0, duration: 0.6 },
+          { text: "zusammen", start: 0.6, duration: 1.9 },
+        ],
+      },
+      segments[1],
+    ];
+    const completed = {
+      ...jobCompleted,
+      body: {
+        ...(jobCompleted.body as object),
+        data: {
+          ...transcriptFields,
+          source: "audio",
+          caption_kind: null,
+          text: "Hallo zusammen und willkommen",
+          segments: timed,
+          word_timing: "source",
+        },
+      },
+    };
+    const env = await standIn([jobAccepted, completed]);
+    const run = await runCli(["transcript", "https://media.example/jfk.mp3", "--format", "vtt", "--words"], env);
+    expect(run.code, run.stderr).toBe(0);
+    expect(sentBodies()).toEqual([{ video: "https://media.example/jfk.mp3", format: "vtt", words: true }]);
+    expect(server?.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      "POST /api/v2/transcripts/video",
+      `GET /api/v2/transcripts/jobs/${jobId}?words=true`,
+    ]);
+    expect(run.stdout).toContain("00:00:00.000 --> 00:00:02.500\nHallo <00:00:00.600>zusammen\n");
+  });
+
   it("on a terminal, redraws one progress bar in place, then prints the transcript", async () => {
     const env = await standIn([jobAccepted, jobAt40, jobCompleted]);
     const run = await runCliOnTerminal(cli, ["transcript", "https://media.example/jfk.mp3"], env);

@@ -31,6 +31,11 @@ describe("the subtitles every writer gives", () => {
     expect(toSrt(subtitles.segments)).toBe(subtitles.srt);
     expect(toVtt(subtitles.segments)).toBe(subtitles.vtt);
   });
+
+  it("time each word of segments that carry words, in WebVTT only: the conformance file's words, byte for byte", () => {
+    expect(toSrt(subtitles.words.segments)).toBe(subtitles.words.srt);
+    expect(toVtt(subtitles.words.segments)).toBe(subtitles.words.vtt);
+  });
 });
 
 describe("toSrt", () => {

@@ -24,6 +24,7 @@ import { pricing } from "./pricing.ts";
 import { ingestedText } from "./segment-text.ts";
 import { type JobFailure, type TranscriptJobRow, TranscriptJobs } from "./transcript-jobs.ts";
 import { type TranscriptMode, toApiError, translationUnavailable, youtubeWatchUrl } from "./video-transcripts.ts";
+import { ingestedWords } from "./word-timing.ts";
 
 /** The longest audio transcribed (docs/decisions.md, rule 13): four hours. */
 export const maxAudioSeconds = 4 * 60 * 60;
@@ -824,13 +825,23 @@ function fullTranscript(fields: TranscriptFields, engine: SpeechEngine, recognis
   };
 }
 
-/** A wire segment: times to the millisecond, its text as the service keeps it, word timings dropped, the speaker kept. */
-function roundedSegment(segment: { start: number; duration: number; text: string; speaker?: number }): Segment {
+/**
+ * A wire segment: times to the millisecond, its text as the service keeps it, the speaker and the
+ * words the source timed kept (the store keeps them; a response shows them when asked).
+ */
+function roundedSegment(segment: {
+  start: number;
+  duration: number;
+  text: string;
+  speaker?: number;
+  words?: Segment["words"];
+}): Segment {
   return {
     start: Math.round(segment.start * 1000) / 1000,
     duration: Math.round(segment.duration * 1000) / 1000,
     text: ingestedText(segment.text),
     ...(segment.speaker === undefined ? {} : { speaker: segment.speaker }),
+    ...(segment.words === undefined ? {} : { words: ingestedWords(segment.words) }),
   };
 }
 

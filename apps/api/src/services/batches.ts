@@ -8,6 +8,7 @@ import type { PlanName } from "./plans.ts";
 import { pricing } from "./pricing.ts";
 import { runConcurrently } from "./run-concurrently.ts";
 import type { Transcripts } from "./transcripts.ts";
+import { presentedTranscript } from "./word-timing.ts";
 
 export type BatchRow = Schema<"BatchRow">;
 type ErrorRow = Extract<BatchRow, { outcome: "error" }>;
@@ -24,6 +25,8 @@ export interface BatchRequest {
   mode: "auto" | "captions";
   /** Each row's captions translated into this language (`translate_to`). */
   translateTo?: string;
+  /** Each `ok` row times its words (`words: true`). */
+  words?: boolean;
   accountId: string;
   plan: PlanName;
   /** The balance when the request arrived; null for unlimited accounts. */
@@ -101,7 +104,7 @@ export class Batches {
         delivery = await fetching;
       }
       if (delivery === null) return;
-      rows[index] = this.rowOf(item, delivery, batch.docsBaseUrl);
+      rows[index] = this.rowOf(item, delivery, batch);
       if (delivery.kind === "transcript") creditsSpent += delivery.creditsSpent;
       // Rows charge concurrently and finish in any order: the lowest balance is the one after the last charge.
       if (delivery.kind !== "job" && delivery.balance !== undefined) {
@@ -156,6 +159,7 @@ export class Batches {
         },
         docsBaseUrl: batch.docsBaseUrl,
         signal: stopped,
+        ...(batch.words ? { words: true } : {}),
       });
       if (outcome.kind === "job") return { kind: "job", jobId: outcome.jobId, videoId: outcome.videoId };
       const { transcript, creditsSpent, balance: after } = outcome;
@@ -207,10 +211,10 @@ export class Batches {
     };
   }
 
-  private rowOf(item: string, delivery: Delivery, docsBaseUrl: string): BatchRow {
+  private rowOf(item: string, delivery: Delivery, batch: BatchRequest): BatchRow {
     switch (delivery.kind) {
       case "transcript":
-        return { ...delivery.transcript, input: item, outcome: "ok" };
+        return { ...presentedTranscript(delivery.transcript, batch.words === true), input: item, outcome: "ok" };
       case "job":
         return {
           input: item,
@@ -220,7 +224,7 @@ export class Batches {
           poll_url: `/api/v2/transcripts/jobs/${delivery.jobId}`,
         };
       case "error":
-        return this.errorRow(item, delivery.error, docsBaseUrl);
+        return this.errorRow(item, delivery.error, batch.docsBaseUrl);
     }
   }
 

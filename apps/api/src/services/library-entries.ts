@@ -102,7 +102,8 @@ export class LibraryReader {
       const [page] = await this.store.query<{ passages: string; unchanged: boolean }>(
         // json, not jsonb: the text is all a page is read for, and json builds it in less than half the time.
         sql`select coalesce(json_agg(json_build_object('text', p.text, 'starts', p.segment_starts,
-                                                       'offsets', p.segment_offsets) order by p.position),
+                                                       'offsets', p.segment_offsets, 'wordStarts', p.word_starts,
+                                                       'wordDurations', p.word_durations) order by p.position),
                             '[]'::json)::text as passages,
                    exists (select 1 from library_entries e
                             where e.id = ${stored.rowId} and e.content_hash = ${stored.contentHash}) as unchanged

@@ -20,6 +20,8 @@ interface SnippetRow {
   marked: string;
   segment_starts: number[];
   segment_offsets: number[];
+  /** Each word's start, word by word as the passage's text splits at spaces; null when the source did not time them. */
+  word_starts: number[] | null;
 }
 
 /**
@@ -31,7 +33,7 @@ export async function snippetsOf(store: Store, entries: EntryRow[], query: strin
   if (entries.length === 0) return snippets;
   const ids = entries.map((entry) => Number(entry.id));
   const rows = await store.query<SnippetRow>(
-    sql`select e.id as entry_id, p.segment_starts, p.segment_offsets,
+    sql`select e.id as entry_id, p.segment_starts, p.segment_offsets, p.word_starts,
                ts_headline(e.search_config::regconfig, p.text, websearch_to_tsquery(e.search_config::regconfig, ${query}),
                            ${`HighlightAll=true, StartSel=${matchStart}, StopSel=${matchEnd}`}) as marked
           from library_entries e
@@ -79,10 +81,12 @@ export function linkAt(url: string, platform: LibraryEntry["platform"], seconds:
 }
 
 /**
- * The segment where the passage's first match begins, and the text around that match as HTML.
- * `marked` is the whole passage with each matched word between `matchStart` and `matchEnd`
- * (`HighlightAll`): nothing precedes the first marker, so its index is its place in the passage,
- * and a marked word holds no space, so a window cut at spaces never splits a mark.
+ * Where the passage's first match begins (its word's start where the passage keeps word times,
+ * else its segment's), and the text around that match as HTML. `marked` is the whole passage
+ * with each matched word between `matchStart` and `matchEnd` (`HighlightAll`): nothing precedes
+ * the first marker, so its index is its place in the passage, the spaces before it count the
+ * words before it (the passage's words are one space apart), and a marked word holds no space,
+ * so a window cut at spaces never splits a mark.
  */
 function snippetOf(row: SnippetRow): { start: number; highlight: string } {
   const { marked } = row;
@@ -92,13 +96,15 @@ function snippetOf(row: SnippetRow): { start: number; highlight: string } {
   for (let index = 0; index < row.segment_offsets.length; index++) {
     if ((row.segment_offsets[index] ?? 0) <= matchOffset) segment = index;
   }
+  const wordsBefore = marked.slice(0, matchOffset).split(" ").length - 1;
+  const start = row.word_starts?.[wordsBefore] ?? row.segment_starts[segment] ?? 0;
   const from = wordBoundaryBefore(marked, Math.max(0, matchOffset - snippetCharactersBefore));
   const to = wordBoundaryAfter(marked, Math.min(marked.length, matchOffset + snippetCharactersAfter));
   const window = marked.slice(from, to).trim();
   const highlight = `${from > 0 ? "… " : ""}${escapeHtml(window)
     .replaceAll(matchStart, "<mark>")
     .replaceAll(matchEnd, "</mark>")}${to < marked.length ? " …" : ""}`;
-  return { start: row.segment_starts[segment] ?? 0, highlight };
+  return { start, highlight };
 }
 
 function wordBoundaryBefore(text: string, index: number): number {

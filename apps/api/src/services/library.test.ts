@@ -15,6 +15,8 @@ describe("passagesOf", () => {
       text: "Hello there, general Kenobi.",
       starts: [0, 2.5],
       offsets: [0, 13],
+      wordStarts: null,
+      wordDurations: null,
     });
     expect(passage?.text.slice(passage.offsets[1])).toBe("general Kenobi.");
   });
@@ -36,7 +38,42 @@ describe("passagesOf", () => {
 
   it("drops empty segments and makes control characters, ts_headline's markers among them, spaces", () => {
     const [passage] = passagesOf(segments([0, "  "], [1, "a\u0002b\u0003c\u0000d"], [2, ""]));
-    expect(passage).toEqual({ position: 0, text: "a b c d", starts: [1], offsets: [0] });
+    expect(passage).toEqual({
+      position: 0,
+      text: "a b c d",
+      starts: [1],
+      offsets: [0],
+      wordStarts: null,
+      wordDurations: null,
+    });
+  });
+
+  it("keeps the times of the passage's words when the source timed them all, a segment of one word by its own times", () => {
+    const [passage] = passagesOf([
+      {
+        start: 0,
+        duration: 1,
+        text: "ask not",
+        words: [
+          { text: "ask", start: 0.1, duration: 0.3 },
+          { text: "not", start: 0.5, duration: 0.4 },
+        ],
+      },
+      { start: 1, duration: 0.5, text: "country" },
+    ]);
+    expect(passage).toMatchObject({
+      text: "ask not country",
+      wordStarts: [0.1, 0.5, 1],
+      wordDurations: [0.3, 0.4, 0.5],
+    });
+  });
+
+  it("keeps no word times for a passage with one segment of several words its source did not time", () => {
+    const [passage] = passagesOf([
+      { start: 0, duration: 1, text: "ask", words: [{ text: "ask", start: 0.1, duration: 0.3 }] },
+      { start: 1, duration: 1, text: "not what" },
+    ]);
+    expect(passage).toMatchObject({ wordStarts: null, wordDurations: null });
   });
 });
 
@@ -56,8 +93,21 @@ describe("segmentsOfPassages", () => {
   });
 
   it("gives the last segment no duration when the media's length is unknown", () => {
-    expect(segmentsOfPassages(passagesOf([{ start: 4, duration: 2, text: "only" }]), null)).toEqual([
-      { start: 4, duration: 0, text: "only" },
+    expect(segmentsOfPassages(passagesOf([{ start: 4, duration: 2, text: "only two" }]), null)).toEqual([
+      { start: 4, duration: 0, text: "only two" },
+    ]);
+  });
+
+  it("gives back the times of the words, segment by segment, where the passage kept them", () => {
+    const words = (starts: number[], texts: string[]) =>
+      texts.map((text, index) => ({ text, start: starts[index] ?? 0, duration: 0.2 }));
+    const kept = passagesOf([
+      { start: 0, duration: 1, text: "ask  not", words: words([0, 0.5], ["ask", "not"]) },
+      { start: 1, duration: 1, text: "what your country", words: words([1, 1.3, 1.6], ["what", "your", "country"]) },
+    ]);
+    expect(segmentsOfPassages(kept, 2)).toEqual([
+      { start: 0, duration: 1, text: "ask not", words: words([0, 0.5], ["ask", "not"]) },
+      { start: 1, duration: 1, text: "what your country", words: words([1, 1.3, 1.6], ["what", "your", "country"]) },
     ]);
   });
 

@@ -5,6 +5,7 @@ import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { monitorEvents, monitors, monitorTranscriptTasks } from "../store/schema.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
 import type { WebhookOutbox } from "./webhook-events.ts";
+import { presentedTranscript } from "./word-timing.ts";
 
 export type MonitorRow = typeof monitors.$inferSelect;
 export type MonitorEventView = Schema<"MonitorEvent">;
@@ -118,6 +119,8 @@ export class MonitorEvents implements JobFollower {
       video_id: task.videoId,
       url: item.url,
       ...outcome,
+      // A monitor asks for no word times, whatever its transcripts keep.
+      transcript: outcome.transcript === null ? null : presentedTranscript(outcome.transcript, false),
       videos_event_id: task.videosEventId,
     };
     return this.record(monitor, item.platform, { type: "monitor.transcript", data }, creditsSpent, db);

@@ -6,6 +6,7 @@ import { accounts, transcriptJobs } from "../store/schema.ts";
 import type { AudioTranscriptStore, FullTranscript } from "./audio-transcript-store.ts";
 import { type Credits, type UsageBlock, usageBlock } from "./credits.ts";
 import type { WebhookOutbox } from "./webhook-events.ts";
+import { presentedTranscript } from "./word-timing.ts";
 
 export type TranscriptJobRow = typeof transcriptJobs.$inferSelect;
 
@@ -232,7 +233,9 @@ export class TranscriptJobs {
           .set({ usage: { ...usage } })
           .where(eq(transcriptJobs.id, job.id));
         await this.transcripts.save(completion.storeKey, completion, tx);
-        await this.notify(job, "transcript_job.completed", { status: "completed", data }, tx);
+        // The callback answers the request that made the job: with word times when it asked for them.
+        const delivered = presentedTranscript(data, (job.request as { words?: unknown }).words === true);
+        await this.notify(job, "transcript_job.completed", { status: "completed", data: delivered }, tx);
         for (const follower of this.followers) {
           await follower.jobFinished(job, { status: "completed", transcript: data, usage }, tx);
         }
@@ -273,14 +276,15 @@ export class TranscriptJobs {
 
   /**
    * How the job ended, as its followers learn it; `null` while it is processing. A failure's
-   * `error.docs` link starts with `docsBaseUrl`.
+   * `error.docs` link starts with `docsBaseUrl`. The transcript's words are timed with
+   * `words` (`word_timing` said), and carry no times without.
    */
-  static outcomeOf(job: TranscriptJobRow, docsBaseUrl: string): FinishedJob | null {
+  static outcomeOf(job: TranscriptJobRow, docsBaseUrl: string, words = false): FinishedJob | null {
     switch (job.status) {
       case "completed":
         return {
           status: "completed",
-          transcript: job.result as unknown as FullTranscript,
+          transcript: presentedTranscript(job.result as unknown as FullTranscript, words),
           usage: job.usage as unknown as UsageBlock,
         };
       case "failed":

@@ -309,6 +309,20 @@ describe("renderTranscript", () => {
     });
   });
 
+  it("writes the WebVTT of the conformance file's timed words with words, and its SubRip without them", () => {
+    expect(renderTranscript(subtitles.words.segments, { format: "vtt", words: true })).toEqual({
+      format: "vtt",
+      subtitles: subtitles.words.vtt,
+      word_timing: "source",
+    });
+    expect(renderTranscript(subtitles.words.segments, { format: "srt" })).toEqual({
+      format: "srt",
+      subtitles: subtitles.words.srt,
+    });
+    const plain = renderTranscript(subtitles.words.segments, { format: "vtt" });
+    expect(plain.subtitles).not.toContain("<00:");
+  });
+
   it("gives only what the format names, and chunks when a size is given", () => {
     expect(renderTranscript(surfaceGo, { format: "segments" })).toEqual({ segments: surfaceGo });
     expect(renderTranscript(surfaceGo, { format: "text" })).toEqual({ text: textOf(surfaceGo) });

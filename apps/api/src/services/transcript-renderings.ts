@@ -1,37 +1,71 @@
 import type { Schema } from "@verbatim/contract";
 import { toSrt, toVtt } from "@verbatim/sdk";
+import { ApiError } from "../errors.ts";
+import { timedSegments, withoutWords } from "./word-timing.ts";
 
 export type Segment = Schema<"Segment">;
 export type TranscriptFormat = Schema<"TranscriptFormat">;
 export type TranscriptChunk = Schema<"TranscriptChunk">;
 /** The contract spreads its `TranscriptRenderings` into `Transcript` and `LibraryTranscript`, so no schema bears the name. */
-export type TranscriptRenderings = Pick<Schema<"Transcript">, "text" | "segments" | "format" | "subtitles" | "chunks">;
+export type TranscriptRenderings = Pick<
+  Schema<"Transcript">,
+  "text" | "segments" | "format" | "subtitles" | "chunks" | "word_timing"
+>;
 
 /** How a request asked the transcript to be written out. */
 export interface RenderingRequest {
   format: TranscriptFormat;
   /** Characters per chunk; without it, no `chunks`. */
   chunkSize?: number;
+  /** Time each word: `segments[].words`, or cue timestamps in WebVTT, and `word_timing` (`words: true`). */
+  words?: boolean;
 }
 
 /**
  * The renderings of a transcript as the request asked: only `segments`, only `text`, or only
- * `format` and `subtitles`; `chunks` besides when `chunkSize` is set. `text` is the segments'
+ * `format` and `subtitles`; `chunks` besides when `chunkSize` is set. With `words`, the segments
+ * or the WebVTT cues carry word times and `word_timing` says where they came from (the route
+ * refuses `words` with `text` and `srt`); without, no segment carries any. `text` is the segments'
  * texts joined by single spaces, as every transcript's `text` is. Subtitles are the Node SDK's
  * writers' output, so a client converting `segments` itself gets the same file.
  */
 export function renderTranscript(segments: readonly Segment[], request: RenderingRequest): TranscriptRenderings {
   const chunks = request.chunkSize === undefined ? {} : { chunks: chunksOf(segments, request.chunkSize) };
+  if (request.words) {
+    const timed = timedSegments(segments);
+    const written =
+      request.format === "vtt"
+        ? { format: "vtt" as const, subtitles: toVtt(timed.segments) }
+        : { segments: timed.segments };
+    return { ...written, ...chunks, word_timing: timed.timing };
+  }
   switch (request.format) {
     case "segments":
-      return { segments: [...segments], ...chunks };
+      return { segments: segments.map(withoutWords), ...chunks };
     case "text":
       return { text: textOf(segments), ...chunks };
     case "srt":
       return { format: "srt", subtitles: toSrt(segments), ...chunks };
     case "vtt":
-      return { format: "vtt", subtitles: toVtt(segments), ...chunks };
+      return { format: "vtt", subtitles: toVtt(segments.map(withoutWords)), ...chunks };
   }
+}
+
+/**
+ * Refuses `words` with a format that has no place for word times (`text`, `srt`), before anything
+ * is fetched or charged; `path` names the parameter in the issue (`/body/words`, `/query/words`).
+ */
+export function requireWordTimes(format: TranscriptFormat, path: string): void {
+  if (format === "segments" || format === "vtt") return;
+  throw new ApiError(
+    "invalid_request",
+    `words: true needs segments or WebVTT; format "${format}" has no place for word times.`,
+    {
+      extra: {
+        issues: [{ path, message: `format "${format}" has no word times; ask for segments or vtt, or drop words.` }],
+      },
+    },
+  );
 }
 
 /** The segments' texts joined by single spaces. */

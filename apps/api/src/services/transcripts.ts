@@ -26,6 +26,8 @@ export interface TranscriptQuery extends AudioRequest {
   translateTo?: string;
   /** The request's extraction slot: a transcript served from the store gives it back in the statement that charges. */
   slot?: HeldSlot;
+  /** The answer times each word (`words: true`): a transcript served from the store reads the times it keeps. */
+  words?: boolean;
 }
 
 /**
@@ -158,7 +160,14 @@ export class Transcripts {
           ...(query.settlement ? { settlement: query.settlement } : {}),
         };
         const { slot } = query;
-        const charged = await youtube.captionsOf(videoId, query.language, charge, query.translateTo, slot?.lease.id);
+        const charged = await youtube.captionsOf(
+          videoId,
+          query.language,
+          charge,
+          query.translateTo,
+          slot?.lease.id,
+          query.words === true,
+        );
         if (charged.stored?.slotReleased && slot) {
           // A statement rolled back with the answer gave nothing back: the response's close does.
           if (query.settlement) query.settlement.afterCommit(() => slot.releasedByStatement());

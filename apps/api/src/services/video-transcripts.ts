@@ -13,6 +13,7 @@ import {
 import { contentHashOf } from "../store/statements/library-entry.ts";
 import type { ChargeRequest, Credits } from "./credits.ts";
 import { ingestedText } from "./segment-text.ts";
+import { ingestedWords, type Word } from "./word-timing.ts";
 
 /** Where the words of a transcript may come from (the request's `mode`). */
 export type TranscriptMode = "auto" | "captions" | "audio";
@@ -29,8 +30,9 @@ export interface YoutubeTranscript {
   captionKind: "manual" | "auto" | null;
   /** For a translation (`translate_to`): the language of the track it came from; null otherwise. */
   sourceLanguage: string | null;
-  segments: Array<{ start: number; duration: number; text: string }>;
-  /** Served from the store: the segments as the store keeps them, for a response to splice in unparsed. */
+  /** With the words the track timed (automatic captions); served from the store, only when they were read. */
+  segments: Array<{ start: number; duration: number; text: string; words?: Word[] }>;
+  /** Served from the store: the segments without words as the store keeps them, for a response to splice in unparsed. */
   serialised?: SerialisedSegments;
 }
 
@@ -77,7 +79,7 @@ export class VideoTranscripts {
   /**
    * `translateTo` asks YouTube's translation of the chosen track. Served from the store, the
    * statement that charges also records the delivery in the account's library and gives back the
-   * slot `slotLeaseId` names.
+   * slot `slotLeaseId` names, and the segments carry the words' times only when `words` asks them.
    */
   async captionsOf(
     videoId: string,
@@ -85,9 +87,10 @@ export class VideoTranscripts {
     charge: ChargeRequest,
     translateTo?: string,
     slotLeaseId?: string,
+    words = false,
   ): Promise<ChargedTranscript> {
     try {
-      return await this.fromCaptions(videoId, { language, translateTo }, charge, slotLeaseId);
+      return await this.fromCaptions(videoId, { language, translateTo }, charge, slotLeaseId, words);
     } catch (error) {
       throw toApiError(error);
     }
@@ -98,6 +101,7 @@ export class VideoTranscripts {
     asked: { language: string | undefined; translateTo: string | undefined },
     charge: ChargeRequest,
     slotLeaseId: string | undefined,
+    withWords: boolean,
   ): Promise<ChargedTranscript> {
     const choice = {
       requestedLanguage: asked.language?.toLowerCase() ?? "",
@@ -105,7 +109,14 @@ export class VideoTranscripts {
     };
     const url = youtubeWatchUrl(videoId);
     const stored = await this.credits.chargeWithin(charge, (db, debit) =>
-      deliverStored(db, { videoId, choice, debit, url, ...(slotLeaseId === undefined ? {} : { slotLeaseId }) }),
+      deliverStored(db, {
+        videoId,
+        choice,
+        debit,
+        url,
+        withWords,
+        ...(slotLeaseId === undefined ? {} : { slotLeaseId }),
+      }),
     );
     if (stored) {
       const { libraryEntry, slotReleased } = stored;
@@ -131,8 +142,13 @@ export class VideoTranscripts {
       source: "captions",
       captionKind: captions.captionKind,
       sourceLanguage: captions.sourceLanguage,
-      segments: captions.segments.map((segment) => ({ ...segment, text: ingestedText(segment.text) })),
+      segments: captions.segments.map((segment) => ({
+        ...segment,
+        text: ingestedText(segment.text),
+        ...(segment.words ? { words: ingestedWords(segment.words) } : {}),
+      })),
     };
+    const timed = transcript.segments.some((segment) => segment.words !== undefined);
     const stored = {
       videoId,
       language: transcript.language,
@@ -142,7 +158,9 @@ export class VideoTranscripts {
       channel: transcript.channel,
       durationSeconds: transcript.durationSeconds,
       thumbnailUrl: transcript.thumbnailUrl,
-      segments: transcript.segments,
+      segments: transcript.segments.map(({ words: _kept, ...segment }) => segment),
+      segmentWords: timed ? transcript.segments.map((segment) => segment.words ?? null) : null,
+      // Hashed with the words, as the library hashes the transcript delivered: its passages keep their times.
       contentHash: contentHashOf(sql`${transcript.language}::text`, sql`${JSON.stringify(transcript.segments)}::jsonb`),
       textBytes: Buffer.byteLength(transcript.segments.map((segment) => segment.text).join(" ")),
       fetchedAt: this.now(),
@@ -179,18 +197,31 @@ export class VideoTranscripts {
 }
 
 function fromStored(stored: StoredCaptions): YoutubeTranscript {
-  const { segmentsJson, textBytes, ...fields } = stored;
+  const { segmentsJson, segmentWordsJson, textBytes, ...fields } = stored;
   let segments: YoutubeTranscript["segments"] | undefined;
   return {
     ...fields,
     source: "captions",
     // Parsed only when read: a response that splices the JSON text in never reads them.
     get segments() {
-      segments ??= JSON.parse(segmentsJson) as YoutubeTranscript["segments"];
+      segments ??= withStoredWords(JSON.parse(segmentsJson) as YoutubeTranscript["segments"], segmentWordsJson);
       return segments;
     },
     serialised: { json: segmentsJson, textBytes },
   };
+}
+
+/** The stored segments with the words the track timed (`segment_words`), where the statement read them. */
+function withStoredWords(
+  segments: YoutubeTranscript["segments"],
+  segmentWordsJson: string | null,
+): YoutubeTranscript["segments"] {
+  if (segmentWordsJson === null) return segments;
+  const words = JSON.parse(segmentWordsJson) as Array<Word[] | null>;
+  return segments.map((segment, index) => {
+    const timed = words[index];
+    return timed ? { ...segment, words: timed } : segment;
+  });
 }
 
 /** The API error for a failure of the YouTube adapter; an `ApiError` passes unchanged, anything else is rethrown. */

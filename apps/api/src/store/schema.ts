@@ -225,6 +225,13 @@ export const youtubeTranscripts = pgTable(
     contentHash: text("content_hash").notNull(),
     /** UTF-8 bytes of the segments' texts joined by single spaces (`usage.bytes`), written with the segments. */
     textBytes: integer("text_bytes").notNull(),
+    /**
+     * The words of each segment as the track timed them (`[{text, start, duration}]`, null for a
+     * segment it did not time), in the order of `segments`; null when it timed none, and on tracks
+     * stored before word times were kept. Apart from `segments`, which a response splices in as stored.
+     */
+    segmentWords:
+      jsonb("segment_words").$type<Array<Array<{ text: string; start: number; duration: number }> | null>>(),
     fetchedAt: timestamp("fetched_at", { withTimezone: true }).notNull(),
   },
   (table) => [
@@ -549,6 +556,12 @@ export const libraryPassages = pgTable(
     segmentStarts: doublePrecision("segment_starts").array().notNull(),
     /** Where each segment's text begins in `text`, in characters. */
     segmentOffsets: integer("segment_offsets").array().notNull(),
+    /**
+     * When the source timed every word of the passage: each word's start and duration in seconds,
+     * word by word as `text` splits at spaces; null when it did not, and on passages indexed before.
+     */
+    wordStarts: doublePrecision("word_starts").array(),
+    wordDurations: doublePrecision("word_durations").array(),
     /** `text` under the entry's search configuration. */
     words: tsvector("words").notNull(),
   },

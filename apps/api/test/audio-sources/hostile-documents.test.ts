@@ -98,12 +98,18 @@ describe("the markup scanners read as the patterns they replace", () => {
     }
   });
 
-  it("finds elements, self-closing ones when asked, and skips longer names", () => {
+  it("finds elements, self-closing ones when asked, and skips longer names, each with where it stands", () => {
     const body = '<text start="1" dur="2">one</text><texts>no</texts><text start="3"/><text start="4">two</text>';
-    expect([...elementsNamed(body, "text", { selfClosing: true })]).toEqual([
+    const elements = [...elementsNamed(body, "text", { selfClosing: true })];
+    expect(elements.map(({ attributes, content }) => ({ attributes, content }))).toEqual([
       { attributes: ' start="1" dur="2"', content: "one" },
       { attributes: ' start="3"', content: null },
       { attributes: ' start="4"', content: "two" },
+    ]);
+    expect(elements.map(({ from, to }) => body.slice(from, to))).toEqual([
+      '<text start="1" dur="2">one</text>',
+      '<text start="3"/>',
+      '<text start="4">two</text>',
     ]);
     expect(attributesOf(' t="1500" d="200" ws="1"')).toEqual({ t: "1500", d: "200", ws: "1" });
   });

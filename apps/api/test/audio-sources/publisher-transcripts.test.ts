@@ -154,3 +154,70 @@ describe("parsePublisherTranscript", () => {
     });
   });
 });
+
+describe("parsePublisherTranscript: word times from WebVTT cue timestamps", () => {
+  it("times each word of a karaoke WebVTT by the cue timestamp before it, through voice, <i> and <c> spans", () => {
+    const transcript = parsed("verbatim/jfk-karaoke.vtt");
+    expect(transcript.speakers).toEqual(["John F. Kennedy"]);
+    expect(transcript.segments.map((segment) => segment.text)).toEqual([
+      "And so, my fellow Americans: ask",
+      "not what your country can do",
+      "for you, ask what you can",
+      "do for your country.",
+      "(applause & cheers)",
+    ]);
+    expect(transcript.segments[0]?.words).toEqual([
+      { text: "And", start: 0, duration: 0.42 },
+      { text: "so,", start: 0.42, duration: 0.22 },
+      { text: "my", start: 0.64, duration: 0.21 },
+      { text: "fellow", start: 0.85, duration: 0.74 },
+      { text: "Americans:", start: 1.59, duration: 1.71 },
+      { text: "ask", start: 3.3, duration: 0.84 },
+    ]);
+    expect(transcript.segments[2]?.words).toEqual([
+      { text: "for", start: 6.84, duration: 0.33 },
+      { text: "you,", start: 7.17, duration: 0.77 },
+      { text: "ask", start: 7.94, duration: 0.49 },
+      { text: "what", start: 8.43, duration: 0.31 },
+      { text: "you", start: 8.74, duration: 0.35 },
+      { text: "can", start: 9.09, duration: 0 },
+    ]);
+    const country = transcript.segments
+      .flatMap((segment) => segment.words ?? [])
+      .filter((word) => /^country/.test(word.text));
+    expect(country.map((word) => word.start)).toEqual([5.66, 10.02]);
+    expect(transcript.segments[4]).toEqual({ start: 11, duration: 1.5, text: "(applause & cheers)" });
+  });
+
+  it("reads vtt.js's cue timestamp cases: one, two, one past the cue's end, and a broken one that times nothing", () => {
+    expect(parsed("vtt-js/timestamp/basic.vtt").segments).toEqual([
+      {
+        start: 0,
+        duration: 2,
+        text: "It's a blue apple tree!",
+        words: [
+          { text: "It's", start: 1, duration: 0 },
+          { text: "a", start: 1, duration: 0 },
+          { text: "blue", start: 1, duration: 0 },
+          { text: "apple", start: 1, duration: 0 },
+          { text: "tree!", start: 1, duration: 1 },
+        ],
+      },
+    ]);
+    expect(parsed("vtt-js/timestamp/nested.vtt").segments[0]?.words).toEqual([
+      { text: "Hee!", start: 1, duration: 0.5 },
+      { text: "Hee!", start: 1.5, duration: 0.5 },
+    ]);
+    expect(parsed("vtt-js/timestamp/out-of-cue-range.vtt").segments[0]?.words).toEqual([
+      { text: "That's", start: 3, duration: 0 },
+      { text: "awesome!", start: 3, duration: 0 },
+    ]);
+    expect(parsed("vtt-js/timestamp/no-end-gt.vtt").segments).toEqual([
+      { start: 0, duration: 2, text: "<00:01.000 It's a blue apple tree!" },
+    ]);
+  });
+
+  it("times no word of SubRip, which has no cue timestamps", () => {
+    expect(parsed("podcast-namespace/example.srt").segments.some((segment) => segment.words !== undefined)).toBe(false);
+  });
+});

@@ -187,6 +187,30 @@ describe("get_transcript", () => {
     expect(await yt.balance()).toBe(before - 2);
   });
 
+  it("with words: true, gives each page the times of its words and where they came from, at the same price", async () => {
+    const before = (await yt.balance()) ?? 0;
+    const pages: Array<{ text: string; words: Array<{ text: string; start: number }>; word_timing: string }> = [];
+    let offset: number | null = 0;
+    while (offset !== null) {
+      const result = await callTool(mcp, tools, "get_transcript", {
+        video: surfaceGo,
+        words: true,
+        max_chars: 100,
+        offset,
+      });
+      expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      const page = result.structuredContent as (typeof pages)[number] & { next_offset: number | null };
+      pages.push(page);
+      offset = page.next_offset;
+    }
+    expect(pages.map((page) => page.word_timing)).toEqual(["estimated", "estimated"]);
+    // Each word is in the page its first character is in.
+    for (const page of pages) expect(page.text.startsWith(page.words[0]?.text ?? "")).toBe(true);
+    expect(pages.flatMap((page) => page.words.map((word) => word.text)).join(" ")).toBe(surfaceGoText);
+    expect(pages[0]?.words[0]).toEqual({ text: "Microsoft's", start: 0, duration: 0.77 });
+    expect(await yt.balance()).toBe(before - 2);
+  });
+
   it("answers a private video as an error result with the API's code and number, charging nothing", async () => {
     const before = await yt.balance();
     const result = await callTool(mcp, tools, "get_transcript", { video: privateVideo });

@@ -135,6 +135,11 @@ def video(request: TranscriptInput, options: Options) -> Call[Union[TranscriptEn
     return Call("POST", "/transcripts/video", _transcript_answer, json=body)
 
 
+def asks_words(call: Call[Any]) -> bool:
+    """Whether the request asks for word times (``words=True``): a job it starts is then polled for them."""
+    return (call.json or {}).get("words") is True
+
+
 def languages(request: LanguagesInput) -> Call[CaptionLanguagesEnvelope]:
     body = body_of(LanguagesRequest, request)
     return Call("POST", "/transcripts/languages", parse_as(CaptionLanguagesEnvelope), json=body)
@@ -160,8 +165,9 @@ def search(request: SearchInput, options: Options) -> Call[VideoPageEnvelope]:
     return Call("POST", "/transcripts/search", parse_as(VideoPageEnvelope), json=body)
 
 
-def job(job_id: str) -> Call[JobState]:
-    return Call("GET", f"/transcripts/jobs/{_segment(job_id)}", _job_state)
+def job(job_id: str, words: bool = False) -> Call[JobState]:
+    params: Dict[str, Union[str, int]] = {"words": "true"} if words else {}
+    return Call("GET", f"/transcripts/jobs/{_segment(job_id)}", _job_state, params=params)
 
 
 def library(limit: Optional[int], cursor: Optional[str]) -> Call[LibraryPageEnvelope]:
@@ -237,8 +243,14 @@ def _present(params: Mapping[str, Union[str, int, None]]) -> Dict[str, Union[str
 
 
 def _query(query: Options) -> Dict[str, Union[str, int]]:
-    """Keyword query parameters by their wire names (``from_`` is ``from``)."""
-    return _present({WIRE_NAMES.get(name, name): value for name, value in query.items()})
+    """Keyword query parameters by their wire names (``from_`` is ``from``), booleans as the wire writes them."""
+    return _present({WIRE_NAMES.get(name, name): _wire_value(value) for name, value in query.items()})
+
+
+def _wire_value(value: Union[str, int, bool, None]) -> Union[str, int, None]:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value
 
 
 def _segment(identifier: str) -> str:

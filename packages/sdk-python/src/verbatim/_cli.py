@@ -92,6 +92,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="print chunks of about N characters (100 to 10000), one JSON object a line, for a language model",
     )
+    transcript.add_argument(
+        "--words",
+        action="store_true",
+        help="time each word: cue timestamps in --format vtt, segments[].words in --format json (not text nor srt)",
+    )
     transcript.add_argument("--out", metavar="FILE", help="write the result to FILE instead of stdout")
 
     languages = commands.add_parser("languages", help="the caption tracks of a source and their translations (free)")
@@ -206,6 +211,8 @@ def _transcript(client: Verbatim, arguments: argparse.Namespace) -> None:
         options["mode"] = arguments.mode
     if arguments.chunk_size is not None:
         options["chunk_size"] = arguments.chunk_size
+    if arguments.words:
+        options["words"] = True
     progress = _Progress(sys.stderr)
     try:
         answer = client.transcripts.video(arguments.link, wait=WaitOptions(on_progress=progress.report), **options)

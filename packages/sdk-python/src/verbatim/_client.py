@@ -258,7 +258,11 @@ class Transcripts:
             return answer
         waiting = wait if isinstance(wait, WaitOptions) else WaitOptions()
         return self.wait_for_job(
-            answer, poll_interval=waiting.poll_interval, timeout=waiting.timeout, on_progress=waiting.on_progress
+            answer,
+            poll_interval=waiting.poll_interval,
+            timeout=waiting.timeout,
+            on_progress=waiting.on_progress,
+            words=calls.asks_words(call),
         )
 
     def languages(self, video: calls.LanguagesInput) -> CaptionLanguagesEnvelope:
@@ -339,11 +343,11 @@ class Transcripts:
         first_cursor = body.pop("cursor", None)
         return Paginator(lambda cursor: self.search(with_cursor(body, cursor)), rows_of, next_cursor_of, first_cursor)
 
-    def job(self, job_id: str) -> calls.JobState:
+    def job(self, job_id: str, *, words: bool = False) -> calls.JobState:
         """A speech recognition job's state. A poll: free, on the polling allowance. A failed job is a ``JobFailed``,
-        not an exception.
+        not an exception. With ``words``, a completed job's words are timed.
         """
-        return self._client._send(calls.job(job_id))
+        return self._client._send(calls.job(job_id, words))
 
     def wait_for_job(
         self,
@@ -352,17 +356,19 @@ class Transcripts:
         poll_interval: float = DEFAULT_POLL_INTERVAL,
         timeout: float = DEFAULT_WAIT_TIMEOUT,
         on_progress: Optional[ProgressCallback] = None,
+        words: bool = False,
     ) -> JobCompleted:
         """Polls a job until it completes and answers its completed state, or raises its error if it fails.
 
         Waits grow from ``poll_interval`` by half, up to 10 s, and never poll faster than the
-        polling allowance the server reports. After ``timeout`` seconds, ``JobTimeoutError``.
+        polling allowance the server reports. After ``timeout`` seconds, ``JobTimeoutError``. With ``words``, the
+        completed state's words are timed; ``video`` sets it when its request asks ``words``.
         """
         job_id = job_id_of(job)
         started = time.monotonic()
         interval = poll_interval
         while True:
-            state = self.job(job_id)
+            state = self.job(job_id, words=words)
             if on_progress is not None:
                 on_progress(progress_of(state))
             if isinstance(state, JobCompleted):

@@ -25,11 +25,16 @@ def to_srt(segments: Sequence[Segment]) -> str:
 def to_vtt(segments: Sequence[Segment]) -> str:
     """WebVTT (``.vtt``): the ``WEBVTT`` header and a blank line, then cues ``HH:MM:SS.mmm --> HH:MM:SS.mmm``.
 
-    Without cues, the header line alone. The server's ``format="vtt"`` gives the same file.
+    Without cues, the header line alone. A segment that carries ``words`` (the server's ``words=True``) has a cue
+    timestamp (``<HH:MM:SS.mmm>``) before each word that starts after the cue, after the word before it, and before
+    the cue ends, as WebVTT allows: players that highlight words read them. The server's ``format="vtt"`` gives the
+    same file.
     """
     cues = [
-        f"{_clock(start, '.')} --> {_clock(end, '.')}\n{_escape_vtt_text(text)}\n\n"
-        for start, end, text in _cues(segments)
+        f"{_clock(segment.start, '.')} --> {_clock(segment.start + segment.duration, '.')}\n"
+        f"{_vtt_cue_text(segment)}\n\n"
+        for segment in segments
+        if _one_line(segment.text)
     ]
     return f"WEBVTT\n\n{''.join(cues)}" if cues else "WEBVTT\n"
 
@@ -61,6 +66,26 @@ def _cues(segments: Sequence[Segment]) -> List[Tuple[float, float, str]]:
     return [cue for cue in cues if cue[2]]
 
 
+def _vtt_cue_text(segment: Segment) -> str:
+    """A WebVTT cue's text: its words, each after the cue timestamp of its start where WebVTT admits one (after the
+    cue's start and the timestamp before it, before the cue's end, to the millisecond); without words, its text."""
+    words = [(_one_line(word.text), word.start) for word in segment.words or []]
+    words = [(text, start) for text, start in words if text]
+    if not words:
+        return _escape_vtt_text(_one_line(segment.text))
+    cue_end = _milliseconds(segment.start + segment.duration)
+    latest = _milliseconds(segment.start)
+    written = []
+    for text, start in words:
+        at = _milliseconds(start)
+        timestamp = ""
+        if latest < at < cue_end:
+            timestamp = f"<{_clock(start, '.')}>"
+            latest = at
+        written.append(f"{timestamp}{_escape_vtt_text(text)}")
+    return " ".join(written)
+
+
 def _escape_srt_text(text: str) -> str:
     """SubRip readers take ``<`` for a tag: ``<`` and ``>`` become HTML's references, which also keeps ``-->`` out."""
     return text.replace("<", "&lt;").replace(">", "&gt;")
@@ -71,9 +96,13 @@ def _escape_vtt_text(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def _clock(seconds: float, fraction_separator: str) -> str:
+def _milliseconds(seconds: float) -> int:
     # Halves round up, as JavaScript's Math.round does on the server: Python's round() would round them to even.
-    total_ms = max(0, math.floor(seconds * 1000 + 0.5))
+    return math.floor(seconds * 1000 + 0.5)
+
+
+def _clock(seconds: float, fraction_separator: str) -> str:
+    total_ms = max(0, _milliseconds(seconds))
     hours, rest = divmod(total_ms, 3_600_000)
     minutes, rest = divmod(rest, 60_000)
     secs, ms = divmod(rest, 1000)

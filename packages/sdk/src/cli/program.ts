@@ -18,6 +18,7 @@ export type CliCommand =
       language?: string;
       mode?: components["schemas"]["TranscriptMode"];
       chunkSize?: number;
+      words?: boolean;
       out?: string;
     }
   | { name: "languages"; link: string; json: boolean }
@@ -93,6 +94,10 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
       "print chunks of about this many characters (100 to 10000), one JSON object a line, for a language model",
       chunkSize,
     )
+    .option(
+      "--words",
+      "time each word: cue timestamps in --format vtt, segments[].words in --format json (not text nor srt)",
+    )
     .option("--out <file>", "write the transcript to this file instead of standard output")
     .action(
       (
@@ -103,6 +108,7 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
           language?: string;
           mode?: components["schemas"]["TranscriptMode"];
           chunkSize?: number;
+          words?: boolean;
           out?: string;
         },
       ) => choose({ name: "transcript", link, ...options }),

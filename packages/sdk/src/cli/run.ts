@@ -64,6 +64,7 @@ async function transcript(
     ...(command.language === undefined ? {} : { language: command.language }),
     ...(command.mode === undefined ? {} : { mode: command.mode }),
     ...(command.chunkSize === undefined ? {} : { chunk_size: command.chunkSize }),
+    ...(command.words ? { words: true } : {}),
   };
   const progress = progressDisplay(streams.err);
   let result: FinishedTranscriptResult;

@@ -48,6 +48,8 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /** Called after every poll with the job's state and, when known, its progress from 0 to 1. */
   onProgress?: (progress: JobProgress) => void;
+  /** Poll with `?words=true`: the finished transcript's words are timed. `video` sets it when its request asks `words`. */
+  words?: boolean;
 }
 
 /** What `onProgress` is told after each poll. */
@@ -82,14 +84,16 @@ export class Transcripts extends ApiResource {
     options: RequestOptions & { wait?: boolean | WaitOptions } = {},
   ): Promise<TranscriptResult | JobAcceptedResult | CompletedJobResult> {
     const { wait, ...requestOptions } = options;
+    const body = bodyOf<TranscriptRequest>(request, "video");
     const answer = await unwrap<SuccessBody<"fetchVideoTranscript", 200 | 202>>(
-      this.client.raw.POST("/transcripts/video", {
-        body: bodyOf<TranscriptRequest>(request, "video"),
-        ...this.callInit(requestOptions),
-      }),
+      this.client.raw.POST("/transcripts/video", { body, ...this.callInit(requestOptions) }),
     );
     if (!wait || !("job_id" in answer)) return answer;
-    return this.waitForJob(answer, { signal: requestOptions.signal, ...(wait === true ? {} : wait) });
+    return this.waitForJob(answer, {
+      signal: requestOptions.signal,
+      ...(body.words === true ? { words: true } : {}),
+      ...(wait === true ? {} : wait),
+    });
   }
 
   /**
@@ -182,11 +186,15 @@ export class Transcripts extends ApiResource {
     return new Paginator((next) => this.search({ ...rest, cursor: next }, options), rowsOf, cursor);
   }
 
-  /** A speech recognition job's state. A poll: free, on the polling allowance. A failed job is a result with its `error`, not a throw. */
-  job(jobId: string, options?: RequestOptions): Promise<JobStatusResult> {
+  /**
+   * A speech recognition job's state. A poll: free, on the polling allowance. A failed job is a
+   * result with its `error`, not a throw. With `words`, a completed job's words are timed.
+   */
+  job(jobId: string, options: RequestOptions & { words?: boolean } = {}): Promise<JobStatusResult> {
+    const { words, ...requestOptions } = options;
     const poll = this.client.raw.GET("/transcripts/jobs/{jobId}", {
-      params: { path: { jobId } },
-      ...this.callInit(options),
+      params: { path: { jobId }, ...(words ? { query: { words: true } } : {}) },
+      ...this.callInit(requestOptions),
     });
     // openapi-fetch drops `data: null` from the failed state's type; the contract's body has it.
     return unwrap(poll as Promise<FetchOutcome<SuccessBody<"getTranscriptJob">>>);
@@ -203,7 +211,10 @@ export class Transcripts extends ApiResource {
     const deadline = started + (options.timeout ?? 30 * 60_000);
     let interval = options.pollInterval ?? 1_000;
     for (;;) {
-      const state = await this.job(jobId, { signal: options.signal });
+      const state = await this.job(jobId, {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.words ? { words: true } : {}),
+      });
       options.onProgress?.({
         jobId,
         status: state.status,

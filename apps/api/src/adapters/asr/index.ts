@@ -15,7 +15,6 @@ export type {
   SpeechEngineInfo,
   SpeechSegment,
   SpeechTranscript,
-  SpeechWord,
   TranscribeOptions,
 } from "./speech-engine.ts";
 export { transcribeMedia } from "./speech-engine.ts";

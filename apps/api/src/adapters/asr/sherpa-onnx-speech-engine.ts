@@ -3,12 +3,12 @@ import { createRequire } from "node:module";
 import { basename, join } from "node:path";
 import { packagePath } from "../../package-files.ts";
 import { SAMPLE_RATE } from "../media/decoder.ts";
+import { wordsOfPieces } from "../parsing/words.ts";
 import type {
   SpeechEngine,
   SpeechEngineInfo,
   SpeechSegment,
   SpeechTranscript,
-  SpeechWord,
   TranscribeOptions,
 } from "./speech-engine.ts";
 
@@ -57,12 +57,20 @@ const DITHER_AMPLITUDE = 1e-4;
 // A transducer emits a word's last token near the end of its sound; this much after it closes the word.
 const LAST_TOKEN_TAIL_SECONDS = 0.3;
 
+/**
+ * How late the shipped model times a word's first token: a streaming transducer emits a token
+ * once it has heard the word, here about one 0.32 s chunk (16 frames of 20 ms) after the word
+ * begins. Measured on jfk.wav against whisper.cpp's word boundaries (README, "Speech recognition
+ * accuracy"), the lag was 0.22 to 0.75 s, 0.39 s the median; word starts are moved back by the chunk.
+ */
+export const SHIPPED_MODEL_WORD_LAG_SECONDS = 0.32;
+
 /** The part of sherpa-onnx-node's API used here (the package ships no type declarations). */
 interface OnlineStream {
   acceptWaveform(wave: { samples: Float32Array; sampleRate: number }): void;
   inputFinished(): void;
 }
-interface OnlineResult {
+export interface OnlineResult {
   tokens: string[];
   /** Token start times in seconds, relative to `start_time`. */
   timestamps: number[];
@@ -93,9 +101,15 @@ export class SherpaOnnxSpeechEngine implements SpeechEngine {
   private readonly files: TransducerModelFiles;
   private recognizer: OnlineRecognizer | undefined;
 
+  /**
+   * `wordLagSeconds` is how late the model times the start of a word, taken off every word's start
+   * (never before its utterance's): the shipped model's measured lag for the shipped model, none
+   * for another, whose lag is not known.
+   */
   constructor(
     modelDir: string = DEFAULT_MODEL_DIR,
     private readonly decoding: SherpaDecoding = DEFAULT_DECODING,
+    private readonly wordLagSeconds: number = modelDir === DEFAULT_MODEL_DIR ? SHIPPED_MODEL_WORD_LAG_SECONDS : 0,
   ) {
     if (
       decoding.method === "modified_beam_search" &&
@@ -123,7 +137,7 @@ export class SherpaOnnxSpeechEngine implements SpeechEngine {
       while (recognizer.isReady(stream)) recognizer.decode(stream);
     };
     const takeUtterance = (endSeconds: number) => {
-      const segment = segmentOf(recognizer.getResult(stream), endSeconds);
+      const segment = utteranceSegment(recognizer.getResult(stream), endSeconds, this.wordLagSeconds);
       if (segment) segments.push(segment);
       recognizer.reset(stream);
     };
@@ -219,33 +233,35 @@ export function findTransducerModelFiles(modelDir: string): TransducerModelFiles
 
 /**
  * A segment from one utterance's BPE tokens: a token starting with a space or `▁` begins a word;
- * a word ends where the next begins, the last one shortly after its last token. Tokens come
- * upper-case and unpunctuated; they are lowercased.
+ * a word starts `wordLagSeconds` before its first token (not before the utterance) and ends where
+ * the next begins, the last one shortly after its last token. Tokens come upper-case and
+ * unpunctuated; they are lowercased.
  */
-function segmentOf(result: OnlineResult, endSeconds: number): SpeechSegment | null {
-  const words: SpeechWord[] = [];
-  result.tokens.forEach((token, index) => {
-    // Tokens found in the tail padding are clamped to the end of the real audio.
-    const start = Math.min(endSeconds, result.start_time + (result.timestamps[index] ?? 0));
-    const text = token.toLowerCase();
-    const previous = words.at(-1);
-    if (previous === undefined || /^[\s▁]/.test(text)) {
-      if (previous) previous.end = start;
-      words.push({ start, end: start, text: text.replace(/^[\s▁]+/, "") });
-    } else {
-      previous.text += text;
-    }
-  });
-  const spoken = words.filter((word) => word.text.length > 0);
-  const first = spoken[0];
-  const last = spoken.at(-1);
-  if (first === undefined || last === undefined) return null;
-  const lastTokenStart = result.start_time + (result.timestamps.at(-1) ?? 0);
-  last.end = Math.max(last.start, Math.min(endSeconds, lastTokenStart + LAST_TOKEN_TAIL_SECONDS));
+export function utteranceSegment(
+  result: OnlineResult,
+  endSeconds: number,
+  wordLagSeconds: number,
+): SpeechSegment | null {
+  const pieces = result.tokens.map((token, index) => ({
+    // A `▁` marks a word's start as a space does; tokens found in the tail padding are clamped to the end of the real audio.
+    text: token.toLowerCase().replace(/^▁+/, " "),
+    start: Math.max(
+      Math.min(endSeconds, result.start_time),
+      Math.min(endSeconds, result.start_time + (result.timestamps[index] ?? 0)) - wordLagSeconds,
+    ),
+  }));
+  // The first token begins a word whether or not it is marked.
+  const first = pieces[0];
+  if (first) first.text = ` ${first.text}`;
+  const lastTokenStart = Math.min(endSeconds, result.start_time + (result.timestamps.at(-1) ?? 0));
+  const end = Math.max(lastTokenStart, Math.min(endSeconds, lastTokenStart + LAST_TOKEN_TAIL_SECONDS));
+  const words = wordsOfPieces(pieces, end);
+  const start = words[0]?.start;
+  if (start === undefined) return null;
   return {
-    start: first.start,
-    duration: last.end - first.start,
-    text: spoken.map((word) => word.text).join(" "),
-    words: spoken,
+    start,
+    duration: Math.max(0, Math.round((end - start) * 1000) / 1000),
+    text: words.map((word) => word.text).join(" "),
+    words,
   };
 }

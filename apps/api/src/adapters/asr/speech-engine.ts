@@ -1,11 +1,5 @@
 import { decodeAudio, type MediaInput } from "../media/decoder.ts";
-
-/** One recognised word, in seconds from the start of the media. */
-export interface SpeechWord {
-  start: number;
-  end: number;
-  text: string;
-}
+import type { TimedWord } from "../parsing/words.ts";
 
 /** One stretch of speech, in seconds from the start of the media. */
 export interface SpeechSegment {
@@ -13,7 +7,7 @@ export interface SpeechSegment {
   duration: number;
   text: string;
   /** Word timings, where the engine gives them (sherpa-onnx does; OpenAI-compatible servers asked for segments do not). */
-  words?: SpeechWord[];
+  words?: TimedWord[];
 }
 
 /** Which engine and model produced a transcript; transcripts carry it. */

@@ -1,4 +1,5 @@
 import type { DownloadOptions } from "../net/media-download.ts";
+import type { TimedWord } from "../parsing/words.ts";
 
 /** One timed piece of an audio transcript; `speaker` indexes the transcript's `speakers`. */
 export interface TimedSegment {
@@ -6,6 +7,8 @@ export interface TimedSegment {
   duration: number;
   text: string;
   speaker?: number;
+  /** Its words as the source timed them (WebVTT cue timestamps); absent where it timed none. */
+  words?: TimedWord[];
 }
 
 /** A transcript the publisher ships with the episode (`podcast:transcript`). */

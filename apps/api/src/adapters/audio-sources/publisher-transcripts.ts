@@ -1,6 +1,7 @@
 import * as cheerio from "cheerio";
 import { parseSync } from "subtitle";
 import { withoutTags } from "../parsing/markup.ts";
+import { type TimedWord, wordsOfPieces } from "../parsing/words.ts";
 import type { PublisherTranscript, TimedSegment } from "./audio-source.ts";
 
 type TranscriptFormat = PublisherTranscript["format"];
@@ -124,9 +125,37 @@ function cuesOf(text: string, format: "srt" | "vtt", speakers: SpeakerList): Tim
       speaker = currentSpeaker;
     }
     if (body.length === 0) continue;
-    segments.push(segmentOf(start / 1000, end / 1000, body, speaker));
+    const words = format === "vtt" ? timedWordsOf(cueText, start / 1000, end / 1000) : null;
+    segments.push(segmentOf(start / 1000, end / 1000, body, speaker, words));
   }
   return segments;
+}
+
+/** A WebVTT cue timestamp (`<00:01.200>`, `<00:00:01.200>`): where the text after it is spoken. */
+const cueTimestamp = /<(?:(\d+):)?(\d{2}):(\d{2})\.(\d{3})>/g;
+
+/**
+ * The words of a WebVTT cue that times them with cue timestamps (karaoke captions), each from
+ * the timestamp before it, or the cue's start; null when the cue has none.
+ */
+function timedWordsOf(cueText: string, start: number, end: number): TimedWord[] | null {
+  const pieces: Array<{ text: string; start: number }> = [];
+  let at = 0;
+  let pieceStart = start;
+  for (const match of cueText.matchAll(cueTimestamp)) {
+    pieces.push({ text: plainPieceText(cueText.slice(at, match.index)), start: pieceStart });
+    const [, hours = "0", minutes = "0", seconds = "0", milliseconds = "0"] = match;
+    pieceStart = Number(hours) * 3600 + Number(minutes) * 60 + Number(seconds) + Number(milliseconds) / 1000;
+    at = match.index + match[0].length;
+  }
+  if (pieces.length === 0) return null;
+  pieces.push({ text: plainPieceText(cueText.slice(at)), start: pieceStart });
+  return wordsOfPieces(pieces, end);
+}
+
+/** A piece of cue text as the cue's text is made (`plainCueText`), its white space left for the words to split at. */
+function plainPieceText(cueText: string): string {
+  return decodeEntities(withoutTags(cueText));
 }
 
 /** A cue without its identifier line (`hello`, `intro-1`): the subtitle parser takes only SRT's numbers. */
@@ -201,9 +230,21 @@ function plainSegmentsOf(text: string, durationSeconds: number | null): TimedSeg
   return body.length === 0 ? [] : [segmentOf(0, durationSeconds ?? 0, body, undefined)];
 }
 
-function segmentOf(start: number, end: number, text: string, speaker: number | undefined): TimedSegment {
+function segmentOf(
+  start: number,
+  end: number,
+  text: string,
+  speaker: number | undefined,
+  words: TimedWord[] | null = null,
+): TimedSegment {
   const duration = Math.max(0, Math.round((end - start) * 1000) / 1000);
-  return { start: Math.round(start * 1000) / 1000, duration, text, ...(speaker === undefined ? {} : { speaker }) };
+  return {
+    start: Math.round(start * 1000) / 1000,
+    duration,
+    text,
+    ...(speaker === undefined ? {} : { speaker }),
+    ...(words === null ? {} : { words }),
+  };
 }
 
 /** "1:02:03", "12:34", "75", "0:53.5" in seconds; null when it is none of these. */

@@ -25,6 +25,9 @@ export interface ScannedElement {
   attributes: string;
   /** What stands between the tags, markup included; null for a self-closing element. */
   content: string | null;
+  /** Where the element begins (its `<`) and where what follows it begins, in the document. */
+  from: number;
+  to: number;
 }
 
 /**
@@ -47,14 +50,24 @@ export function* elementsNamed(body: string, name: string, options: { selfClosin
     if (tagEnd < 0) return;
     const selfClosed = body.charAt(tagEnd - 1) === "/";
     if (selfClosed && options.selfClosing) {
-      yield { attributes: body.slice(afterName, tagEnd - 1), content: null } satisfies ScannedElement;
+      yield {
+        attributes: body.slice(afterName, tagEnd - 1),
+        content: null,
+        from: open,
+        to: tagEnd + 1,
+      } satisfies ScannedElement;
       at = tagEnd + 1;
       continue;
     }
     const end = body.indexOf(closing, tagEnd + 1);
     // Without a closing tag after this one, no later element closes either.
     if (end < 0) return;
-    yield { attributes: body.slice(afterName, tagEnd), content: body.slice(tagEnd + 1, end) } satisfies ScannedElement;
+    yield {
+      attributes: body.slice(afterName, tagEnd),
+      content: body.slice(tagEnd + 1, end),
+      from: open,
+      to: end + closing.length,
+    } satisfies ScannedElement;
     at = end + closing.length;
   }
 }

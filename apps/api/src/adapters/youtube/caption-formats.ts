@@ -1,10 +1,13 @@
 import { attributesOf, elementsNamed, withoutTags } from "../parsing/markup.ts";
+import { type TimedPiece, type TimedWord, wordsOfPieces } from "../parsing/words.ts";
 
 /** One timed piece of a caption track, in seconds. */
 export interface CaptionSegment {
   start: number;
   duration: number;
   text: string;
+  /** Its words as the track timed them: automatic captions give each word's offset in its cue. */
+  words?: TimedWord[];
 }
 
 /** The caption body formats YouTube's `/api/timedtext` serves. */
@@ -22,7 +25,8 @@ export class CaptionFormatError extends Error {
  * Parses a caption body in whichever format it is: json3 (`{"events": ...}`), srv3
  * (`<timedtext format="3">` with `<p t d>` in milliseconds) or the legacy
  * `<transcript><text start dur>` XML in seconds. Entities are decoded, markup removed, empty
- * cues dropped, and the segments come back ordered by start.
+ * cues dropped, and the segments come back ordered by start. A cue that times its words (json3
+ * `segs[].tOffsetMs`, srv3 `<s t>`: YouTube's automatic captions) gives its segment `words`.
  */
 export function parseCaptionBody(body: string): CaptionSegment[] {
   const format = detectCaptionFormat(body);
@@ -40,7 +44,11 @@ export function detectCaptionFormat(body: string): CaptionFormat {
 }
 
 interface Json3Body {
-  events?: Array<{ tStartMs?: number; dDurationMs?: number; segs?: Array<{ utf8?: string }> }>;
+  events?: Array<{
+    tStartMs?: number;
+    dDurationMs?: number;
+    segs?: Array<{ utf8?: string; tOffsetMs?: number }>;
+  }>;
 }
 
 function parseJson3(body: string): CaptionSegment[] {
@@ -51,22 +59,73 @@ function parseJson3(body: string): CaptionSegment[] {
     throw new CaptionFormatError("The json3 caption body is not valid JSON.");
   }
   if (!Array.isArray(parsed.events)) throw new CaptionFormatError("The json3 caption body has no events.");
-  return parsed.events.flatMap((event) => {
+  const cues = parsed.events.flatMap((event) => {
     // Events without `segs` only position the window; `\n`-only segments are line breaks of auto captions.
-    const text = cleanText((event.segs ?? []).map((seg) => seg.utf8 ?? "").join(""));
-    if (!text || event.tStartMs === undefined) return [];
-    return [{ start: event.tStartMs / 1000, duration: (event.dDurationMs ?? 0) / 1000, text }];
+    const segs = Array.isArray(event.segs) ? event.segs : [];
+    const start = event.tStartMs;
+    if (typeof start !== "number") return [];
+    const pieces = segs.map((seg) => ({
+      text: typeof seg.utf8 === "string" ? seg.utf8 : "",
+      start: (start + (typeof seg.tOffsetMs === "number" ? seg.tOffsetMs : 0)) / 1000,
+    }));
+    const timed = segs.some((seg) => typeof seg.tOffsetMs === "number");
+    return [{ start: start / 1000, duration: (event.dDurationMs ?? 0) / 1000, pieces, timed }];
   });
+  return segmentsOfCues(cues);
 }
 
 function parseSrv3(body: string): CaptionSegment[] {
-  return [...elementsNamed(body, "p")].flatMap((element) => {
+  const cues = [...elementsNamed(body, "p")].flatMap((element) => {
     const attributes = attributesOf(element.attributes);
     const start = Number(attributes.t);
-    const text = cleanText(decodeEntities(withoutTags(element.content ?? "")));
-    if (!text || !Number.isFinite(start)) return [];
-    return [{ start: start / 1000, duration: Number(attributes.d ?? 0) / 1000, text }];
+    if (!Number.isFinite(start)) return [];
+    const spans = spansOf(element.content ?? "");
+    const pieces = spans.map((span) => ({
+      text: decodeEntities(withoutTags(span.markup)),
+      start: (start + (span.offsetMs ?? 0)) / 1000,
+    }));
+    const timed = spans.some((span) => span.offsetMs !== null);
+    return [{ start: start / 1000, duration: Number(attributes.d ?? 0) / 1000, pieces, timed }];
   });
+  return segmentsOfCues(cues);
+}
+
+/** A cue as a timed format holds it: its text in pieces, and whether any piece carries a time of its own. */
+interface PiecedCue {
+  start: number;
+  duration: number;
+  pieces: TimedPiece[];
+  timed: boolean;
+}
+
+/**
+ * The segments of a track's cues, with words where a cue times its pieces (automatic captions); a
+ * cue whose pieces carry no offset (a manual track's styling spans, a line of one seg) times no word.
+ */
+function segmentsOfCues(cues: readonly PiecedCue[]): CaptionSegment[] {
+  return cues.flatMap((cue) => {
+    const text = cleanText(cue.pieces.map((piece) => piece.text).join(""));
+    if (!text) return [];
+    const segment = { start: cue.start, duration: cue.duration, text };
+    return [cue.timed ? { ...segment, words: wordsOfPieces(cue.pieces, cue.start + cue.duration) } : segment];
+  });
+}
+
+/**
+ * The spans of an srv3 paragraph in order: each `<s>` with its offset (`t`, milliseconds from the
+ * paragraph's start), and the markup between them, which carries no offset of its own.
+ */
+function spansOf(content: string): Array<{ markup: string; offsetMs: number | null }> {
+  const spans: Array<{ markup: string; offsetMs: number | null }> = [];
+  let at = 0;
+  for (const span of elementsNamed(content, "s")) {
+    if (span.from > at) spans.push({ markup: content.slice(at, span.from), offsetMs: null });
+    const offset = Number(attributesOf(span.attributes).t ?? Number.NaN);
+    spans.push({ markup: span.content ?? "", offsetMs: Number.isFinite(offset) ? offset : null });
+    at = span.to;
+  }
+  if (at < content.length) spans.push({ markup: content.slice(at), offsetMs: null });
+  return spans;
 }
 
 function parseLegacyXml(body: string): CaptionSegment[] {
@@ -106,6 +165,7 @@ function monotonic(segments: CaptionSegment[]): CaptionSegment[] {
       start: roundMs(Math.max(0, segment.start)),
       duration: roundMs(Math.max(0, Number.isFinite(segment.duration) ? segment.duration : 0)),
       text: segment.text,
+      ...(segment.words ? { words: segment.words } : {}),
     }))
     .sort((a, b) => a.start - b.start);
 }

@@ -3,7 +3,7 @@ import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/credits.ts";
 import { segmentsOf } from "../../services/transcript-rendering-tasks.ts";
-import { renderTranscript, type TranscriptFormat } from "../../services/transcript-renderings.ts";
+import { renderTranscript, requireWordTimes, type TranscriptFormat } from "../../services/transcript-renderings.ts";
 import { readWeight, rendersInline } from "../../services/transcript-size.ts";
 import { admitWeight, storeUnreachable } from "../auth.ts";
 import { authOf } from "../locals.ts";
@@ -59,11 +59,21 @@ export function libraryRoutes(deps: AppDeps): LiveRoute[] {
       handler: async (req, res) => {
         const auth = authOf(res);
         const id = String(req.params.id);
-        const { format, chunk_size } = req.query as { format?: TranscriptFormat; chunk_size?: number };
+        const {
+          format,
+          chunk_size,
+          words: timed,
+        } = req.query as {
+          format?: TranscriptFormat;
+          chunk_size?: number;
+          words?: boolean;
+        };
         const rendering = {
           format: format ?? "segments",
           ...(chunk_size === undefined ? {} : { chunkSize: chunk_size }),
+          ...(timed === true ? { words: true } : {}),
         };
+        if (timed === true) requireWordTimes(rendering.format, "/query/words");
         const found = await library.find(auth.accountId, id).catch((cause: unknown) => {
           throw storeUnreachable(cause);
         });

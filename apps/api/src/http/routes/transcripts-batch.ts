@@ -45,6 +45,7 @@ export function fetchTranscriptsBatch(deps: AppDeps, batches: Batches): LiveRout
         items,
         mode: body.mode ?? "auto",
         ...(body.translate_to === undefined ? {} : { translateTo: body.translate_to }),
+        ...(body.words === true ? { words: true } : {}),
         accountId: auth.accountId,
         plan: auth.plan,
         balance: auth.credits,

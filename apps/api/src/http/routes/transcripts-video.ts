@@ -7,7 +7,7 @@ import { type ChargeSettlement, usageBlock } from "../../services/credits.ts";
 import type { HeldSlot } from "../../services/slots.ts";
 import { segmentsAsJson } from "../../services/transcript-renderer.ts";
 import type { TranscriptJson } from "../../services/transcript-rendering-tasks.ts";
-import { type RenderingRequest, renderTranscript } from "../../services/transcript-renderings.ts";
+import { type RenderingRequest, renderTranscript, requireWordTimes } from "../../services/transcript-renderings.ts";
 import { rendersInline, serialisedSize } from "../../services/transcript-size.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
 import type { SerialisedSegments, TranscriptMode } from "../../services/video-transcripts.ts";
@@ -57,6 +57,7 @@ export function fetchVideoTranscript(
         docsBaseUrl: publicBaseUrl(req, deps.config.publicUrl),
         ...withSlot(res),
         ...withSettlement(res),
+        ...(rendering.words ? { words: true } : {}),
       });
       await sendOutcome(deps, res, outcome, rendering, auth.credits);
     },
@@ -97,7 +98,7 @@ async function sendOutcome(
     });
     return;
   }
-  if (outcome.serialised && isPlainSegments(rendering) && !isJsonWrapped(res)) {
+  if (outcome.serialised && isPlainSegments(rendering) && !rendering.words && !isJsonWrapped(res)) {
     sendSpliced(res, outcome, outcome.serialised);
     return;
   }
@@ -114,10 +115,12 @@ async function sendOutcome(
     sendOk(res, "fetchVideoTranscript", 200, { data: { ...fields, ...renderings }, usage });
     return;
   }
-  // Served from the store, the words go to the rendering thread as the store keeps them, unparsed.
-  const words: TranscriptJson = serialised
-    ? { kind: "segments", pages: [serialised.json] }
-    : await segmentsAsJson(transcript.segments);
+  // Served from the store, the words go to the rendering thread as the store keeps them, unparsed,
+  // unless their times were asked for: the store keeps those beside the segments.
+  const words: TranscriptJson =
+    serialised && !rendering.words
+      ? { kind: "segments", pages: [serialised.json] }
+      : await segmentsAsJson(transcript.segments);
   const renderings = await deps.services.renderer.render({ words, request: rendering });
   sendOkRendered(res, "fetchVideoTranscript", 200, { data: fields, usage }, renderings);
 }
@@ -171,11 +174,22 @@ function callbackRefused(problem: string): ApiError {
 }
 
 /**
+ * How to write the transcript out (`formatOf`), with word times when `words` asks them, which
+ * `text` and `srt` have no place for: refused before anything is fetched or charged.
+ */
+function renderingOf(body: TranscriptRequest, timestampsSent: boolean): RenderingRequest {
+  const rendering = formatOf(body, timestampsSent);
+  if (body.words !== true) return rendering;
+  requireWordTimes(rendering.format, "/body/words");
+  return { ...rendering, words: true };
+}
+
+/**
  * How to write the transcript out: `format`, else what `timestamps` says. Both sent and at odds
  * (`timestamps: false` with segments or subtitles, `timestamps: true` with text) is refused
  * before anything is fetched or charged.
  */
-function renderingOf(body: TranscriptRequest, timestampsSent: boolean): RenderingRequest {
+function formatOf(body: TranscriptRequest, timestampsSent: boolean): RenderingRequest {
   const withTimestamps = body.timestamps === undefined || body.timestamps === true || body.timestamps === "segment";
   const chunks = body.chunk_size === undefined ? {} : { chunkSize: body.chunk_size };
   if (body.format === undefined) return { format: withTimestamps ? "segments" : "text", ...chunks };

@@ -19,6 +19,8 @@ export interface StoredDeliveryRequest {
   url: string;
   /** The request's extraction slot, given back by the statement once the transcript is found. */
   slotLeaseId?: string;
+  /** Read the words' times too (`words: true`); the statement reads them anyway when the library indexes the words. */
+  withWords?: boolean;
 }
 
 /** A stored caption transcript as the statement read it. */
@@ -33,6 +35,11 @@ export interface StoredCaptions {
   sourceLanguage: string | null;
   /** The segments as JSON text, `[{start, duration, text}]` in the order the store keeps their fields. */
   segmentsJson: string;
+  /**
+   * The words of each segment as the track timed them, as JSON text (`segment_words`), when they
+   * were asked for or the library indexes the words; null otherwise, or when the track timed none.
+   */
+  segmentWordsJson: string | null;
   /** UTF-8 bytes of the segments' texts joined by single spaces. */
   textBytes: number;
 }
@@ -60,6 +67,7 @@ interface DeliveryRow {
   caption_kind: StoredCaptions["captionKind"];
   source_language: string | null;
   segments_json: string;
+  segment_words_json: string | null;
   text_bytes: number;
   charged: boolean;
   balance_after: number | string | null;
@@ -92,7 +100,7 @@ export async function deliverStored(
   const result = await db.execute(sql`
     with found as (
       select t.video_id, t.title, t.channel, t.duration_seconds, t.thumbnail_url, t.language, t.caption_kind,
-             t.source_language, t.segments::text as segments_json, t.text_bytes, t.content_hash
+             t.source_language, t.segments::text as segments_json, t.segment_words, t.text_bytes, t.content_hash
         from ${youtubeCaptionChoices} c join ${youtubeTranscripts} t on t.id = c.transcript_id
        where c.video_id = ${videoId} and c.requested_language = ${choice.requestedLanguage}
          and c.translate_to = ${choice.translateTo}
@@ -101,7 +109,11 @@ export async function deliverStored(
     library_entry as (${libraryEntry}),
     released_slot as (${slotRelease})
     select found.video_id, found.title, found.channel, found.duration_seconds, found.thumbnail_url, found.language,
-           found.caption_kind, found.source_language, found.segments_json, found.text_bytes,
+           found.caption_kind, found.source_language, found.segments_json,
+           case when ${request.withWords === true}
+                  or exists (select 1 from library_entry e where e.previous_hash is distinct from e.content_hash)
+                then found.segment_words::text end as segment_words_json,
+           found.text_bytes,
            exists (select 1 from charged) as charged, (select balance_after from charged) as balance_after,
            (select to_jsonb(entry) from library_entry entry) as library_entry,
            exists (select 1 from released_slot) as slot_released
@@ -122,6 +134,7 @@ function deliveryOf(row: DeliveryRow): StoredDelivery {
       captionKind: row.caption_kind,
       sourceLanguage: row.source_language,
       segmentsJson: row.segments_json,
+      segmentWordsJson: row.segment_words_json,
       textBytes: Number(row.text_bytes),
     },
     charged: row.charged,

@@ -96,6 +96,11 @@ UnixSeconds = int
 WebhookUrl = str
 """A public https URL that receives a monitor's events."""
 
+WordTiming = Literal["source", "estimated"]
+"""Where the word times of a transcript come from (`word_timing`, with `words: true`): measured by
+the source, or spread over each segment by the words' share of its characters.
+"""
+
 WorkerId = str
 """A worker process's id: `wrk_` and a ULID."""
 
@@ -173,6 +178,9 @@ class BatchRequest(ApiModel):
 
     translate_to: Optional[LanguageTag] = Field(default=None)
     """Translate each row's captions into this language, as `POST /transcripts/video` does; a row that cannot be translated fails with `translation_unavailable`."""
+
+    words: Optional[bool] = Field(default=False)
+    """Time each word of the `ok` rows, as `POST /transcripts/video` does (`words`, `word_timing`); same price."""
 
 
 class BatchResult(ApiModel):
@@ -285,6 +293,9 @@ class BatchRowOk(ApiModel):
 
     segments: List[Segment]
     """The transcript in timed segments."""
+
+    word_timing: Optional[WordTiming] = Field(default=None)
+    """With `words: true`: whether the word times came from the source or were estimated."""
 
     input: str
     """The item exactly as it was sent in `video_ids`."""
@@ -765,6 +776,9 @@ class FullTranscript(ApiModel):
     segments: List[Segment]
     """The transcript in timed segments."""
 
+    word_timing: Optional[WordTiming] = Field(default=None)
+    """With `words: true`: whether the word times came from the source or were estimated."""
+
 
 class HealthEnvelope(ApiModel):
     """The health answer. It is the success envelope, and repeats `status`, `service`, `version`
@@ -1191,7 +1205,9 @@ class LibrarySnippet(ApiModel):
     """A moment of a transcript where the search matched."""
 
     start: float
-    """Start time, in seconds, of the segment where the match begins."""
+    """Start time, in seconds, of the word where the match begins when the library keeps the
+    transcript's word times from its source (`word_timing: "source"`), else of the segment it is in.
+    """
 
     url: Optional[str]
     """A link that opens the source at `start`: `&t=<seconds>s` on a YouTube watch URL, a media fragment `#t=<seconds>` otherwise; `null` when the source has no URL."""
@@ -1253,6 +1269,9 @@ class LibraryTranscript(ApiModel):
 
     chunks: Optional[List[TranscriptChunk]] = Field(default=None)
     """The transcript cut for a language model (`chunk_size`); joined by spaces, they are `text`."""
+
+    word_timing: Optional[WordTiming] = Field(default=None)
+    """With `words: true`: whether the word times came from the source or were estimated."""
 
 
 class LibraryTranscriptEnvelope(ApiModel):
@@ -2196,6 +2215,9 @@ class Segment(ApiModel):
     speaker: Optional[int] = Field(default=None)
     """Index into the transcript's `speakers`, when the source labels speakers."""
 
+    words: Optional[List[Word]] = Field(default=None)
+    """The segment's words with their times, when the request asked for `words: true`."""
+
 
 class SpeechEngineInfo(ApiModel):
     """The speech engine and model that produced a transcript from audio."""
@@ -2304,6 +2326,9 @@ class Transcript(ApiModel):
 
     chunks: Optional[List[TranscriptChunk]] = Field(default=None)
     """The transcript cut for a language model (`chunk_size`); joined by spaces, they are `text`."""
+
+    word_timing: Optional[WordTiming] = Field(default=None)
+    """With `words: true`: whether the word times came from the source or were estimated."""
 
 
 class TranscriptChunk(ApiModel):
@@ -2423,6 +2448,14 @@ class TranscriptRequest(ApiModel):
     """Also cut the transcript into `chunks` of at most this many characters for a language model:
     cut at segment boundaries, a segment split at spaces only when it alone is longer (a single
     longer word stays whole). A job's chunks come from `GET /library/{id}`.
+    """
+
+    words: Optional[bool] = Field(default=False)
+    """Also time each word: every segment carries `words`, and `word_timing` says whether the times
+    came from the source or were estimated. Same price. With `format: "vtt"` the cues carry WebVTT
+    cue timestamps (`<00:00:01.200>`) before each word; `text` and `srt` have no place for word
+    times and are refused (400). A request that becomes a job keeps it: the job's callback
+    carries words; its poll carries them when asked (`?words=true`).
     """
 
     episode: Optional[str] = Field(default=None)
@@ -2764,6 +2797,22 @@ class WasLiveError(ApiModel):
     """Link to this error's description, served by the API at `/docs/errors/{code}`."""
 
 
+class Word(ApiModel):
+    """One word of a segment and when it is spoken, to the millisecond. A segment's words, joined by
+    single spaces, give its text (each run of white space in the text read as one space); they
+    come in order and lie inside their segment.
+    """
+
+    text: str
+    """The word as the segment's text writes it, punctuation included; never empty, never with white space."""
+
+    start: float
+    """Start time in seconds from the beginning of the media."""
+
+    duration: float
+    """Duration in seconds; 0 where the source timed only the word's start and the next word starts at once."""
+
+
 class WorkerHeartbeat(ApiModel):
     """A worker process, as its heartbeat tells it. Workers write one every 5 seconds."""
 
@@ -2804,7 +2853,7 @@ WebhookEvent = Annotated[Union[TranscriptJobCompletedWebhook, TranscriptJobFaile
 """Any event Verbatim delivers by webhook, told apart by `type`."""
 
 # The models name the unions above, which are defined after them.
-for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionLanguage, CaptionLanguages, CaptionLanguagesEnvelope, CaptionsDisabledError, ChannelRequest, ChannelRow, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LanguagesRequest, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LibraryTranscript, LibraryTranscriptEnvelope, LiveStreamError, Me, MeEnvelope, MembersOnlyError, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, QueueDepth, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, RetryWithTranslation, SearchRequest, Segment, SpeechEngineInfo, TimeoutError, Transcript, TranscriptChunk, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, TranslationTarget, TranslationUnavailableError, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError, WorkerHeartbeat):
+for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionLanguage, CaptionLanguages, CaptionLanguagesEnvelope, CaptionsDisabledError, ChannelRequest, ChannelRow, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LanguagesRequest, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LibraryTranscript, LibraryTranscriptEnvelope, LiveStreamError, Me, MeEnvelope, MembersOnlyError, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, QueueDepth, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, RetryWithTranslation, SearchRequest, Segment, SpeechEngineInfo, TimeoutError, Transcript, TranscriptChunk, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, TranslationTarget, TranslationUnavailableError, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError, Word, WorkerHeartbeat):
     _model.model_rebuild()
 
-__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListPlatform", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorPlatform", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PodcastResolution", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchPlatform", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "WorkerHeartbeat", "WorkerId"]
+__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListPlatform", "ListRow", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorPlatform", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PodcastResolution", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchPlatform", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "Word", "WordTiming", "WorkerHeartbeat", "WorkerId"]

@@ -87,6 +87,9 @@ class BatchRequestOptions(TypedDict, total=False):
     translate_to: LanguageTag
     """Translate each row's captions into this language, as `POST /transcripts/video` does; a row that cannot be translated fails with `translation_unavailable`."""
 
+    words: bool
+    """Time each word of the `ok` rows, as `POST /transcripts/video` does (`words`, `word_timing`); same price."""
+
 
 class ChannelRequestOptions(TypedDict, total=False):
     """The keyword arguments of a `ChannelRequest` beside its `channel`, which the method takes first."""
@@ -198,6 +201,14 @@ class TranscriptRequestOptions(TypedDict, total=False):
     longer word stays whole). A job's chunks come from `GET /library/{id}`.
     """
 
+    words: bool
+    """Also time each word: every segment carries `words`, and `word_timing` says whether the times
+    came from the source or were estimated. Same price. With `format: "vtt"` the cues carry WebVTT
+    cue timestamps (`<00:00:01.200>`) before each word; `text` and `srt` have no place for word
+    times and are refused (400). A request that becomes a job keeps it: the job's callback
+    carries words; its poll carries them when asked (`?words=true`).
+    """
+
     episode: str
     """For a feed URL: the episode's guid or enclosure URL. Default: the newest episode."""
 
@@ -226,6 +237,13 @@ class GetLibraryTranscriptQuery(TypedDict, total=False):
     chunk_size: ChunkSize
     """Also cut it into `chunks` of about this many characters."""
 
+    words: bool
+    """Also time each word (`segments[].words`, or WebVTT cue timestamps with `format=vtt`), as
+    `POST /transcripts/video` does. The times are those the transcript was delivered with, so
+    `word_timing` is `estimated` for a transcript received before word times were kept.
+    `text` and `srt` have no place for word times (400).
+    """
+
 
 class ListMonitorEventsQuery(TypedDict, total=False):
     """The query parameters of `listMonitorEvents`."""
@@ -235,6 +253,13 @@ class ListMonitorEventsQuery(TypedDict, total=False):
 
     cursor: Cursor
     """The `next_cursor` of the previous page."""
+
+
+class GetTranscriptJobQuery(TypedDict, total=False):
+    """The query parameters of `getTranscriptJob`."""
+
+    words: bool
+    """Also time each word of a completed job's transcript (`segments[].words`, `word_timing`), as `POST /transcripts/video` does."""
 
 
 class GetUsageQuery(TypedDict, total=False):
@@ -265,4 +290,4 @@ WIRE_NAMES: Dict[str, str] = {
 }
 """The names keyword arguments are sent by where Python cannot spell them (``from_`` is ``from``)."""
 
-__all__ = ["LibrarySearchRequestOptions", "MonitorCreateOptions", "MonitorUpdateOptions", "BatchRequestOptions", "ChannelRequestOptions", "LanguagesRequestOptions", "PlaylistRequestOptions", "SearchRequestOptions", "TranscriptRequestOptions", "ListLibraryQuery", "GetLibraryTranscriptQuery", "ListMonitorEventsQuery", "GetUsageQuery", "REQUEST_LEADS", "WIRE_NAMES"]
+__all__ = ["LibrarySearchRequestOptions", "MonitorCreateOptions", "MonitorUpdateOptions", "BatchRequestOptions", "ChannelRequestOptions", "LanguagesRequestOptions", "PlaylistRequestOptions", "SearchRequestOptions", "TranscriptRequestOptions", "ListLibraryQuery", "GetLibraryTranscriptQuery", "ListMonitorEventsQuery", "GetTranscriptJobQuery", "GetUsageQuery", "REQUEST_LEADS", "WIRE_NAMES"]
