@@ -135,6 +135,7 @@ describe("channel tabs walk every recorded page", () => {
     expect(rows[30]).toEqual({
       videoId: "CIFHx7_z3Vc",
       url: "https://www.youtube.com/watch?v=CIFHx7_z3Vc",
+      thumbnailUrl: "https://i.ytimg.com/vi/CIFHx7_z3Vc/mqdefault.jpg",
       title: "ALA Core webinar series, part 2 - Deep Dive into Creative Commons Licensing",
       duration: 3601,
       channel: "Creative Commons",
@@ -167,6 +168,7 @@ describe("channel tabs walk every recorded page", () => {
     expect(rows[0]).toEqual({
       videoId: "l-X5WbDSH2o",
       url: "https://www.youtube.com/watch?v=l-X5WbDSH2o",
+      thumbnailUrl: "https://i.ytimg.com/vi/l-X5WbDSH2o/mqdefault.jpg",
       title: "Packing lunch for my special roommate",
       duration: null,
       channel: "Doobydobap",
@@ -195,6 +197,7 @@ describe("channel tabs walk every recorded page", () => {
     expect(rows[0]).toEqual({
       videoId: "27J-wwgZydE",
       url: "https://www.youtube.com/watch?v=27J-wwgZydE",
+      thumbnailUrl: "https://i.ytimg.com/vi/27J-wwgZydE/mqdefault.jpg",
       title: "The 1 Million Subscriber 'It was DNS' Livestream",
       duration: 50 * 60 + 53,
       channel: "Jeff Geerling",
@@ -330,6 +333,7 @@ describe("channel sort and search (authored chip and search answers)", () => {
     expect(rows[0]).toEqual({
       videoId: "authoredCS1",
       url: "https://www.youtube.com/watch?v=authoredCS1",
+      thumbnailUrl: "https://i.ytimg.com/vi/authoredCS1/mqdefault.jpg",
       title: "Authored: choosing a license",
       duration: 190,
       channel: "Creative Commons",
@@ -357,6 +361,7 @@ describe("playlists", () => {
     expect(rows[0]).toEqual({
       videoId: "u2ah9tWTkmk",
       url: "https://www.youtube.com/watch?v=u2ah9tWTkmk",
+      thumbnailUrl: "https://i.ytimg.com/vi/u2ah9tWTkmk/mqdefault.jpg",
       title: "Alex Warren - Ordinary (Official Video)",
       duration: 187,
       channel: "Alex Warren",
@@ -411,6 +416,7 @@ describe("search", () => {
     expect(rows[0]).toEqual({
       videoId: "Z8KYabgkMbw",
       url: "https://www.youtube.com/watch?v=Z8KYabgkMbw",
+      thumbnailUrl: "https://i.ytimg.com/vi/Z8KYabgkMbw/mqdefault.jpg",
       title: "Blind Test TOUT GENRE | 140 extraits",
       duration: 2840,
       channel: "Blind Test & Chill",
