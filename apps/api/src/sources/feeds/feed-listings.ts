@@ -42,24 +42,33 @@ export class FeedListings implements ListingSource {
         `${address.href} is a media file, not a feed; the video endpoint transcribes it.`,
       );
     }
-    return new FeedListing(this.documents, address);
+    return new FeedListing(this.documents, async () => address, {
+      platform: "rss",
+      label: `the feed ${address.href}`,
+      identity: { kind: "feed", url: address.href },
+    });
   }
 }
 
-/** One feed's episodes. */
-class FeedListing implements Listing {
-  readonly platform = "rss";
+/** Where a listed feed is, found at each read: a show found through a directory may move its feed. */
+export type FeedAddress = (signal?: AbortSignal) => Promise<URL>;
+
+/** One feed's episodes, whichever link named the feed. */
+export class FeedListing implements Listing {
   readonly monitorPlatform = "podcast";
   readonly options = [];
+  readonly platform: "rss" | "apple" | "spotify";
   readonly label: string;
   readonly identity: Record<string, unknown>;
 
   constructor(
     private readonly documents: FeedDocuments,
-    private readonly address: URL,
+    private readonly feedAddress: FeedAddress,
+    named: Pick<FeedListing, "platform" | "label" | "identity">,
   ) {
-    this.label = `the feed ${address.href}`;
-    this.identity = { kind: "feed", url: address.href };
+    this.platform = named.platform;
+    this.label = named.label;
+    this.identity = named.identity;
   }
 
   markerOf(sinceVideoId: string): ListingMarker {
@@ -67,7 +76,7 @@ class FeedListing implements Listing {
   }
 
   async firstPage(options: ListingCallOptions = {}): Promise<ListingPage> {
-    const { feed } = await this.documents.feedAt(this.address, options.signal);
+    const { feed } = await this.documents.feedAt(await this.feedAddress(options.signal), options.signal);
     return { rows: episodeRows(feed), continuation: null };
   }
 

@@ -1,14 +1,7 @@
 import { parseApplePodcastsLink } from "../apple-podcasts/apple-podcasts-link.ts";
 import type { FeedDocuments } from "../feeds/feed-documents.ts";
-import { episodeRows, feedEpisodeMarker } from "../feeds/feed-listings.ts";
-import type {
-  Listing,
-  ListingCallOptions,
-  ListingMarker,
-  ListingPage,
-  ListingRequest,
-  ListingSource,
-} from "../listing-source.ts";
+import { FeedListing } from "../feeds/feed-listings.ts";
+import type { Listing, ListingRequest, ListingSource } from "../listing-source.ts";
 import { SourceError } from "../source-error.ts";
 import { parseSpotifyLink } from "../spotify/spotify-link.ts";
 import { DirectorySearch, type SearchPlatform } from "./directory-search.ts";
@@ -59,7 +52,7 @@ export class PodcastShowListings implements ListingSource {
     if (apple) {
       switch (apple.kind) {
         case "show":
-          return new ShowListing(this.directory, this.documents, "apple", apple.url);
+          return this.showListing("apple", apple.url);
         case "episode":
         case "episode-without-show":
           return new SourceError(
@@ -77,7 +70,7 @@ export class PodcastShowListings implements ListingSource {
     if (!spotify) return null;
     switch (spotify.kind) {
       case "show":
-        return new ShowListing(this.directory, this.documents, "spotify", spotify.url);
+        return this.showListing("spotify", spotify.url);
       case "episode":
         return new SourceError(
           "item_not_list",
@@ -105,39 +98,20 @@ export class PodcastShowListings implements ListingSource {
     }
     return new DirectorySearch(this.directory, { platform, query: request.query, type: request.type });
   }
-}
 
-/** One show's episodes: its public feed, found in Apple's directory at each read, then read as any feed. */
-class ShowListing implements Listing {
-  readonly monitorPlatform = "podcast";
-  readonly options = [];
-  readonly label: string;
-  readonly identity: Record<string, unknown>;
-
-  constructor(
-    private readonly directory: PodcastDirectory,
-    private readonly documents: FeedDocuments,
-    readonly platform: "apple" | "spotify",
-    private readonly link: string,
-  ) {
-    this.label = `the ${platform === "apple" ? "Apple Podcasts" : "Spotify"} show ${link}`;
-    this.identity = { kind: "show", url: link };
-  }
-
-  markerOf(sinceVideoId: string): ListingMarker {
-    return feedEpisodeMarker(sinceVideoId);
-  }
-
-  async firstPage(options: ListingCallOptions = {}): Promise<ListingPage> {
-    const signal = options.signal ? { signal: options.signal } : {};
-    // Read again at each page: a show may move its feed, and the directory then names the new one.
-    const show = await this.directory.showFeedOfLink(this.link, signal);
-    const { feed } = await this.documents.feedAt(new URL(show.feedUrl), options.signal);
-    return { rows: episodeRows(feed), continuation: null };
-  }
-
-  nextPage(continuation: string): Promise<ListingPage> {
-    // A show's list is its feed, one page, so no continuation was ever issued for it.
-    return Promise.reject(new Error(`a show's list has no page after its first (continuation ${continuation})`));
+  /**
+   * One show's episodes: its public feed, found in Apple's directory at each read (a show may move
+   * its feed, and the directory then names the new one), then read as any feed.
+   */
+  private showListing(platform: "apple" | "spotify", link: string): Listing {
+    return new FeedListing(
+      this.documents,
+      async (signal) => new URL((await this.directory.showFeedOfLink(link, signal ? { signal } : {})).feedUrl),
+      {
+        platform,
+        label: `the ${platform === "apple" ? "Apple Podcasts" : "Spotify"} show ${link}`,
+        identity: { kind: "show", url: link },
+      },
+    );
   }
 }
