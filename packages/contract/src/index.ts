@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type * as Dashboard from "../generated/dashboard.ts";
 import { errorTable } from "../generated/errors.v2.ts";
@@ -29,6 +30,15 @@ export const openApiJsonPaths = {
   v1: contractFile("openapi.v1.json"),
   dashboard: contractFile("openapi.dashboard.json"),
 } as const;
+
+/**
+ * A document of the contract as its YAML says it, parsed from its JSON twin: the twin's
+ * `x-generated` note is left out.
+ */
+export function readOpenApiDocument(version: keyof typeof openApiJsonPaths): Record<string, unknown> {
+  const { "x-generated": _generatedNote, ...document } = JSON.parse(readFileSync(openApiJsonPaths[version], "utf8"));
+  return document;
+}
 
 /** A stable error code of the v2 API. */
 export type ErrorCode = keyof typeof errorTable;

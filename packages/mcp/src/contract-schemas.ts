@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { openApiJsonPaths } from "@verbatim/contract";
+import { readOpenApiDocument } from "@verbatim/contract";
 
 /** A JSON Schema as MCP carries it: a plain JSON object. */
 export type JsonSchema = { [keyword: string]: unknown };
@@ -16,7 +15,7 @@ const openApiOnlyFormats = new Set(["int32", "int64", "float", "double"]);
 let document: OpenApiDocument | undefined;
 
 function components(): Record<string, JsonSchema> {
-  document ??= JSON.parse(readFileSync(openApiJsonPaths.v2, "utf8")) as OpenApiDocument;
+  document ??= readOpenApiDocument("v2") as unknown as OpenApiDocument;
   return document.components.schemas;
 }
 

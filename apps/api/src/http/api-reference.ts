@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { apiReference as scalarReference } from "@scalar/express-api-reference";
-import { openApiJsonPaths } from "@verbatim/contract";
+import { readOpenApiDocument } from "@verbatim/contract";
 import nodeSamples from "@verbatim/sdk/code-samples.json" with { type: "json" };
 import pythonSamples from "@verbatim/sdk-python/code-samples.json" with { type: "json" };
 import { Router } from "express";
@@ -101,20 +101,20 @@ let built: { v2: ServedDocument; v1: ServedDocument } | undefined;
 /** Parsing and printing the contracts takes a few hundred milliseconds, so it happens once per process. */
 function servedDocuments(): { v2: ServedDocument; v1: ServedDocument } {
   built ??= {
-    v2: buildServedDocument(openApiJsonPaths.v2, "/api/v2", { withSamples: true, withErrorCatalog: true }),
+    v2: buildServedDocument("v2", "/api/v2", { withSamples: true, withErrorCatalog: true }),
     // v1 keeps its own error codes, which the catalog of v2's does not describe, and the SDKs speak only v2.
-    v1: buildServedDocument(openApiJsonPaths.v1, "/api/v1", { withSamples: false, withErrorCatalog: false }),
+    v1: buildServedDocument("v1", "/api/v1", { withSamples: false, withErrorCatalog: false }),
   };
   return built;
 }
 
 function buildServedDocument(
-  documentPath: string,
+  version: "v2" | "v1",
   basePath: string,
   options: { withSamples: boolean; withErrorCatalog: boolean },
 ): ServedDocument {
-  const contract = JSON.parse(readFileSync(documentPath, "utf8")) as OpenApiDocument & { "x-generated"?: string };
-  const { openapi, info, servers: _templatedServers, "x-generated": _generatedNote, ...rest } = contract;
+  const contract = readOpenApiDocument(version) as unknown as OpenApiDocument;
+  const { openapi, info, servers: _templatedServers, ...rest } = contract;
   if (options.withSamples) {
     addCodeSamples(rest.paths);
     addCodeSamples(rest.webhooks);

@@ -1,5 +1,9 @@
-import { readFileSync } from "node:fs";
-import { type DashboardOperationId, type OperationId, openApiJsonPaths } from "@verbatim/contract";
+import {
+  type DashboardOperationId,
+  type OperationId,
+  type openApiJsonPaths,
+  readOpenApiDocument,
+} from "@verbatim/contract";
 
 /** An operation of an OpenAPI document, with the Express path it is mounted on. */
 export interface Operation<Id extends string = OperationId> {
@@ -40,8 +44,8 @@ interface DocumentSchema {
 }
 
 /** Every operation of an OpenAPI document. */
-function operationsOf<Id extends string>(documentPath: string): readonly Operation<Id>[] {
-  const document = JSON.parse(readFileSync(documentPath, "utf8")) as Document;
+function operationsOf<Id extends string>(version: keyof typeof openApiJsonPaths): readonly Operation<Id>[] {
+  const document = readOpenApiDocument(version) as unknown as Document;
   const resolveParameter = (parameter: DocumentParameter): DocumentParameter =>
     parameter.$ref ? (document.components.parameters?.[lastSegment(parameter.$ref)] ?? {}) : parameter;
   const resolveSchema = (schema: DocumentSchema | undefined): DocumentSchema | undefined =>
@@ -77,12 +81,11 @@ function lastSegment(ref: string): string {
 }
 
 /** Every operation of the v2 document. */
-export const v2Operations: readonly Operation[] = operationsOf<OperationId>(openApiJsonPaths.v2);
+export const v2Operations: readonly Operation[] = operationsOf<OperationId>("v2");
 
 /** Every operation of the v1 document: each is also a v2 operation, served by the same route. */
-export const v1Operations: readonly Operation[] = operationsOf<OperationId>(openApiJsonPaths.v1);
+export const v1Operations: readonly Operation[] = operationsOf<OperationId>("v1");
 
 /** Every operation of the dashboard's document. */
-export const dashboardOperations: readonly Operation<DashboardOperationId>[] = operationsOf<DashboardOperationId>(
-  openApiJsonPaths.dashboard,
-);
+export const dashboardOperations: readonly Operation<DashboardOperationId>[] =
+  operationsOf<DashboardOperationId>("dashboard");

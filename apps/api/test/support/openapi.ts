@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { openApiJsonPaths } from "@verbatim/contract";
+import { readOpenApiDocument } from "@verbatim/contract";
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import formats from "ajv-formats";
 
@@ -36,10 +36,9 @@ export interface DocumentOperation {
 
 const methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
 
-/** Verbatim's generated document of a version, v2 unless asked, as its YAML says it (read from the JSON twin, which parses faster). */
+/** Verbatim's generated document of a version, v2 unless asked. */
 export function readVerbatimDocument(version: "v2" | "v1" = "v2"): OpenApiDocument {
-  const { "x-generated": _generatedNote, ...document } = JSON.parse(readFileSync(openApiJsonPaths[version], "utf8"));
-  return document as OpenApiDocument;
+  return readOpenApiDocument(version) as unknown as OpenApiDocument;
 }
 
 /** A JSON document such as the hosted service's published contract. */
