@@ -32,6 +32,27 @@ def processing(progress: float, limit: int = 60) -> httpx.Response:
     return httpx.Response(200, json=state("processing", progress=progress), headers=headers)
 
 
+def finished_transcript(**fields: Any) -> Dict[str, Any]:
+    """A completed job's transcript of one spoken "hello" in a media file; `fields` add or replace."""
+    return {
+        "kind": "transcript",
+        "video_id": "x",
+        "url": None,
+        "platform": "file",
+        "title": None,
+        "channel": None,
+        "duration": 1.0,
+        "language": "en",
+        "source": "audio",
+        "caption_kind": None,
+        "thumbnail_url": None,
+        "speakers": None,
+        "speech_engine": None,
+        "text": "hello",
+        **fields,
+    }
+
+
 @pytest.fixture
 def sleeps(monkeypatch: pytest.MonkeyPatch) -> List[float]:
     """The waits between polls, recorded instead of slept, on a clock that only they advance."""
@@ -77,23 +98,7 @@ def test_waits_grow_by_half_until_the_timeout_would_pass(client: Verbatim, sleep
 @respx.mock
 def test_polls_never_come_faster_than_the_allowance_the_server_reports(client: Verbatim, sleeps: List[float]) -> None:
     completed = state("completed", data=None, usage={"credits_spent": 1, "balance": 9, "bytes": 10})
-    completed["data"] = {
-        "kind": "transcript",
-        "video_id": "x",
-        "url": None,
-        "platform": "file",
-        "title": None,
-        "channel": None,
-        "duration": 1.0,
-        "language": "en",
-        "source": "audio",
-        "caption_kind": None,
-        "thumbnail_url": None,
-        "speakers": None,
-        "speech_engine": None,
-        "text": "hello",
-        "segments": [],
-    }
+    completed["data"] = finished_transcript(segments=[])
     respx.get(POLL).mock(side_effect=[processing(0.5, limit=10), httpx.Response(200, json=completed)])
     done = client.transcripts.wait_for_job(JOB, poll_interval=1.0)
     assert done.data.text == "hello"
@@ -115,24 +120,7 @@ def test_a_request_with_words_polls_its_job_for_them(client: Verbatim, sleeps: L
     word = {"text": "hello", "start": 0.2, "duration": 0.8}
     segment = {"start": 0.0, "duration": 1.0, "text": "hello", "words": [word]}
     completed = state("completed", usage={"credits_spent": 1, "balance": 9, "bytes": 5})
-    completed["data"] = {
-        "kind": "transcript",
-        "video_id": "x",
-        "url": None,
-        "platform": "file",
-        "title": None,
-        "channel": None,
-        "duration": 1.0,
-        "language": "en",
-        "source": "audio",
-        "caption_kind": None,
-        "thumbnail_url": None,
-        "speakers": None,
-        "speech_engine": None,
-        "text": "hello",
-        "segments": [segment],
-        "word_timing": "source",
-    }
+    completed["data"] = finished_transcript(segments=[segment], word_timing="source")
     sent = respx.post(f"{BASE}/transcripts/video").mock(return_value=httpx.Response(202, json=accepted))
     polled = respx.get(POLL, params={"words": "true"}).mock(return_value=httpx.Response(200, json=completed))
     done = client.transcripts.video("https://media.example/x.mp3", words=True, wait=True)
