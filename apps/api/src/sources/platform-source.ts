@@ -1,4 +1,5 @@
 import type { TimedSegment } from "../adapters/audio-sources/audio-source.ts";
+import type { ItemMetadata } from "./item-metadata.ts";
 
 /**
  * One item on one platform, as a request named it and a job stores it. It never holds a signed
@@ -89,4 +90,6 @@ export interface PlatformSource {
   linkAt(url: string, seconds: number): string;
   /** Whether `platform` (a wire value) is one of this source's. */
   serves(platform: string): boolean;
+  /** What the platform says about the item beyond its details: description, tags, chapters, counts. */
+  metadata?(ref: SourceRef, options?: SourceCallOptions): Promise<ItemMetadata>;
 }

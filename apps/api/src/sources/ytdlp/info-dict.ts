@@ -49,7 +49,8 @@ export function detailsFromInfoDict(ref: SourceRef, info: InfoDict): SourceDetai
   };
 }
 
-function firstVideoOf(info: InfoDict): InfoDict {
+/** The item an info dict stands for: itself, or a playlist's (a post with several videos') first video. */
+export function firstVideoOf(info: InfoDict): InfoDict {
   if (info._type !== "playlist") return info;
   const [first] = Array.isArray(info.entries) ? info.entries : [];
   if (!isRecord(first)) throw new SourceError("unavailable", "The post holds no video.");
