@@ -1,7 +1,7 @@
 import type { SpeechEngine } from "./adapters/asr/index.ts";
 import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
 import type { ResolveAll } from "./adapters/net/address-rule.ts";
-import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
+import type { CaptionSource, VideoPageSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
 import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { DependencyProbe, Services } from "./deps.ts";
 import type { Logger } from "./logger.ts";
@@ -17,6 +17,7 @@ import { type JobFollower, TranscriptJobs } from "./services/transcript-jobs.ts"
 import { TranscriptRenderer } from "./services/transcript-renderer.ts";
 import { Transcripts } from "./services/transcripts.ts";
 import { VideoLists } from "./services/video-lists.ts";
+import { VideoMetadataReader } from "./services/video-metadata.ts";
 import { VideoTranscripts } from "./services/video-transcripts.ts";
 import type { WebhookOutbox } from "./services/webhook-events.ts";
 import type { WebhookTargetRule } from "./services/webhook-targets.ts";
@@ -50,6 +51,8 @@ export interface YoutubeDeps {
   captions: CaptionSource;
   /** Channel, playlist and search lists; absent, those operations answer 404 as not live yet. */
   lists?: VideoListSource;
+  /** Videos' pages, for their metadata; absent, YouTube inputs of `POST /videos/metadata` are refused. */
+  pages?: VideoPageSource;
 }
 
 /** What audio transcripts and their jobs need. */
@@ -128,6 +131,12 @@ export function composeServices(parts: ServiceParts): ProcessServices {
           batches: new Batches(transcripts, credits, logger),
           captionLanguages: new CaptionLanguageLists({
             ...(youtube ? { youtube: youtube.captions } : {}),
+            ...(audio ? { sources: audio.sources } : {}),
+            ...(audio?.platforms ? { platforms: audio.platforms.registry } : {}),
+          }),
+          metadata: new VideoMetadataReader({
+            credits,
+            ...(youtube?.pages ? { youtube: youtube.pages } : {}),
             ...(audio ? { sources: audio.sources } : {}),
             ...(audio?.platforms ? { platforms: audio.platforms.registry } : {}),
           }),

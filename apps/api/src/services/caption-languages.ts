@@ -4,6 +4,7 @@ import { type CaptionSource, type CaptionTrack, translationTargetsOf } from "../
 import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
 import { ApiError } from "../errors.ts";
 import { originalTrackOf, translationTracksOf } from "../sources/caption-translations.ts";
+import { publisherCaptionTracks } from "../sources/feeds/episode-metadata.ts";
 import type { SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
 import { apiErrorOf } from "../sources/source-error.ts";
@@ -11,9 +12,6 @@ import { toApiError } from "./video-transcripts.ts";
 
 type CaptionLanguages = Schema<"CaptionLanguages">;
 type CaptionLanguage = Schema<"CaptionLanguage">;
-
-/** BCP-47 for a language nobody stated: a publisher's transcript in a feed that declares none. */
-const undeterminedLanguage = "und";
 
 export interface CaptionLanguageListsOptions {
   /** YouTube's caption tracks; without them, YouTube inputs are refused. */
@@ -100,17 +98,17 @@ export class CaptionLanguageLists {
   }
 }
 
-/**
- * The transcripts a podcast feed declares for the episode (`podcast:transcript`), one per
- * language (a feed often gives one transcript in several formats); none for a media file.
- */
+/** The transcripts a podcast feed declares for the episode; none for a media file. */
 function publisherLanguages(source: ResolvedAudioSource): CaptionLanguages {
-  const languages: CaptionLanguage[] = [];
-  for (const link of source.publisherTranscripts) {
-    const language = link.language ?? source.language ?? undeterminedLanguage;
-    if (languages.some((listed) => listed.language.toLowerCase() === language.toLowerCase())) continue;
-    languages.push({ language, name: null, kind: "publisher", translatable: false, translation_targets: [] });
-  }
+  const languages = publisherCaptionTracks(source).map(
+    (track): CaptionLanguage => ({
+      language: track.language,
+      name: null,
+      kind: "publisher",
+      translatable: false,
+      translation_targets: [],
+    }),
+  );
   return { kind: "caption_languages", video_id: source.videoId, platform: source.platform, languages };
 }
 

@@ -3,9 +3,9 @@ import { type DownloadLimits, withDownloadDefaults } from "../net/media-download
 import { type StreamRoute, type YoutubeAudioSource, YoutubeiAudioSource } from "./audio-streams.ts";
 import { type CaptionSource, YoutubeiCaptionSource } from "./caption-source.ts";
 import { createUpstreamFetch } from "./upstream-fetch.ts";
-import { type VideoPageSource, YoutubeiVideoPages } from "./video-metadata.ts";
 import { YoutubeiVideoListSource } from "./video-list-source.ts";
 import type { VideoListSource } from "./video-lists.ts";
+import { type VideoPageSource, YoutubeiVideoPages } from "./video-metadata.ts";
 
 export type { DownloadedStream, RoutedStream, YoutubeAudio, YoutubeAudioSource } from "./audio-streams.ts";
 export type { CaptionListing, CaptionSource, VideoCaptions } from "./caption-source.ts";

@@ -1,6 +1,11 @@
 import type { Innertube } from "youtubei.js";
 import { callInnertube } from "./innertube-calls.ts";
-import { type CaptionTrack, readPlayerResponse, type TranslationLanguage, type VideoDetails } from "./player-response.ts";
+import {
+  type CaptionTrack,
+  readPlayerResponse,
+  type TranslationLanguage,
+  type VideoDetails,
+} from "./player-response.ts";
 
 /** What YouTube's player response says about a video beyond its streams. */
 export interface VideoPage {

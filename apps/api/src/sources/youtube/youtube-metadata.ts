@@ -1,5 +1,9 @@
 import { translationTargetsOf } from "../../adapters/youtube/caption-source.ts";
-import { UpstreamError, type UpstreamFailureKind, VideoUnavailableError } from "../../adapters/youtube/upstream-errors.ts";
+import {
+  UpstreamError,
+  type UpstreamFailureKind,
+  VideoUnavailableError,
+} from "../../adapters/youtube/upstream-errors.ts";
 import type { VideoPageSource } from "../../adapters/youtube/video-metadata.ts";
 import { chaptersFromDescription, type ItemMetadata } from "../item-metadata.ts";
 import { SourceError, type SourceErrorKind } from "../source-error.ts";
@@ -15,7 +19,10 @@ export async function youtubeMetadata(pages: VideoPageSource, videoId: string): 
     throw sourceErrorOf(error);
   });
   const { details, tracks } = page;
-  const creatorsFirst = [...tracks.filter((track) => track.kind === "manual"), ...tracks.filter((track) => track.kind === "auto")];
+  const creatorsFirst = [
+    ...tracks.filter((track) => track.kind === "manual"),
+    ...tracks.filter((track) => track.kind === "auto"),
+  ];
   return {
     platform: "youtube",
     itemId: details.videoId,
@@ -59,7 +66,8 @@ const kindOfUpstream: Record<UpstreamFailureKind, SourceErrorKind> = {
 
 /** YouTube's failures in the sources' terms; a player response never says `was_live` or anything of captions. */
 function sourceErrorOf(error: unknown): unknown {
-  if (error instanceof UpstreamError) return new SourceError(kindOfUpstream[error.kind], error.message, { cause: error });
+  if (error instanceof UpstreamError)
+    return new SourceError(kindOfUpstream[error.kind], error.message, { cause: error });
   if (!(error instanceof VideoUnavailableError)) return error;
   const { reason } = error;
   const kind: SourceErrorKind =

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { platformFixture } from "@verbatim/testkit/platform-double";
 import { describe, expect, it } from "vitest";
 import type { IsolatedParser } from "../../adapters/parsing/isolated-parser.ts";
+import type { EgressCalls } from "./guarded-call.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
 import { metadataFromInfoDict } from "./info-dict-metadata.ts";
-import type { EgressCalls } from "./guarded-call.ts";
 import { YtdlpSource } from "./ytdlp-source.ts";
 
 /** An info dict yt-dlp 2026.8.19 printed for a platform double's item (packages/testkit/fixtures/platforms/<platform>/info). */

@@ -3,6 +3,7 @@ import type { IsolatedParser } from "../../adapters/parsing/isolated-parser.ts";
 import { parseCaptionBody } from "../../adapters/youtube/caption-formats.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import { chooseCaptionTrack } from "../caption-choice.ts";
+import type { ItemMetadata } from "../item-metadata.ts";
 import type {
   CaptionTrack,
   DownloadedAudio,
@@ -14,7 +15,6 @@ import type {
 } from "../platform-source.ts";
 import { SourceError } from "../source-error.ts";
 import { type EgressCalls, guardedCall } from "./guarded-call.ts";
-import type { ItemMetadata } from "../item-metadata.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
 import { metadataFromInfoDict } from "./info-dict-metadata.ts";
 import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
