@@ -945,7 +945,7 @@ export interface components {
              */
             start: number;
             /** @description Where it ends: where the next chapter starts, or the end of the media; `null` when the media's length is unknown. */
-            end: number | null;
+            end: components["schemas"]["MediaTime"] | null;
         };
         /**
          * Format: int32
@@ -1875,6 +1875,11 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /**
+         * Format: double
+         * @description A moment of the media, in seconds from its beginning.
+         */
+        MediaTime: number;
         /**
          * Members-only video
          * @description The video is for channel members only.
