@@ -422,7 +422,7 @@ export interface paths {
          *     platform the server reads, a podcast episode (its feed item, show and chapters file) or a
          *     media file (its length and container tags, read from the file). Costs 1 credit, nothing
          *     when it fails; counts against the request allowance and holds an extraction slot while it
-         *     runs.
+         *     runs. With an `Idempotency-Key`, a retry replays the first answer without a second charge.
          */
         post: operations["getVideoMetadata"];
         delete?: never;
@@ -6993,7 +6993,15 @@ export interface operations {
     getVideoMetadata: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description A unique string of at most 255 characters, scoped to the account. The first request
+                 *     with a key runs and is charged; a retry with the same key and body replays the stored
+                 *     2xx response for 24 hours without a new charge. The same key with a different body,
+                 *     or while the first request is still in flight, answers 409 `idempotency_conflict`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7003,7 +7011,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A successful answer of an endpoint that counts against an allowance. */
+            /** @description A successful answer of an endpoint that takes an `Idempotency-Key`: it may be a replay. */
             200: {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
@@ -7014,6 +7022,8 @@ export interface operations {
                     "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again. */
                     "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -7068,6 +7078,29 @@ export interface operations {
                     "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
                     /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
                     "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
+             */
+            409: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
                     [name: string]: unknown;
                 };
                 content: {

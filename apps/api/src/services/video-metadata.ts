@@ -8,7 +8,7 @@ import type { ItemMetadata } from "../sources/item-metadata.ts";
 import type { SourceRegistry } from "../sources/registry.ts";
 import { apiErrorOf } from "../sources/source-error.ts";
 import { youtubeMetadata } from "../sources/youtube/youtube-metadata.ts";
-import type { Credits } from "./credits.ts";
+import type { ChargeSettlement, Credits } from "./credits.ts";
 import { pricing } from "./pricing.ts";
 
 type VideoMetadata = Schema<"VideoMetadata">;
@@ -23,13 +23,15 @@ export interface VideoMetadataReaderOptions {
   platforms?: SourceRegistry;
 }
 
-/** One metadata request: whose, and what it may spend. */
+/** One metadata request: whose, what it may spend, and what its charge commits with. */
 export interface MetadataQuery {
   video: string;
   accountId: string;
   /** The account's balance when the request arrived (`null`: unlimited). */
   balance: number | null;
   requestId: string;
+  /** With an Idempotency-Key, the transaction the charge commits in with the answer. */
+  settlement?: ChargeSettlement;
 }
 
 /** An item's metadata and what reading it charged. */
@@ -63,6 +65,7 @@ export class VideoMetadataReader {
       credits: creditsSpent,
       operation: "POST /videos/metadata",
       requestId: query.requestId,
+      ...(query.settlement ? { settlement: query.settlement } : {}),
     });
     return { metadata: wireMetadata(item), creditsSpent, balance };
   }

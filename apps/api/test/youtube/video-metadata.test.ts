@@ -103,6 +103,21 @@ describe("200: a YouTube video's metadata, for 1 credit", () => {
     expect(data?.thumbnails.map((thumbnail) => thumbnail.width)).toEqual([168, 196, 246, 336, 1920]);
   });
 
+  it("replays the first answer to a retry with the same Idempotency-Key, charged once", async () => {
+    const before = (await yt.balance()) as number;
+    const ask = () =>
+      yt.server.client.POST("/videos/metadata", {
+        body: { video: chaptered },
+        headers: { "Idempotency-Key": "metadata-replay" },
+      });
+    const first = await ask();
+    const again = await ask();
+    expect(first.response.status, JSON.stringify(first.error)).toBe(200);
+    expect(again.response.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.data).toEqual(first.data);
+    expect(await yt.balance()).toBe(before - 1);
+  });
+
   it("says a past live stream was live", async () => {
     yt.fake.player(
       "Fjg5lYqvzUs",

@@ -465,11 +465,13 @@ class AsyncVideos:
     def __init__(self, client: AsyncVerbatim) -> None:
         self._client = client
 
-    async def metadata(self, video: calls.MetadataInput) -> VideoMetadataEnvelope:
+    async def metadata(
+        self, video: calls.MetadataInput, *, idempotency_key: Optional[str] = None
+    ) -> VideoMetadataEnvelope:
         """An item's metadata (title, description, channel, length, date, tags, chapters, thumbnails, counts, live
         status and caption tracks), for anything ``transcripts.video`` takes. 1 credit, nothing when it fails.
         """
-        return await self._client._send(calls.metadata(video))
+        return await self._client._send(calls.metadata(video), idempotency_key)
 
 
 class AsyncLibrary:

@@ -458,11 +458,11 @@ class Videos:
     def __init__(self, client: Verbatim) -> None:
         self._client = client
 
-    def metadata(self, video: calls.MetadataInput) -> VideoMetadataEnvelope:
+    def metadata(self, video: calls.MetadataInput, *, idempotency_key: Optional[str] = None) -> VideoMetadataEnvelope:
         """An item's metadata (title, description, channel, length, date, tags, chapters, thumbnails, counts, live
         status and caption tracks), for anything ``transcripts.video`` takes. 1 credit, nothing when it fails.
         """
-        return self._client._send(calls.metadata(video))
+        return self._client._send(calls.metadata(video), idempotency_key)
 
 
 class Library:

@@ -2,6 +2,7 @@ import type { RequestBody } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
 import type { VideoMetadataReader } from "../../services/video-metadata.ts";
+import { settlementOf } from "../idempotency.ts";
 import { authOf, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 
@@ -17,11 +18,13 @@ export function getVideoMetadata(_deps: AppDeps, metadata: VideoMetadataReader):
     handler: async (req, res) => {
       const body = bodyOf<RequestBody<"getVideoMetadata">>(req);
       const auth = authOf(res);
+      const settlement = settlementOf(res);
       const read = await metadata.read({
         video: body.video,
         accountId: auth.accountId,
         balance: auth.credits,
         requestId: requestIdOf(res),
+        ...(settlement ? { settlement } : {}),
       });
       sendOk(res, "getVideoMetadata", 200, {
         data: read.metadata,
