@@ -4,7 +4,12 @@ import { join } from "node:path";
 import type { Schema } from "@verbatim/contract";
 import type { SpeechEngine, SpeechTranscript } from "../adapters/asr/index.ts";
 import { transcribeMedia } from "../adapters/asr/index.ts";
-import type { AudioSources, PublisherTranscript, ResolvedAudioSource } from "../adapters/audio-sources/audio-source.ts";
+import type {
+  AudioSources,
+  EpisodeChapter,
+  PublisherTranscript,
+  ResolvedAudioSource,
+} from "../adapters/audio-sources/audio-source.ts";
 import { probeDuration } from "../adapters/media/decoder.ts";
 import { isDrmProtected } from "../adapters/media/protection.ts";
 import { DownloadCapReached, type DownloadOptions } from "../adapters/net/media-download.ts";
@@ -13,6 +18,7 @@ import { ApiError } from "../errors.ts";
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
 import { choosePlatformTranslation } from "../sources/caption-translations.ts";
+import { chaptersFromDescription, chaptersFromStarts, type ItemChapter } from "../sources/item-metadata.ts";
 import type { CaptionTrack, SourceCallOptions, SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
 import { apiErrorOf, SourceError } from "../sources/source-error.ts";
@@ -184,7 +190,7 @@ export class AudioTranscripts {
     const source = await sources
       .resolve(request.video, request.episode === undefined ? {} : { episode: request.episode })
       .catch(rethrowAsApiError);
-    const fields = this.fieldsOf(source);
+    const fields = this.fieldsOf(source, await sources.chapters(source));
 
     if (request.mode !== "audio") {
       const published = await this.publisherTranscript(source, request.mode);
@@ -680,6 +686,7 @@ export class AudioTranscripts {
       thumbnail_url: details.thumbnailUrl,
       speakers: null,
       speech_engine: null,
+      ...chaptersField(chaptersFromDescription(details.description, details.durationSeconds)),
     };
   }
 
@@ -724,10 +731,12 @@ export class AudioTranscripts {
       published_at: details.publishedAt?.toISOString() ?? null,
       speakers: null,
       speech_engine: null,
+      ...chaptersField(details.chapters),
     };
   }
 
-  private fieldsOf(source: ResolvedAudioSource): TranscriptFields {
+  /** An episode's or file's fields, with the chapters of its `podcast:chapters` file (`EpisodeChapter`s) when it has some. */
+  private fieldsOf(source: ResolvedAudioSource, chapters: readonly EpisodeChapter[]): TranscriptFields {
     const podcast = source.podcast;
     return {
       kind: "transcript",
@@ -743,6 +752,7 @@ export class AudioTranscripts {
       thumbnail_url: source.thumbnailUrl,
       speakers: null,
       speech_engine: null,
+      ...chaptersField(chaptersFromStarts(chapters, source.declaredDurationSeconds)),
       ...(podcast
         ? {
             podcast: {
@@ -880,6 +890,11 @@ function jobFailureOf(error: unknown, finalAttempt: boolean): JobFailure | null 
     code: "internal_error",
     message: "The transcription failed unexpectedly on every attempt. Nothing was charged; send the request again.",
   };
+}
+
+/** A transcript's `chapters`, present only when the source has some. */
+function chaptersField(chapters: readonly ItemChapter[]): Pick<TranscriptFields, "chapters"> {
+  return chapters.length > 0 ? { chapters: [...chapters] } : {};
 }
 
 /** A platform's captions as the wire's transcript, over the item's fields. */

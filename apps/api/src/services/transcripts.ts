@@ -220,6 +220,7 @@ function captionTranscript(transcript: YoutubeTranscript): FullTranscript {
     speakers: null,
     speech_engine: null,
     ...(transcript.sourceLanguage === null ? {} : { source_language: transcript.sourceLanguage }),
+    ...(transcript.chapters?.length ? { chapters: transcript.chapters } : {}),
     get segments() {
       return transcript.segments;
     },

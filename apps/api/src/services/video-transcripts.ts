@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { CaptionSource, VideoCaptions } from "../adapters/youtube/index.ts";
 import { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "../adapters/youtube/index.ts";
 import { ApiError } from "../errors.ts";
+import { chaptersFromDescription, type ItemChapter } from "../sources/item-metadata.ts";
 import type { Store } from "../store/database.ts";
 import { youtubeCaptionChoices, youtubeTranscripts } from "../store/schema.ts";
 import {
@@ -34,6 +35,8 @@ export interface YoutubeTranscript {
   segments: Array<{ start: number; duration: number; text: string; words?: Word[] }>;
   /** Served from the store: the segments without words as the store keeps them, for a response to splice in unparsed. */
   serialised?: SerialisedSegments;
+  /** The description's chapters; null for a track stored before chapters were kept. */
+  chapters: ItemChapter[] | null;
 }
 
 /** Segments as JSON text, and the UTF-8 bytes of their texts joined by single spaces (`usage.bytes`). */
@@ -142,6 +145,7 @@ export class VideoTranscripts {
       source: "captions",
       captionKind: captions.captionKind,
       sourceLanguage: captions.sourceLanguage,
+      chapters: chaptersFromDescription(captions.details.description, captions.details.durationSeconds),
       segments: captions.segments.map((segment) => ({
         ...segment,
         text: ingestedText(segment.text),
@@ -160,6 +164,7 @@ export class VideoTranscripts {
       thumbnailUrl: transcript.thumbnailUrl,
       segments: transcript.segments.map(({ words: _kept, ...segment }) => segment),
       segmentWords: timed ? transcript.segments.map((segment) => segment.words ?? null) : null,
+      chapters: transcript.chapters,
       // Hashed with the words, as the library hashes the transcript delivered: its passages keep their times.
       contentHash: contentHashOf(sql`${transcript.language}::text`, sql`${JSON.stringify(transcript.segments)}::jsonb`),
       textBytes: Buffer.byteLength(transcript.segments.map((segment) => segment.text).join(" ")),

@@ -1,5 +1,5 @@
 import type { TimedSegment } from "../adapters/audio-sources/audio-source.ts";
-import type { ItemMetadata } from "./item-metadata.ts";
+import type { ItemChapter, ItemMetadata } from "./item-metadata.ts";
 
 /**
  * One item on one platform, as a request named it and a job stores it. It never holds a signed
@@ -42,6 +42,8 @@ export interface SourceDetails {
   captions: CaptionTrack[];
   /** The size of the audio the download would take, when the platform declares it. */
   declaredAudioBytes: number | null;
+  /** The item's chapters, in order; empty when it has none. */
+  chapters: ItemChapter[];
 }
 
 /** Captions read from a platform's track. */

@@ -232,6 +232,11 @@ export const youtubeTranscripts = pgTable(
      */
     segmentWords:
       jsonb("segment_words").$type<Array<Array<{ text: string; start: number; duration: number }> | null>>(),
+    /**
+     * The video's chapters when the track was fetched (`[{title, start, end}]`, the description's
+     * timestamps); empty when it has none, null on tracks stored before chapters were kept.
+     */
+    chapters: jsonb("chapters").$type<Array<{ title: string; start: number; end: number | null }>>(),
     fetchedAt: timestamp("fetched_at", { withTimezone: true }).notNull(),
   },
   (table) => [

@@ -4,7 +4,7 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { send } from "../support/http.ts";
-import { type AudioServer, type Loose, startAudioServer } from "./harness.ts";
+import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./harness.ts";
 
 // POST /videos/metadata of podcast episodes and media files: an authored feed whose episode has
 // HTML show notes, keywords and a `podcast:chapters` file (packages/testkit/fixtures/podcasts/SOURCE.md),
@@ -125,6 +125,29 @@ describe("200: a podcast episode's metadata, from its feed and chapters file, fo
     expect(answer.status, answer.text).toBe(200);
     expect((answer.body as Loose).data).toMatchObject({ title: "Ask Not (chapters)", chapters: [] });
     expect(server.host.requestsTo("/chapters/gone.json")).toHaveLength(1);
+  });
+});
+
+describe("chapters in podcast transcripts", () => {
+  it("carries the episode's chapters, and chunk_by chapter cuts its publisher transcript at them", async () => {
+    const answer = await fetchTranscript(server, { video: server.host.url(feedPath), chunk_by: "chapter" });
+    expect(answer.status, answer.text).toBe(200);
+    const { data } = answer.body as Loose;
+    expect(data).toMatchObject({ source: "captions", caption_kind: "publisher" });
+    expect(data.chapters.map((chapter: Loose) => chapter.title)).toEqual([
+      "My fellow Americans",
+      "Ask not",
+      "Ask what you can do",
+    ]);
+    // The karaoke cues start at 0, 4.14, 6.84, 9.09 and 11 s (packages/testkit/fixtures/podcasts/verbatim/jfk-karaoke.vtt).
+    expect(data.chunks.map((chunk: Loose) => [chunk.chapter, chunk.start, chunk.end])).toEqual([
+      ["My fellow Americans", 0, 4.14],
+      ["Ask not", 4.14, 9.09],
+      ["Ask what you can do", 9.09, 12.5],
+    ]);
+    expect(data.chunks.map((chunk: Loose) => chunk.text).join(" ")).toBe(
+      data.segments.map((segment: Loose) => segment.text).join(" "),
+    );
   });
 });
 

@@ -1,6 +1,6 @@
 import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AudioServer, type Loose, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
 import { send } from "../support/http.ts";
 
 // POST /videos/metadata beyond YouTube: TikTok, Vimeo and X items through the real yt-dlp and the
@@ -86,6 +86,45 @@ describe("200: a platform item's metadata from yt-dlp, for 1 credit", () => {
       channel: { id: "1900000000000000900", url: "https://twitter.com/verbatimtests" },
       stats: { views: 5675, likes: 249, comments: 8 },
     });
+  });
+});
+
+describe("chapters in platform transcripts", () => {
+  it("carries a Vimeo video's chapters, and chunk_by chapter cuts its captions at them", async () => {
+    const answer = await fetchTranscript(server, {
+      video: "https://player.vimeo.com/video/76979872",
+      chunk_by: "chapter",
+    });
+    expect(answer.status, answer.text).toBe(200);
+    const { data } = answer.body as Loose;
+    expect(data.chapters).toEqual([
+      { title: "My fellow Americans", start: 0, end: 3 },
+      { title: "Ask not", start: 3, end: 8 },
+      { title: "Ask what you can do", start: 8, end: 11 },
+    ]);
+    expect(data.chunks).toEqual([
+      { text: "And so, my fellow Americans,", start: 0, end: 4.2, chapter: "My fellow Americans" },
+      { text: "ask not what your country can do for you,", start: 4.2, end: 8.4, chapter: "Ask not" },
+      { text: "ask what you can do for your country.", start: 8.4, end: 11, chapter: "Ask what you can do" },
+    ]);
+  });
+
+  it("serves the chapters again with the stored captions", async () => {
+    const answer = await fetchTranscript(server, { video: "https://player.vimeo.com/video/76979872" });
+    expect(answer.status, answer.text).toBe(200);
+    expect((answer.body as Loose).data.chapters).toHaveLength(3);
+  });
+
+  it("carries no chapters for a TikTok post, and chunk_by chapter gives one chunk", async () => {
+    const answer = await fetchTranscript(server, {
+      video: "https://www.tiktok.com/@verbatim.tests/video/7400000000000000001",
+      chunk_by: "chapter",
+    });
+    expect(answer.status, answer.text).toBe(200);
+    const { data } = answer.body as Loose;
+    expect(data).not.toHaveProperty("chapters");
+    expect(data.chunks).toHaveLength(1);
+    expect(data.chunks[0]).not.toHaveProperty("chapter");
   });
 });
 

@@ -10,7 +10,6 @@ import {
 /** What YouTube's player response says about a video beyond its streams. */
 export interface VideoPage {
   details: VideoDetails;
-  description: string | null;
   keywords: string[];
   channelId: string | null;
   /** The channel's address as YouTube gives it (`/@handle`), in https; null when it does not. */
@@ -32,7 +31,6 @@ export interface VideoPageSource {
 /** The player response's fields read here beyond those `readPlayerResponse` reads. */
 interface PlayerMetadata {
   videoDetails?: {
-    shortDescription?: unknown;
     keywords?: unknown;
     channelId?: unknown;
     viewCount?: unknown;
@@ -64,7 +62,6 @@ export function readVideoPage(body: unknown, videoId: string): VideoPage {
   const microformat = response.microformat?.playerMicroformatRenderer ?? {};
   return {
     details,
-    description: text(video.shortDescription),
     keywords: Array.isArray(video.keywords) ? video.keywords.flatMap((keyword) => text(keyword) ?? []) : [],
     channelId: text(video.channelId),
     channelUrl: httpsAddress(microformat.ownerProfileUrl),

@@ -28,7 +28,7 @@ export async function youtubeMetadata(pages: VideoPageSource, videoId: string): 
     itemId: details.videoId,
     url: `https://www.youtube.com/watch?v=${details.videoId}`,
     title: details.title,
-    description: page.description,
+    description: details.description,
     channel: {
       id: page.channelId,
       name: details.channel,
@@ -38,7 +38,7 @@ export async function youtubeMetadata(pages: VideoPageSource, videoId: string): 
     publishedAt: page.publishedAt,
     language: tracks.find((track) => track.kind === "auto")?.language ?? null,
     tags: page.keywords,
-    chapters: chaptersFromDescription(page.description, details.durationSeconds),
+    chapters: chaptersFromDescription(details.description, details.durationSeconds),
     thumbnails: [...page.thumbnails].sort((a, b) => (a.width ?? 0) - (b.width ?? 0)),
     stats: { views: page.views, likes: null, comments: null },
     liveStatus: details.wasLive ? "was_live" : "not_live",

@@ -1,5 +1,5 @@
 import { originalTrackOf, translationTracksOf } from "../caption-translations.ts";
-import { chaptersFromStarts, countOf, type ItemMetadata, type ItemThumbnail } from "../item-metadata.ts";
+import { countOf, type ItemMetadata, type ItemThumbnail } from "../item-metadata.ts";
 import type { PlatformSource, SourceDetails } from "../platform-source.ts";
 import { firstVideoOf, type InfoDict } from "./info-dict.ts";
 
@@ -37,7 +37,7 @@ export function metadataFromInfoDict(source: PlatformSource, details: SourceDeta
     publishedAt: details.publishedAt,
     language: details.language,
     tags: Array.isArray(item.tags) ? item.tags.flatMap((tag) => text(tag) ?? []).slice(0, mostListed) : [],
-    chapters: chaptersOf(item.chapters, details.durationSeconds),
+    chapters: details.chapters,
     thumbnails: thumbnailsOf(item.thumbnails),
     stats: { views: countOf(item.view_count), likes: countOf(item.like_count), comments: countOf(item.comment_count) },
     liveStatus: liveStatusOf(item.live_status),
@@ -52,18 +52,6 @@ export function metadataFromInfoDict(source: PlatformSource, details: SourceDeta
     })),
     podcast: null,
   };
-}
-
-/** yt-dlp's `chapters` (`[{start_time, end_time, title}]`). */
-function chaptersOf(value: unknown, durationSeconds: number | null) {
-  if (!Array.isArray(value)) return [];
-  const starts = value.flatMap((chapter) => {
-    if (!isRecord(chapter)) return [];
-    const title = text(chapter.title);
-    const start = chapter.start_time;
-    return title && typeof start === "number" ? [{ title, start }] : [];
-  });
-  return chaptersFromStarts(starts, durationSeconds);
 }
 
 /** yt-dlp's `thumbnails`, smallest first (those of unknown size before the others). */

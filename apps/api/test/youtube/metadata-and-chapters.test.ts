@@ -8,9 +8,11 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 
-// POST /videos/metadata for YouTube, from recorded player responses: NewPipe's recording of
-// ud9d5cMDP_0, whose description lists its chapters (packages/testkit/fixtures/youtube/newpipe-extractor),
-// and Invidious's WEB recording of 2isYuQZMbdU, whose microformat dates it (invidious-mocks).
+// POST /videos/metadata for YouTube, and the chapters of its transcripts, from recorded player
+// responses: NewPipe's recording of ud9d5cMDP_0, whose description lists its chapters
+// (packages/testkit/fixtures/youtube/newpipe-extractor; its German track's body is authored,
+// authored/SOURCE.md), and Invidious's WEB recording of 2isYuQZMbdU, whose microformat dates it
+// (invidious-mocks).
 
 let yt: YoutubeTestServer;
 const startingCredits = 100;
@@ -25,7 +27,8 @@ beforeAll(async () => {
       chaptered,
       newpipeRecording("stream/youtubestreamextractordefault/streamsegmentsmailab/generated_mock_3.json"),
     )
-    .player(dated, fromFixture("invidious-mocks/video/regular_mrbeast.player.json"));
+    .player(dated, fromFixture("invidious-mocks/video/regular_mrbeast.player.json"))
+    .timedtext({ v: chaptered, lang: "de" }, fromFixture("authored/ud9d5cMDP_0.de.json3"));
 }, serverStartTimeoutMs);
 
 afterAll(async () => {
@@ -126,6 +129,89 @@ describe("200: a YouTube video's metadata, for 1 credit", () => {
     const { data: body, error, response } = await metadata("Fjg5lYqvzUs");
     expect(response.status, JSON.stringify(error)).toBe(200);
     expect(body?.data).toMatchObject({ live_status: "was_live", captions: [] });
+  });
+});
+
+describe("chapters in YouTube transcripts", () => {
+  const chapterTitles = [
+    "Ein erstaunlich kontroverses Thema",
+    "Was ist Vitamin D?",
+    "Die Saisonalitätshypothese",
+    "Klinische Studien zu Vitamin D",
+    "Ab wann hat man Vitamin-D-Mangel?",
+    "Vorsicht vor pauschalen Empfehlungen",
+    "Keksempfehlungen",
+  ];
+
+  /** A transcript answered at once, as a caption transcript is (never a job's 202). */
+  async function transcript(body: {
+    video?: string;
+    chunk_by?: "size" | "chapter";
+    chunk_size?: number;
+    format?: "text";
+  }) {
+    const {
+      data: answer,
+      error,
+      response,
+    } = await yt.server.client.POST("/transcripts/video", {
+      body: { video: chaptered, ...body },
+    });
+    expect(response.status, JSON.stringify(error)).toBe(200);
+    if (answer?.data.kind !== "transcript") throw new Error(`no transcript: ${JSON.stringify(answer)}`);
+    return answer.data;
+  }
+
+  it("carries the description's chapters, and chunk_by chapter cuts one chunk per chapter", async () => {
+    const data = await transcript({ chunk_by: "chapter" });
+    expect(data.chapters?.map((chapter) => chapter.title)).toEqual(chapterTitles);
+    expect(data.chapters?.[1]).toEqual({ title: "Was ist Vitamin D?", start: 164, end: 364 });
+    expect(data.chunks?.map((chunk) => [chunk.chapter, chunk.start])).toEqual([
+      [chapterTitles[0], 0],
+      [chapterTitles[1], 170],
+      [chapterTitles[2], 370],
+      [chapterTitles[3], 500],
+      [chapterTitles[4], 620],
+      [chapterTitles[5], 810],
+      [chapterTitles[6], 985],
+    ]);
+    expect(data.chunks?.[0]?.text).toBe(
+      "An Vitamin D scheiden sich die Geister. Für die einen herrscht ein weit verbreiteter Mangel.",
+    );
+    expect(data.chunks?.map((chunk) => chunk.text).join(" ")).toBe(
+      data.segments?.map((segment) => segment.text).join(" "),
+    );
+  });
+
+  it("serves the chapters again from the store, and still splits a chapter longer than chunk_size", async () => {
+    const captionCalls = yt.fake.requests.filter((request) => request.path === "/api/timedtext").length;
+    const data = await transcript({ chunk_by: "chapter", chunk_size: 100, format: "text" });
+    expect(yt.fake.requests.filter((request) => request.path === "/api/timedtext").length).toBe(captionCalls);
+    expect(data.chapters).toHaveLength(7);
+    // The second chapter's three lines are 130 characters together; every other chapter's fit in 100.
+    expect(data.chunks?.map((chunk) => chunk.chapter)).toEqual([
+      chapterTitles[0],
+      chapterTitles[1],
+      chapterTitles[1],
+      ...chapterTitles.slice(2),
+    ]);
+    expect(data.chunks?.[1]?.text).toBe(
+      "Was ist Vitamin D überhaupt? Ein Hormon, das die Haut mit Sonnenlicht bildet.",
+    );
+    for (const chunk of data.chunks ?? []) expect([...chunk.text].length).toBeLessThanOrEqual(100);
+  });
+
+  it("cuts by size alone without chunk_by, as before", async () => {
+    const data = await transcript({ chunk_size: 1000 });
+    expect(data.chunks).toHaveLength(1);
+    expect(data.chunks?.[0]).not.toHaveProperty("chapter");
+  });
+
+  it("carries no chapters for a video whose description lists none", async () => {
+    yt.fake.serveRecordedVideos();
+    const data = await transcript({ video: "GJLlxj_dtq8", chunk_by: "chapter" });
+    expect(data).not.toHaveProperty("chapters");
+    expect(data.chunks).toHaveLength(1);
   });
 });
 
