@@ -2,13 +2,13 @@ import { writeFile } from "node:fs/promises";
 import { ApiError, ConnectionError, JobTimeoutError, VerbatimError } from "../api-error.ts";
 import type { Verbatim } from "../client.ts";
 import { toSrt, toVtt } from "../formats.ts";
-import type { VideoMetadata } from "../resources/videos.ts";
 import type {
   FinishedTranscriptResult,
   ListRow,
   TranscriptRequest,
   TranscriptResult,
 } from "../resources/transcripts.ts";
+import type { VideoMetadata } from "../resources/videos.ts";
 import { printable, printableJson } from "./printable.ts";
 import { type CliCommand, exitCodes, type OutputFormat } from "./program.ts";
 import { type ProgressStream, progressDisplay } from "./progress.ts";
