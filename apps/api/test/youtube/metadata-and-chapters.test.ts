@@ -121,6 +121,16 @@ describe("200: a YouTube video's metadata, for 1 credit", () => {
     expect(await yt.balance()).toBe(before - 1);
   });
 
+  it("counts against the request allowance, one request each, as a transcript request does", async () => {
+    const remaining = (response: Response) => Number(response.headers.get("x-ratelimit-remaining"));
+    const first = await metadata(chaptered);
+    const between = await yt.server.client.POST("/transcripts/languages", { body: { video: chaptered } });
+    const second = await metadata(chaptered);
+    expect(first.response.status, JSON.stringify(first.error)).toBe(200);
+    expect(remaining(first.response) - remaining(between.response)).toBe(1);
+    expect(remaining(between.response) - remaining(second.response)).toBe(1);
+  });
+
   it("says a past live stream was live", async () => {
     yt.fake.player(
       "Fjg5lYqvzUs",
