@@ -15,15 +15,16 @@ import type { Logger } from "../logger.ts";
 import { choosePlatformTranslation } from "../sources/caption-translations.ts";
 import type { CaptionTrack, SourceCallOptions, SourceCaptions, SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
-import { apiErrorOf, SourceError } from "../sources/source-error.ts";
+import { SourceError } from "../sources/source-error.ts";
 import { whenReachable } from "../store/retry-until-reachable.ts";
 import { AudioTranscriptStore, type FullTranscript } from "./audio-transcript-store.ts";
 import type { ChargeSettlement, Credits } from "./credits.ts";
 import { type PlanName, plans } from "./plans.ts";
 import { pricing } from "./pricing.ts";
 import { ingestedText } from "./segment-text.ts";
+import { isAnswerable, toApiError, translationUnavailable } from "./source-failures.ts";
 import { type JobFailure, type TranscriptJobRow, TranscriptJobs } from "./transcript-jobs.ts";
-import { type TranscriptMode, toApiError, translationUnavailable, youtubeWatchUrl } from "./video-transcripts.ts";
+import { type TranscriptMode, youtubeWatchUrl } from "./video-transcripts.ts";
 import { ingestedWords } from "./word-timing.ts";
 
 /** The longest audio transcribed (docs/decisions.md, rule 13): four hours. */
@@ -487,7 +488,7 @@ export class AudioTranscripts {
       return await this.options.sources.publisherTranscript(source);
     } catch (error) {
       // With speech recognition to fall back on, an unreachable publisher transcript is not the client's problem.
-      if (mode === "captions" || !(error instanceof ApiError)) throw error;
+      if (mode === "captions" || !isAnswerable(error)) throw error;
       this.options.logger.warn({ err: error, url: source.url }, "publisher transcript unavailable; transcribing audio");
       return null;
     }
@@ -645,7 +646,7 @@ export class AudioTranscripts {
         if (options.maxBytes !== undefined && error instanceof SourceError && error.kind === "too_large") {
           throw new DownloadCapReached(options.maxBytes);
         }
-        throw apiErrorOf(error);
+        throw toApiError(error);
       });
     return downloaded.path;
   }
@@ -870,10 +871,15 @@ function audioTooLong(seconds: number): ApiError {
  * unexpected are retried until the last attempt, which records them.
  */
 function jobFailureOf(error: unknown, finalAttempt: boolean): JobFailure | null {
-  if (error instanceof ApiError) {
-    const transient = error.number >= 5000;
+  if (isAnswerable(error)) {
+    const failure = toApiError(error);
+    const transient = failure.number >= 5000;
     if (transient && !finalAttempt) return null;
-    return { code: error.code, message: error.message, ...(error.extra === undefined ? {} : { extra: error.extra }) };
+    return {
+      code: failure.code,
+      message: failure.message,
+      ...(failure.extra === undefined ? {} : { extra: failure.extra }),
+    };
   }
   if (!finalAttempt) return null;
   return {
@@ -902,5 +908,5 @@ function platformCallOf(request: AudioRequest): SourceCallOptions {
 
 /** Throws a source failure as the API error it answers. */
 function rethrowAsApiError(error: unknown): never {
-  throw apiErrorOf(error);
+  throw toApiError(error);
 }

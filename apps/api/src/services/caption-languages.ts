@@ -6,8 +6,7 @@ import { ApiError } from "../errors.ts";
 import { originalTrackOf, translationTracksOf } from "../sources/caption-translations.ts";
 import type { SourceDetails } from "../sources/platform-source.ts";
 import type { SourceMatch, SourceRegistry } from "../sources/registry.ts";
-import { apiErrorOf } from "../sources/source-error.ts";
-import { toApiError } from "./video-transcripts.ts";
+import { toApiError } from "./source-failures.ts";
 
 type CaptionLanguages = Schema<"CaptionLanguages">;
 type CaptionLanguage = Schema<"CaptionLanguage">;
@@ -53,7 +52,7 @@ export class CaptionLanguageLists {
         );
       }
       const source = await sources.resolve(video).catch((error: unknown) => {
-        throw apiErrorOf(error);
+        throw toApiError(error);
       });
       return publisherLanguages(source);
     }
@@ -83,7 +82,7 @@ export class CaptionLanguageLists {
   /** A platform's tracks; only the original-language track has targets: the platform's translations of it. */
   private async platformLanguages({ source, ref }: SourceMatch, accountId: string): Promise<CaptionLanguages> {
     const details: SourceDetails = await source.resolve(ref, { accountId }).catch((error: unknown) => {
-      throw apiErrorOf(error);
+      throw toApiError(error);
     });
     const original = originalTrackOf(source, details);
     const languages = creatorsFirst(details.captions).map((track): CaptionLanguage => {

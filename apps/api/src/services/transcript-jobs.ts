@@ -262,7 +262,7 @@ export class TranscriptJobs {
         .where(and(eq(transcriptJobs.id, job.id), eq(transcriptJobs.status, "processing")))
         .returning({ id: transcriptJobs.id });
       if (!moved) return false;
-      const error = apiErrorOf(failure).toBody(sourceOf(job).docs_base_url) as JobErrorBody;
+      const error = errorOfFailure(failure).toBody(sourceOf(job).docs_base_url) as JobErrorBody;
       await this.notify(job, "transcript_job.failed", { status: "failed", error }, tx);
       for (const follower of this.followers) await follower.jobFinished(job, { status: "failed", error }, tx);
       return true;
@@ -290,7 +290,7 @@ export class TranscriptJobs {
       case "failed":
         return {
           status: "failed",
-          error: apiErrorOf(job.error as unknown as JobFailure).toBody(docsBaseUrl) as JobErrorBody,
+          error: errorOfFailure(job.error as unknown as JobFailure).toBody(docsBaseUrl) as JobErrorBody,
         };
       default:
         return null;
@@ -311,7 +311,8 @@ export class TranscriptJobs {
   }
 }
 
-function apiErrorOf(failure: JobFailure): ApiError {
+/** The error a failed job records, as the envelope answers it. */
+function errorOfFailure(failure: JobFailure): ApiError {
   return new ApiError(failure.code, failure.message, failure.extra === undefined ? {} : { extra: failure.extra });
 }
 

@@ -8,11 +8,10 @@ import type { Credits } from "./credits.ts";
 import type { TranscriptLibrary } from "./library.ts";
 import { pricing } from "./pricing.ts";
 import type { HeldSlot } from "./slots.ts";
+import { toApiError, translationUnavailable } from "./source-failures.ts";
 import {
   isCaptionless,
   type SerialisedSegments,
-  toApiError,
-  translationUnavailable,
   type VideoTranscripts,
   type YoutubeTranscript,
   youtubeWatchUrl,
@@ -70,7 +69,9 @@ export class Transcripts {
   constructor(private readonly options: TranscriptsOptions) {}
 
   async fetch(query: TranscriptQuery): Promise<TranscriptOutcome> {
-    const outcome = await this.deliver(query);
+    const outcome = await this.deliver(query).catch((error: unknown) => {
+      throw toApiError(error);
+    });
     if (outcome.kind === "transcript") {
       await this.recordDelivery(query, outcome).catch((error: unknown) => {
         this.options.logger.error(

@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { CaptionSource, VideoCaptions } from "../adapters/youtube/index.ts";
-import { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "../adapters/youtube/index.ts";
-import { ApiError } from "../errors.ts";
+import type { ApiError } from "../errors.ts";
 import type { Store } from "../store/database.ts";
 import { youtubeCaptionChoices, youtubeTranscripts } from "../store/schema.ts";
 import {
@@ -13,6 +12,7 @@ import {
 import { contentHashOf } from "../store/statements/library-entry.ts";
 import type { ChargeRequest, Credits } from "./credits.ts";
 import { ingestedText } from "./segment-text.ts";
+import { toApiError } from "./source-failures.ts";
 import { ingestedWords, type Word } from "./word-timing.ts";
 
 /** Where the words of a transcript may come from (the request's `mode`). */
@@ -221,36 +221,5 @@ function withStoredWords(
   return segments.map((segment, index) => {
     const timed = words[index];
     return timed ? { ...segment, words: timed } : segment;
-  });
-}
-
-/** The API error for a failure of the YouTube adapter; an `ApiError` passes unchanged, anything else is rethrown. */
-export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  if (error instanceof TranslationUnavailableError) return translationUnavailable(error.message, error.available);
-  if (error instanceof VideoUnavailableError) {
-    if (error.reason === "no_captions" || error.reason === "captions_disabled") {
-      return new ApiError(error.reason, error.message, { extra: { retry_with: { mode: "audio" } } });
-    }
-    return new ApiError(error.reason, error.message);
-  }
-  if (error instanceof UpstreamError) {
-    const code =
-      error.kind === "timeout"
-        ? "timeout"
-        : error.kind === "connection"
-          ? "connection"
-          : error.kind === "unparseable"
-            ? "parse_error"
-            : "upstream_error";
-    return new ApiError(code, `${error.message} Nothing was charged; retry with backoff.`, { cause: error });
-  }
-  throw error;
-}
-
-/** 422 `translation_unavailable`, naming the languages `translate_to` may ask of this source instead. */
-export function translationUnavailable(message: string, available: readonly string[]): ApiError {
-  return new ApiError("translation_unavailable", `${message} Nothing was charged.`, {
-    extra: { retry_with: { translate_to: [...available] } },
   });
 }
