@@ -347,11 +347,16 @@ export function mediaVideoId(url: URL): string {
   return `${isPodcastMediaHost(url) ? "pod" : "file"}_${shortHash(url.href)}`;
 }
 
+/** The wire's `platform` of a media address given as it is: a podcast's on a podcast host, else a file's. */
+export function mediaPlatformOf(url: URL): ResolvedAudioSource["platform"] {
+  return isPodcastMediaHost(url) ? "podcast" : "file";
+}
+
 function mediaSource(url: URL, bytes: number | null): ResolvedAudioSource {
   const onPodcastHost = isPodcastMediaHost(url);
   const fileName = decodeURIComponent(url.pathname.split("/").at(-1) ?? "") || null;
   return {
-    platform: onPodcastHost ? "podcast" : "file",
+    platform: mediaPlatformOf(url),
     videoId: mediaVideoId(url),
     url: url.href,
     // A tracked enclosure's file name ("media.mp3") says nothing; a plain file's usually does.

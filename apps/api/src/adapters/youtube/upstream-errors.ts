@@ -53,11 +53,3 @@ export class VideoUnavailableError extends SourceError {
     this.name = "VideoUnavailableError";
   }
 }
-
-/** The captions cannot be translated into the language asked for; `available` lists the languages they can. */
-export class TranslationUnavailableError extends SourceError {
-  constructor(message: string, available: readonly string[]) {
-    super("translation_unavailable", message, { available });
-    this.name = "TranslationUnavailableError";
-  }
-}
