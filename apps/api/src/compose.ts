@@ -92,8 +92,10 @@ export interface MonitorDeps {
 
 /** The services of one process: what its operations run on, and what its transcription workers run. */
 export interface ProcessServices extends Services {
-  /** The one way to a transcript, and the worker's side of speech recognition jobs; absent without any source. */
+  /** The one way to a transcript, whatever the input; absent without any source. */
   audioTranscripts?: AudioTranscripts;
+  /** Speech recognition, whose jobs the transcription workers run; absent without `audio`. */
+  speechRecognition?: SpeechRecognition;
 }
 
 /**
@@ -103,7 +105,7 @@ export interface ProcessServices extends Services {
  */
 export function composeServices(
   parts: ServiceParts & { audio: AudioDeps },
-): ProcessServices & { audioTranscripts: AudioTranscripts };
+): ProcessServices & { audioTranscripts: AudioTranscripts; speechRecognition: SpeechRecognition };
 export function composeServices(parts: ServiceParts): ProcessServices;
 export function composeServices(parts: ServiceParts): ProcessServices {
   const { platform, now, logger, youtube, audio, monitors } = parts;
@@ -135,7 +137,9 @@ export function composeServices(parts: ServiceParts): ProcessServices {
         }
       : {}),
     ...(audioTranscripts ? { audioTranscripts } : {}),
-    ...(speech ? { jobs: speech.jobs, callbackTargets: speech.callbackTargets } : {}),
+    ...(speech
+      ? { speechRecognition: speech.recognition, jobs: speech.jobs, callbackTargets: speech.callbackTargets }
+      : {}),
     ...(listings ? { lists: new VideoLists(listings, platform.listCursors) } : {}),
     ...(listings && monitors && transcripts
       ? {

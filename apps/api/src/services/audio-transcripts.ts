@@ -8,7 +8,7 @@ import type { Credits } from "./credits.ts";
 import { chargeOf, KeptTranscripts } from "./kept-transcripts.ts";
 import { pricing } from "./pricing.ts";
 import { toApiError, translationUnavailable } from "./source-failures.ts";
-import type { JobAttempt, SpeechRecognition } from "./speech-recognition.ts";
+import type { SpeechRecognition } from "./speech-recognition.ts";
 import {
   captionsTranscript,
   fieldsOf,
@@ -88,16 +88,6 @@ export class AudioTranscripts {
     }
     if (!speech) throw new Error("speech recognition was ruled out before the item was resolved");
     return speech.transcribe(query, source, details);
-  }
-
-  /** A worker's attempt at a speech recognition job (`SpeechRecognition.runJob`). */
-  runJob(jobId: string, attempt: JobAttempt): Promise<void> {
-    return this.speech().runJob(jobId, attempt);
-  }
-
-  /** Fails a job whose every attempt died (`SpeechRecognition.abandonJob`). */
-  abandonJob(jobId: string): Promise<void> {
-    return this.speech().abandonJob(jobId);
   }
 
   /**
@@ -195,12 +185,6 @@ export class AudioTranscripts {
       },
       (stored) => keptCaptionsTranscript(keptFieldsOf(ref, stored), stored),
     );
-  }
-
-  private speech(): SpeechRecognition {
-    const { speech } = this.options;
-    if (!speech) throw new Error("this server runs no speech recognition jobs");
-    return speech;
   }
 }
 
