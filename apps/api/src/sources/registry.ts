@@ -11,7 +11,8 @@ export interface SourceMatch {
  * The platform sources of a server, asked in order: the first that claims an input reads it, as
  * yt-dlp asks its extractors. Services ask this registry which source an input names and never
  * which platform it is on. Adding a platform is a source (a folder, or a row of a family's table
- * such as `ytdlp/ytdlp-platforms.ts`) and one entry here; the catch-all web comes last.
+ * such as `ytdlp/ytdlp-platforms.ts`) and its line in `createSourceRegistry` (`index.ts`); the
+ * catch-all web comes last.
  */
 export class SourceRegistry {
   constructor(readonly members: readonly PlatformSource[]) {}

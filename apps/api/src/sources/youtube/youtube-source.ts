@@ -49,7 +49,7 @@ interface ListedTrack {
 }
 
 /** The address a YouTube transcript names: the watch page. */
-export function youtubeWatchUrl(videoId: string): string {
+function youtubeWatchUrl(videoId: string): string {
   return `https://www.youtube.com/watch?v=${videoId}`;
 }
 
