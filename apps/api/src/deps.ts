@@ -4,6 +4,7 @@ import type { ServiceMetrics } from "./metrics.ts";
 import type { Platform } from "./platform.ts";
 import type { Batches } from "./services/batches.ts";
 import type { CaptionLanguageLists } from "./services/caption-languages.ts";
+import type { MomentLinks } from "./services/library-snippets.ts";
 import type { Monitors } from "./services/monitors.ts";
 import type { TranscriptJobs } from "./services/transcript-jobs.ts";
 import type { TranscriptRenderer } from "./services/transcript-renderer.ts";
@@ -65,6 +66,8 @@ export interface Services {
   /** Pages of the lists every listing source reads: channels, profiles, feeds, playlists and searches. */
   lists?: VideoLists;
   monitors?: Monitors;
+  /** Where the library's snippets link to: the moment of an item, as the source serving its platform opens it. */
+  links: MomentLinks;
   /** What the deep health check asks besides the database. */
   probes: readonly DependencyProbe[];
   /** Renders large transcripts off the event loop. */

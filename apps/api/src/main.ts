@@ -166,7 +166,7 @@ const scheduler = new Scheduler({
 const heartbeat = runsWorkers ? new HeartbeatWriter(store, { now, logger }) : undefined;
 if (runsWorkers) {
   await heartbeat?.start();
-  await startTranscriptionWorker(boss, services.audioTranscripts, {
+  await startTranscriptionWorker(boss, services.speechRecognition, {
     workers: config.jobs.workers,
     pollSeconds: config.jobs.pollSeconds,
     retryLimit: jobRetryLimit,

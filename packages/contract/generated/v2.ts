@@ -352,9 +352,9 @@ export interface paths {
         put?: never;
         /**
          * Search for videos
-         * @description Search for videos, channels or playlists. Only YouTube is searched: TikTok and Instagram have
-         *     no public search to read, and Spotify, Apple Podcasts and the open podcast index are not
-         *     served yet.
+         * @description Search for videos, channels or playlists: YouTube, Apple Podcasts and the open podcast index
+         *     (through Apple's directory), and Spotify where the operator set its Web API credentials.
+         *     TikTok and Instagram have no public search to read.
          */
         post: operations["searchVideos"];
         delete?: never;
@@ -2842,8 +2842,9 @@ export interface components {
              */
             type?: components["schemas"]["SearchType"];
             /**
-             * @description Where to search: `youtube`, `apple` or `rss`. `tiktok` and `instagram` have no public
-             *     search to read, and `spotify` is not served yet; each answers 422 `unsupported_platform`.
+             * @description Where to search: `youtube`, `apple`, `rss`, or `spotify` on a server with Spotify's Web API
+             *     credentials (elsewhere 422 `unsupported_platform`, saying how to enable it). `tiktok` and
+             *     `instagram` have no public search to read: 422 `unsupported_platform`.
              *     `type: playlist` is YouTube's only. Every row's `url` is accepted as it is by the video
              *     endpoint (episodes) or the channel endpoint (shows).
              * @default youtube

@@ -380,7 +380,7 @@ const searchVideos = listTool({
   title: "Search videos",
   description: [
     "Search videos by keywords, one page at a time: pass `next_cursor` back as `cursor` for the next page.",
-    "`platform` is `youtube` (the default), `apple` (Apple Podcasts episode links, or shows with type channel) or `rss` (episodes' audio files, or shows' feed URLs), both from Apple's podcast directory; TikTok and Instagram have no public search to read, and `spotify` is not served yet: each answers `unsupported_platform`.",
+    "`platform` is `youtube` (the default), `apple` (Apple Podcasts episode links, or shows with type channel) or `rss` (episodes' audio files, or shows' feed URLs), both from Apple's podcast directory, or `spotify` (Spotify links) where the server has Spotify's Web API credentials; TikTok and Instagram have no public search to read: each answers `unsupported_platform`, as `spotify` does elsewhere.",
     `Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
   ].join(" "),
   requestSchema: "SearchRequest",

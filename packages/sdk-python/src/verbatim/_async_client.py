@@ -316,8 +316,8 @@ class AsyncTranscripts:
         **options: Unpack[SearchRequestOptions],
     ) -> VideoPageEnvelope:
         """One page of a search. ``platform`` is ``youtube`` (the default), ``apple`` or ``rss`` (Apple's podcast
-        directory); TikTok and Instagram have no public search, and ``spotify`` is not served yet: each raises
-        ``unsupported_platform``.
+        directory), or ``spotify`` where the server has Spotify's Web API credentials; TikTok and Instagram have
+        no public search: each raises ``unsupported_platform``, as ``spotify`` does elsewhere.
         """
         return await self._client._send(calls.search(query, options), idempotency_key)
 

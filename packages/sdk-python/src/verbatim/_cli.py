@@ -130,8 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--platform",
         choices=get_args(SearchPlatform),
-        help="where to search: youtube (the default), apple or rss (Apple's podcast directory); TikTok and Instagram "
-        "have no public search, and spotify is not served yet",
+        help="where to search: youtube (the default), apple or rss (Apple's podcast directory), spotify (where the "
+        "server has Spotify's Web API credentials); TikTok and Instagram have no public search",
     )
     search.add_argument("--since", metavar="VIDEO_ID", help="stop at this video: list only the results before it")
     search.add_argument(

@@ -156,7 +156,7 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
     .addOption(
       new Option(
         "--platform <platform>",
-        "where to search: youtube (the default), apple or rss (Apple's podcast directory); TikTok and Instagram have no public search, and spotify is not served yet",
+        "where to search: youtube (the default), apple or rss (Apple's podcast directory), spotify (where the server has Spotify's Web API credentials); TikTok and Instagram have no public search",
       ).choices(searchPlatforms),
     )
     .option("--since <video_id>", "stop at this video: list only the results before it")

@@ -43,7 +43,7 @@ export interface SpeechEngine {
   check(): Promise<void>;
 }
 
-/** Decodes media with ffmpeg and streams it into the engine. Input problems reject as ApiErrors (see `decodeAudio`). */
+/** Decodes media with ffmpeg and streams it into the engine. Input problems reject as SourceErrors (see `decodeAudio`). */
 export function transcribeMedia(
   engine: SpeechEngine,
   input: MediaInput,

@@ -103,7 +103,7 @@ export interface DownloadedMedia {
 /**
  * Podcasts, feeds and media files. Every address it fetches obeys the public-address rule
  * (unless the operator lifted it), on every redirect and on the address actually connected.
- * Failures are `ApiError`s of the documented codes: `unsupported_platform`, `invalid_input`,
+ * Failures are `SourceError`s: `unsupported`, `invalid_input`,
  * `podcast_feed_not_found`, `upstream_error`, `timeout`, `connection`, `parse_error`.
  */
 export interface AudioSources {

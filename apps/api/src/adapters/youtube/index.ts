@@ -11,7 +11,7 @@ export type { DownloadedStream, RoutedStream, YoutubeAudio, YoutubeAudioSource }
 export type { CaptionListing, CaptionSource, VideoCaptions } from "./caption-source.ts";
 export { translationTargetsOf } from "./caption-source.ts";
 export type { CaptionTrack, TranslationLanguage } from "./player-response.ts";
-export { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
+export { UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
 export type { ListRow, ListTarget, UpstreamListPage, VideoListSource } from "./video-lists.ts";
 export type { VideoPage, VideoPageSource } from "./video-metadata.ts";
 

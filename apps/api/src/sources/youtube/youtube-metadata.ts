@@ -1,12 +1,8 @@
 import { translationTargetsOf } from "../../adapters/youtube/caption-source.ts";
-import {
-  UpstreamError,
-  type UpstreamFailureKind,
-  VideoUnavailableError,
-} from "../../adapters/youtube/upstream-errors.ts";
+import { VideoUnavailableError } from "../../adapters/youtube/upstream-errors.ts";
 import type { VideoPageSource } from "../../adapters/youtube/video-metadata.ts";
 import { chaptersFromDescription, type ItemMetadata } from "../item-metadata.ts";
-import { SourceError, type SourceErrorKind } from "../source-error.ts";
+import { SourceError } from "../source-error.ts";
 
 /**
  * A YouTube video's metadata from its page (the player response): chapters are the
@@ -55,22 +51,10 @@ export async function youtubeMetadata(pages: VideoPageSource, videoId: string): 
   };
 }
 
-/** The kind of `SourceError` each YouTube transport failure is. */
-const kindOfUpstream: Record<UpstreamFailureKind, SourceErrorKind> = {
-  blocked: "blocked",
-  failed: "blocked",
-  timeout: "timeout",
-  connection: "connection",
-  unparseable: "unparseable",
-};
-
-/** YouTube's failures in the sources' terms; a player response never says `was_live` or anything of captions. */
+/** A player response never says `was_live` or anything of captions: a video it refuses is unavailable. */
 function sourceErrorOf(error: unknown): unknown {
-  if (error instanceof UpstreamError)
-    return new SourceError(kindOfUpstream[error.kind], error.message, { cause: error });
   if (!(error instanceof VideoUnavailableError)) return error;
   const { reason } = error;
-  const kind: SourceErrorKind =
-    reason === "was_live" || reason === "captions_disabled" || reason === "no_captions" ? "unavailable" : reason;
-  return new SourceError(kind, error.message, { cause: error });
+  if (reason !== "was_live" && reason !== "captions_disabled" && reason !== "no_captions") return error;
+  return new SourceError("unavailable", error.message, { cause: error });
 }

@@ -1,4 +1,3 @@
-import { originalTrackOf, translationTracksOf } from "../caption-translations.ts";
 import { countOf, type ItemMetadata, type ItemThumbnail } from "../item-metadata.ts";
 import type { PlatformSource, SourceDetails } from "../platform-source.ts";
 import { firstVideoOf, type InfoDict } from "./info-dict.ts";
@@ -17,7 +16,6 @@ const mostListed = 100;
  */
 export function metadataFromInfoDict(source: PlatformSource, details: SourceDetails, info: InfoDict): ItemMetadata {
   const item = firstVideoOf(info);
-  const original = originalTrackOf(source, details);
   const creatorsFirst = [
     ...details.captions.filter((track) => track.kind === "manual"),
     ...details.captions.filter((track) => track.kind === "auto"),
@@ -34,7 +32,7 @@ export function metadataFromInfoDict(source: PlatformSource, details: SourceDeta
       url: httpAddress(item.uploader_url) ?? httpAddress(item.channel_url),
     },
     durationSeconds: details.durationSeconds,
-    publishedAt: details.publishedAt,
+    publishedAt: details.publishedAt ?? null,
     language: details.language,
     tags: Array.isArray(item.tags) ? item.tags.flatMap((tag) => text(tag) ?? []).slice(0, mostListed) : [],
     chapters: details.chapters,
@@ -45,7 +43,7 @@ export function metadataFromInfoDict(source: PlatformSource, details: SourceDeta
       language: track.language,
       name: null,
       kind: track.kind,
-      translationTargets: translationTracksOf(details, track, original).map((target) => ({
+      translationTargets: source.translations(details, track).map((target) => ({
         language: target.language,
         name: null,
       })),

@@ -1,12 +1,15 @@
 import type { TimedSegment } from "../../adapters/audio-sources/audio-source.ts";
+import { DownloadCapReached } from "../../adapters/net/media-download.ts";
 import type { IsolatedParser } from "../../adapters/parsing/isolated-parser.ts";
 import { parseCaptionBody } from "../../adapters/youtube/caption-formats.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import { chooseCaptionTrack } from "../caption-choice.ts";
+import { generatedTranslationsOf, originalTrackOf } from "../caption-translations.ts";
 import type { ItemMetadata } from "../item-metadata.ts";
 import type {
   CaptionTrack,
   DownloadedAudio,
+  DownloadOptions,
   PlatformSource,
   SourceCallOptions,
   SourceCaptions,
@@ -65,6 +68,9 @@ const bareTiktokId = /^\d{18,20}$/;
  * with limits of its own; signed media and caption addresses are used at once and never kept.
  */
 export class YtdlpSource implements PlatformSource {
+  readonly label = "the video platforms read through yt-dlp";
+  readonly bareIds = "a TikTok video id";
+  readonly readsAudio = true;
   private readonly resolveDeadlineMs: number;
   private readonly captionMaxBytes: number;
 
@@ -100,6 +106,26 @@ export class YtdlpSource implements PlatformSource {
     return chooseCaptionTrack(details.captions, language, details.language);
   }
 
+  translations(details: SourceDetails, track: CaptionTrack): CaptionTrack[] {
+    return generatedTranslationsOf(details, track, originalTrackOf(this, details));
+  }
+
+  untranslatable(): string | null {
+    return null;
+  }
+
+  captionless(details: SourceDetails): SourceError {
+    return new SourceError(
+      "no_captions",
+      `${details.url} has no captions on ${labelOf(details.ref)}. Speech recognition would transcribe it.`,
+    );
+  }
+
+  /** The item resolved again: it is still there for whoever asks. */
+  async mayServeKept(): Promise<boolean> {
+    return true;
+  }
+
   async captions(
     details: SourceDetails,
     track: CaptionTrack,
@@ -123,19 +149,24 @@ export class YtdlpSource implements PlatformSource {
     return { language: track.language, kind: track.kind, segments };
   }
 
-  async download(
-    ref: SourceRef,
-    directory: string,
-    options: SourceCallOptions & { maxBytes: number },
-  ): Promise<DownloadedAudio> {
+  /** A caller's own lower cap (an inline attempt) ends the download with `DownloadCapReached`, as other media's. */
+  async download(ref: SourceRef, directory: string, options: DownloadOptions): Promise<DownloadedAudio> {
     const engine = this.engineFor(ref);
     const limits = {
       maxBytes: Math.min(options.maxBytes, this.options.downloadMaxBytes),
       deadlineMs: this.options.downloadTimeoutMs,
     };
-    return this.throughGuard(ref, limits, (proxy) =>
-      engine.downloadAudio(ref.url, directory, { proxy, ...limits, ...callerOf(options) }),
-    );
+    try {
+      return await this.throughGuard(ref, limits, (proxy) =>
+        engine.downloadAudio(ref.url, directory, { proxy, ...limits, ...callerOf(options) }),
+      );
+    } catch (error) {
+      const capped = options.maxBytes < this.options.downloadMaxBytes;
+      if (capped && error instanceof SourceError && error.kind === "too_large") {
+        throw new DownloadCapReached(options.maxBytes);
+      }
+      throw error;
+    }
   }
 
   linkAt(url: string, seconds: number): string {

@@ -2249,8 +2249,9 @@ class SearchRequest(ApiModel):
     """What to return. `since_video_id` needs the default, `video`."""
 
     platform: Optional[SearchPlatform] = Field(default="youtube")
-    """Where to search: `youtube`, `apple` or `rss`. `tiktok` and `instagram` have no public
-    search to read, and `spotify` is not served yet; each answers 422 `unsupported_platform`.
+    """Where to search: `youtube`, `apple`, `rss`, or `spotify` on a server with Spotify's Web API
+    credentials (elsewhere 422 `unsupported_platform`, saying how to enable it). `tiktok` and
+    `instagram` have no public search to read: 422 `unsupported_platform`.
     `type: playlist` is YouTube's only. Every row's `url` is accepted as it is by the video
     endpoint (episodes) or the channel endpoint (shows).
     """

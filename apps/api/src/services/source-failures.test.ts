@@ -1,16 +1,15 @@
 import { errorTable } from "@verbatim/contract";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors.ts";
-import { apiErrorOf, SourceError } from "./source-error.ts";
+import { SourceError } from "../sources/source-error.ts";
+import { toApiError } from "./source-failures.ts";
 
 /** The envelope's error block of a source failure, as a client reads it. */
 function blockOf(error: SourceError): Record<string, unknown> {
-  const mapped = apiErrorOf(error);
-  if (!(mapped instanceof ApiError)) throw new Error("expected an ApiError");
+  const mapped = toApiError(error);
   return { status: mapped.status, ...mapped.toBody("https://verbatim.example") };
 }
 
-describe("apiErrorOf for a podcast show's failures", () => {
+describe("toApiError for a podcast show's failures", () => {
   it("answers a show link where an episode is needed as 422 invalid_input with retry_with the channel endpoint", () => {
     expect(blockOf(new SourceError("listing", "A show, not an episode."))).toEqual({
       status: 422,
@@ -44,7 +43,7 @@ describe("apiErrorOf for a podcast show's failures", () => {
   });
 });
 
-describe("apiErrorOf for a list's failures", () => {
+describe("toApiError for a list's failures", () => {
   it("answers an item sent where a list is needed as 422 endpoint_platform_mismatch with retry_with the video endpoint", () => {
     expect(blockOf(new SourceError("item_not_list", "A post, not a profile."))).toEqual({
       status: 422,
