@@ -1,10 +1,10 @@
 import type { Schema } from "@verbatim/contract";
 import { and, asc, eq, sql } from "drizzle-orm";
+import type { ItemChapter } from "../sources/item-metadata.ts";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { captionChoices, storedTranscripts } from "../store/schema.ts";
 import type { CaptionChoice, StoredItem } from "../store/statements/deliver-stored.ts";
 import { contentHashOf } from "../store/statements/library-entry.ts";
-import type { ItemChapter } from "../sources/item-metadata.ts";
 import type { Word } from "./word-timing.ts";
 
 export type { CaptionChoice, StoredItem } from "../store/statements/deliver-stored.ts";
