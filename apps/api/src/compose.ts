@@ -1,7 +1,7 @@
 import type { SpeechEngine } from "./adapters/asr/index.ts";
 import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
 import type { ResolveAll } from "./adapters/net/address-rule.ts";
-import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
+import type { CaptionSource, VideoPageSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
 import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { DependencyProbe, Services } from "./deps.ts";
 import type { Logger } from "./logger.ts";
@@ -18,6 +18,7 @@ import { TranscriptRenderer } from "./services/transcript-renderer.ts";
 import { TranscriptStore } from "./services/transcript-store.ts";
 import { Transcripts } from "./services/transcripts.ts";
 import { VideoLists } from "./services/video-lists.ts";
+import { VideoMetadataReader } from "./services/video-metadata.ts";
 import type { WebhookOutbox } from "./services/webhook-events.ts";
 import type { WebhookTargetRule } from "./services/webhook-targets.ts";
 import { createSourceRegistry, type PlatformSources, type SourceRegistry } from "./sources/index.ts";
@@ -50,6 +51,8 @@ export interface YoutubeDeps {
   captions: CaptionSource;
   /** Channel, playlist and search lists; absent, those operations answer 404 as not live yet. */
   lists?: VideoListSource;
+  /** Videos' pages, for their metadata; absent, a YouTube input of `POST /videos/metadata` is refused. */
+  pages?: VideoPageSource;
 }
 
 /** What audio transcripts and their jobs need. */
@@ -112,7 +115,13 @@ export function composeServices(parts: ServiceParts): ProcessServices {
   const { store, credits, library } = platform;
   const sources = createSourceRegistry({
     ...(youtube
-      ? { youtube: { captions: youtube.captions, ...(audio?.youtube ? { audio: audio.youtube } : {}) } }
+      ? {
+          youtube: {
+            captions: youtube.captions,
+            ...(audio?.youtube ? { audio: audio.youtube } : {}),
+            ...(youtube.pages ? { pages: youtube.pages } : {}),
+          },
+        }
       : {}),
     ...(audio?.platforms ? { platforms: audio.platforms.registry } : {}),
     ...(audio ? { web: audio.sources } : {}),
@@ -134,6 +143,7 @@ export function composeServices(parts: ServiceParts): ProcessServices {
           transcripts,
           batches: new Batches(transcripts, credits, logger),
           captionLanguages: new CaptionLanguageLists(sources),
+          metadata: new VideoMetadataReader({ credits, sources }),
         }
       : {}),
     ...(audioTranscripts ? { audioTranscripts } : {}),

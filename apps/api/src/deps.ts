@@ -10,6 +10,7 @@ import type { TranscriptJobs } from "./services/transcript-jobs.ts";
 import type { TranscriptRenderer } from "./services/transcript-renderer.ts";
 import type { Transcripts } from "./services/transcripts.ts";
 import type { VideoLists } from "./services/video-lists.ts";
+import type { VideoMetadataReader } from "./services/video-metadata.ts";
 import type { WebhookTargetRule } from "./services/webhook-targets.ts";
 
 /** Settings of the HTTP layer. */
@@ -56,6 +57,8 @@ export interface Services {
   batches?: Batches;
   /** A source's caption tracks and the languages they translate into. */
   captionLanguages?: CaptionLanguageLists;
+  /** What a source says about an item: title, description, chapters, counts, caption tracks. */
+  metadata?: VideoMetadataReader;
   /** Speech recognition jobs, as their owners poll them; absent without speech recognition. */
   jobs?: TranscriptJobs;
   /** The rule a `callback_url` must pass; absent without speech recognition, whose jobs are all that call back. */

@@ -161,6 +161,7 @@ export class AudioTranscripts {
           language: transcript.language,
           captionKind: captions.kind,
           sourceLanguage,
+          chapters: details.chapters,
           segments: transcript.segments,
         },
         lookUpKept ? undefined : choiceOf(query),

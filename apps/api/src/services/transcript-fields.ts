@@ -1,4 +1,5 @@
 import type { Schema } from "@verbatim/contract";
+import type { ItemChapter } from "../sources/item-metadata.ts";
 import type { SourceCaptions, SourceDetails, SourceRef } from "../sources/platform-source.ts";
 import type { StoredItem, StoredTranscript } from "../store/statements/deliver-stored.ts";
 import type { LibraryDelivery } from "../store/statements/library-entry.ts";
@@ -33,6 +34,7 @@ export function fieldsOf(details: SourceDetails, spokenLanguage: string | null):
     ...(details.publishedAt === undefined ? {} : { published_at: details.publishedAt?.toISOString() ?? null }),
     speakers: null,
     speech_engine: null,
+    ...chaptersField(details.chapters),
     ...(podcast
       ? {
           podcast: {
@@ -50,7 +52,7 @@ export function fieldsOf(details: SourceDetails, spokenLanguage: string | null):
 
 /**
  * The fields of an item served from the store before it is resolved again (`SourceRef.itemId`):
- * what its platform said when the transcript was kept.
+ * what its platform said when the transcript was kept, its chapters with them.
  */
 export function keptFieldsOf(ref: SourceRef, stored: StoredTranscript): TranscriptFields {
   return {
@@ -67,7 +69,13 @@ export function keptFieldsOf(ref: SourceRef, stored: StoredTranscript): Transcri
     thumbnail_url: stored.thumbnailUrl,
     speakers: null,
     speech_engine: null,
+    ...chaptersField(stored.chapters ?? []),
   };
+}
+
+/** A transcript's `chapters`, present only when the item has some. */
+function chaptersField(chapters: readonly ItemChapter[]): Pick<TranscriptFields, "chapters"> {
+  return chapters.length > 0 ? { chapters: [...chapters] } : {};
 }
 
 /** What names an item in the store: where its source says, else its platform and id. */

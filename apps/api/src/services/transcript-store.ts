@@ -1,5 +1,6 @@
 import type { Schema } from "@verbatim/contract";
 import { and, asc, eq, sql } from "drizzle-orm";
+import type { ItemChapter } from "../sources/item-metadata.ts";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { captionChoices, storedTranscripts } from "../store/schema.ts";
 import type { CaptionChoice, StoredItem } from "../store/statements/deliver-stored.ts";
@@ -24,6 +25,8 @@ export interface KeptCaptions {
   captionKind: "manual" | "auto" | null;
   /** For a translation: the language of the track it came from; null for a track as it is. */
   sourceLanguage: string | null;
+  /** The item's chapters, kept so a store hit answers them; empty when it has none. */
+  chapters: readonly ItemChapter[];
   segments: readonly KeptSegment[];
 }
 
@@ -79,6 +82,7 @@ export class TranscriptStore {
       channel: captions.channel,
       durationSeconds: captions.durationSeconds,
       thumbnailUrl: captions.thumbnailUrl,
+      chapters: [...captions.chapters],
     };
     await this.store.db.transaction(async (tx) => {
       const [track] = await tx
@@ -140,6 +144,7 @@ export class TranscriptStore {
         channel: transcript.channel,
         durationSeconds: kept.durationSeconds,
         thumbnailUrl: transcript.thumbnail_url,
+        chapters: transcript.chapters ?? [],
       })
       .onConflictDoNothing();
   }

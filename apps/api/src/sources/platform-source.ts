@@ -1,4 +1,5 @@
 import type { PodcastDetails, TimedSegment } from "../adapters/audio-sources/audio-source.ts";
+import type { ItemChapter, ItemMetadata } from "./item-metadata.ts";
 import type { SourceError } from "./source-error.ts";
 
 /**
@@ -54,6 +55,8 @@ export interface SourceDetails {
   captions: CaptionTrack[];
   /** The size of the audio the download would take, when the platform declares it. */
   declaredAudioBytes: number | null;
+  /** The item's chapters, in order; empty when it has none. */
+  chapters: ItemChapter[];
   /** Which show and episode a podcast input came to (the wire's `podcast` block). */
   podcast?: PodcastDetails;
   /**
@@ -147,4 +150,6 @@ export interface PlatformSource {
   download(media: SourceRef, directory: string, options: DownloadOptions): Promise<DownloadedAudio>;
   /** An address that opens the item `seconds` in, for the library's links to a passage. */
   linkAt(url: string, seconds: number): string;
+  /** What the platform says about the item beyond its details: description, tags, chapters, counts, caption tracks. */
+  metadata(ref: SourceRef, options?: SourceCallOptions): Promise<ItemMetadata>;
 }

@@ -247,6 +247,11 @@ export const storedTranscripts = pgTable(
      */
     segmentWords:
       jsonb("segment_words").$type<Array<Array<{ text: string; start: number; duration: number }> | null>>(),
+    /**
+     * The item's chapters when the transcript was kept (`[{title, start, end}]`), whatever its
+     * source; empty when it has none, null on transcripts kept before chapters were.
+     */
+    chapters: jsonb("chapters").$type<Array<{ title: string; start: number; end: number | null }>>(),
     fetchedAt: timestamp("fetched_at", { withTimezone: true }).notNull(),
   },
   (table) => [

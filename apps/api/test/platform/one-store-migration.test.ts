@@ -177,6 +177,12 @@ describe("migration 0018 carries every kept transcript into the one store", () =
     ]);
   });
 
+  it("and 0019 after it leaves every carried transcript without chapters (null), to be kept with the next fetch", async () => {
+    const rows = await store.query<{ chapters: unknown }>(sql`select chapters from stored_transcripts`);
+    expect(rows.length).toBeGreaterThan(0);
+    expect(rows.every((row) => row.chapters === null)).toBe(true);
+  });
+
   it("moves speech transcripts in under their media's address or their item, their words beside their segments", async () => {
     const rows = await store.query<Record<string, unknown>>(
       sql`select platform, video_id, language, caption_kind, speech_model, speech_engine, duration_seconds, segments,

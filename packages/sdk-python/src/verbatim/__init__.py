@@ -1,7 +1,7 @@
 """The Python client of the Verbatim API: ``Verbatim`` (sync) and ``AsyncVerbatim`` (asyncio), on httpx."""
 
-from ._async_client import AsyncMonitors, AsyncTranscripts, AsyncVerbatim
-from ._client import Monitors, Transcripts, Verbatim
+from ._async_client import AsyncMonitors, AsyncTranscripts, AsyncVerbatim, AsyncVideos
+from ._client import Monitors, Transcripts, Verbatim, Videos
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -39,6 +39,7 @@ __all__ = [
     "AsyncPaginator",
     "AsyncTranscripts",
     "AsyncVerbatim",
+    "AsyncVideos",
     "ContentError",
     "ErrorCode",
     "InputError",
@@ -55,6 +56,7 @@ __all__ = [
     "UnexpectedResponseError",
     "Verbatim",
     "VerbatimError",
+    "Videos",
     "WaitOptions",
     "WebhookVerificationError",
     "__version__",

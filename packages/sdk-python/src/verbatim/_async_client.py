@@ -75,6 +75,7 @@ from .generated.models import (
     SearchRequest,
     TranscriptEnvelope,
     UsageReportEnvelope,
+    VideoMetadataEnvelope,
     VideoPageEnvelope,
 )
 from .generated.requests import (
@@ -118,6 +119,8 @@ class AsyncVerbatim:
         """Monitors of YouTube channels and their events."""
         self.library = AsyncLibrary(self)
         """Every transcript the account has fetched, listed and searched."""
+        self.videos = AsyncVideos(self)
+        """What sources say about items, without their words: title, description, chapters, counts."""
 
     @property
     def base_url(self) -> str:
@@ -454,6 +457,21 @@ class AsyncMonitors:
             events_of,
             next_event_cursor_of,
         )
+
+
+class AsyncVideos:
+    """What sources say about items, without their words."""
+
+    def __init__(self, client: AsyncVerbatim) -> None:
+        self._client = client
+
+    async def metadata(
+        self, video: calls.MetadataInput, *, idempotency_key: Optional[str] = None
+    ) -> VideoMetadataEnvelope:
+        """An item's metadata (title, description, channel, length, date, tags, chapters, thumbnails, counts, live
+        status and caption tracks), for anything ``transcripts.video`` takes. 1 credit, nothing when it fails.
+        """
+        return await self._client._send(calls.metadata(video), idempotency_key)
 
 
 class AsyncLibrary:

@@ -74,6 +74,7 @@ from .generated.models import (
     SearchRequest,
     TranscriptEnvelope,
     UsageReportEnvelope,
+    VideoMetadataEnvelope,
     VideoPageEnvelope,
 )
 from .generated.requests import (
@@ -117,6 +118,8 @@ class Verbatim:
         """Monitors of YouTube channels and their events."""
         self.library = Library(self)
         """Every transcript the account has fetched, listed and searched."""
+        self.videos = Videos(self)
+        """What sources say about items, without their words: title, description, chapters, counts."""
 
     @property
     def base_url(self) -> str:
@@ -447,6 +450,19 @@ class Monitors:
             events_of,
             next_event_cursor_of,
         )
+
+
+class Videos:
+    """What sources say about items, without their words."""
+
+    def __init__(self, client: Verbatim) -> None:
+        self._client = client
+
+    def metadata(self, video: calls.MetadataInput, *, idempotency_key: Optional[str] = None) -> VideoMetadataEnvelope:
+        """An item's metadata (title, description, channel, length, date, tags, chapters, thumbnails, counts, live
+        status and caption tracks), for anything ``transcripts.video`` takes. 1 credit, nothing when it fails.
+        """
+        return self._client._send(calls.metadata(video), idempotency_key)
 
 
 class Library:

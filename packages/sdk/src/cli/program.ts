@@ -22,6 +22,7 @@ export type CliCommand =
       out?: string;
     }
   | { name: "languages"; link: string; json: boolean }
+  | { name: "metadata"; link: string; json: boolean }
   | { name: "channel"; channel: string; since?: string; limit: number; json: boolean }
   | { name: "search"; query: string; platform?: SearchPlatform; since?: string; limit: number; json: boolean };
 
@@ -71,7 +72,7 @@ export function parseCommand(argv: string[], output: Output): CliCommand | undef
 function userProgram(choose: (command: CliCommand) => void, output: Output): Command {
   // Subcommands copy these settings when they are added, so they come first.
   const program = new Command("verbatim")
-    .description("Transcripts, caption languages, channels and searches from a Verbatim server.")
+    .description("Transcripts, metadata, caption languages, channels and searches from a Verbatim server.")
     .exitOverride()
     .configureOutput({ writeOut: output.out, writeErr: output.err })
     .showHelpAfterError()
@@ -121,6 +122,15 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
     .option("--json", "print the data as JSON")
     .action((link: string, options: { json?: boolean }) =>
       choose({ name: "languages", link, json: Boolean(options.json) }),
+    );
+
+  program
+    .command("metadata")
+    .description("print what a source says about an item: title, channel, date, tags, chapters, counts (1 credit)")
+    .argument("<link>", "a YouTube id or link, a platform link, a podcast or feed URL, a media file URL")
+    .option("--json", "print the data as JSON")
+    .action((link: string, options: { json?: boolean }) =>
+      choose({ name: "metadata", link, json: Boolean(options.json) }),
     );
 
   program

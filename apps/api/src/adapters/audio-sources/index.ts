@@ -11,6 +11,8 @@ import { WebAudioSources } from "./web-audio-sources.ts";
 export type {
   AudioSources,
   DownloadedMedia,
+  EpisodeChapter,
+  EpisodeNotes,
   PodcastDetails,
   PodcastResolution,
   PublisherTranscript,

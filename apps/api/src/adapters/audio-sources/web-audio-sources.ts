@@ -8,6 +8,7 @@ import { parseVideoReference } from "../youtube/video-reference.ts";
 import type {
   AudioSources,
   DownloadedMedia,
+  EpisodeChapter,
   PodcastResolution,
   PublisherTranscript,
   ResolvedAudioSource,
@@ -152,6 +153,31 @@ export class WebAudioSources implements AudioSources, FeedReader {
       }
     }
     return null;
+  }
+
+  async chapters(source: ResolvedAudioSource, options: { signal?: AbortSignal } = {}): Promise<EpisodeChapter[]> {
+    const address = source.notes?.chaptersUrl;
+    if (!address) return [];
+    const url = new URL(address);
+    try {
+      const response = await this.fetch(url, {
+        headers: { accept: "application/json+chapters, application/json;q=0.9, */*;q=0.5" },
+        signal: withDeadline(options.signal, this.limits.documentTimeoutMs),
+      });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        this.logger.warn({ url: address, status: response.status }, "chapters file unavailable");
+        return [];
+      }
+      const bytes = await readBodyWithin(response, url, chaptersMaxBytes, () =>
+        tooLargeDocument(url, chaptersMaxBytes, "chapters file"),
+      );
+      return chaptersOfFile(JSON.parse(decodeText(bytes, response.headers.get("content-type"))));
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      this.logger.warn({ url: address, err: error }, "chapters file could not be read");
+      return [];
+    }
   }
 
   async isReachable(mediaUrl: string, options: { signal?: AbortSignal } = {}): Promise<boolean> {
@@ -371,6 +397,7 @@ function mediaSource(url: URL, bytes: number | null): ResolvedAudioSource {
       ? { show: null, episode: null, publishedAt: null, feedUrl: null, audioUrl: url.href, resolvedVia: "direct" }
       : null,
     publisherTranscripts: [],
+    notes: null,
   };
 }
 
@@ -406,7 +433,32 @@ export function feedEpisodeSource(
       resolvedVia: via?.resolvedVia ?? "rss",
     },
     publisherTranscripts: episode.transcripts,
+    notes: {
+      description: episode.description,
+      keywords: episode.keywords,
+      showUrl: feed.link,
+      chaptersUrl: episode.chaptersUrl,
+    },
   };
+}
+
+/** Bytes of a chapters file at most: a list of titles and times. */
+const chaptersMaxBytes = 1024 * 1024;
+
+/**
+ * The chapters of a JSON chapters file (the namespace's `{"version", "chapters": [{"startTime",
+ * "title", "toc"}]}`): those with a title and a start, leaving out what the file marks as not for
+ * the table of contents (`"toc": false`).
+ */
+function chaptersOfFile(file: unknown): EpisodeChapter[] {
+  const chapters = (file as { chapters?: unknown } | null)?.chapters;
+  if (!Array.isArray(chapters)) return [];
+  return chapters.flatMap((chapter): EpisodeChapter[] => {
+    if (typeof chapter !== "object" || chapter === null) return [];
+    const { title, startTime, toc } = chapter as { title?: unknown; startTime?: unknown; toc?: unknown };
+    if (toc === false || typeof title !== "string" || typeof startTime !== "number") return [];
+    return [{ title, start: startTime }];
+  });
 }
 
 function episodeOrFailure(

@@ -2,6 +2,7 @@ import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import type { Readable, Writable } from "node:stream";
 import { SourceError } from "../../sources/source-error.ts";
+import { type MediaTags, parseFfmetadata } from "./media-tags.ts";
 
 /** The sample rate every speech engine is fed. */
 export const SAMPLE_RATE = 16_000;
@@ -114,6 +115,39 @@ export async function probeDuration(input: string, options: DecodeOptions = {}):
     options.signal?.throwIfAborted();
     if (code !== 0) throw diagnostics.failure(code);
     return await diagnostics.duration;
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The most bytes of `ffmetadata` read: tags and chapters, not a payload hidden in them. */
+const maxMetadataBytes = 1024 * 1024;
+
+/**
+ * A media file's duration, container tags and chapters, read by ffmpeg from its header without
+ * decoding it (`-f ffmetadata`); rejects like `decodeAudio`.
+ */
+export async function probeMedia(
+  input: string,
+  options: DecodeOptions = {},
+): Promise<MediaTags & { duration: number | null }> {
+  const child = spawnFfmpeg(input, ["-f", "ffmetadata", "-"]);
+  const diagnostics = new FfmpegDiagnostics(child.stderr);
+  const onAbort = () => child.kill("SIGKILL");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const pieces: Buffer[] = [];
+  let bytes = 0;
+  child.stdout.on("data", (piece: Buffer) => {
+    if (bytes >= maxMetadataBytes) return;
+    pieces.push(piece);
+    bytes += piece.length;
+  });
+  try {
+    const code = await exitOf(child);
+    options.signal?.throwIfAborted();
+    if (code !== 0) throw diagnostics.failure(code);
+    const text = Buffer.concat(pieces).subarray(0, maxMetadataBytes).toString("utf8");
+    return { ...parseFfmetadata(text), duration: await diagnostics.duration };
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }

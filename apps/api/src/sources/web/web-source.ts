@@ -7,6 +7,8 @@ import {
 } from "../../adapters/audio-sources/index.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import { chooseCaptionTrack } from "../caption-choice.ts";
+import { episodeMetadata } from "../feeds/episode-metadata.ts";
+import { chaptersFromStarts, type ItemMetadata } from "../item-metadata.ts";
 import type {
   CaptionTrack,
   DownloadedAudio,
@@ -57,10 +59,12 @@ export class WebSource implements PlatformSource {
   }
 
   async resolve(ref: SourceRef, options: ResolveOptions = {}): Promise<SourceDetails> {
+    const signal = options.signal ? { signal: options.signal } : {};
     const source = await this.sources.resolve(ref.url, {
       ...(options.episode === undefined ? {} : { episode: options.episode }),
-      ...(options.signal ? { signal: options.signal } : {}),
+      ...signal,
     });
+    const chapters = chaptersFromStarts(await this.sources.chapters(source, signal), source.declaredDurationSeconds);
     const links = new Map<CaptionTrack, PublisherTranscriptLink>();
     const captions = source.publisherTranscripts.map((link): CaptionTrack => {
       const track: CaptionTrack = {
@@ -84,6 +88,7 @@ export class WebSource implements PlatformSource {
       thumbnailUrl: source.thumbnailUrl,
       captions,
       declaredAudioBytes: source.declaredBytes,
+      chapters,
       ...(source.podcast ? { podcast: source.podcast } : {}),
       stored: { platform: mediaPlatformOf(mediaUrl), item: mediaUrl.href },
       media: { platform: source.platform, url: mediaUrl.href },
@@ -149,6 +154,11 @@ export class WebSource implements PlatformSource {
       ...(options.signal ? { signal: options.signal } : {}),
     });
     return { path, bytes };
+  }
+
+  /** What the feed says of an episode, or what a media file's container says of it (`episode-metadata.ts`). */
+  metadata(ref: SourceRef, options: SourceCallOptions = {}): Promise<ItemMetadata> {
+    return episodeMetadata(this.sources, ref.url, options.signal ? { signal: options.signal } : {});
   }
 
   /** A media fragment (W3C Media Fragments): players that read it open there. */

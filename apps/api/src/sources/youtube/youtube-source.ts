@@ -4,6 +4,7 @@ import type {
   CaptionSource,
   RoutedStream,
   TranslationLanguage,
+  VideoPageSource,
   YoutubeAudioSource,
   CaptionTrack as YoutubeTrack,
 } from "../../adapters/youtube/index.ts";
@@ -11,6 +12,7 @@ import { translationTargetsOf } from "../../adapters/youtube/index.ts";
 import { VideoUnavailableError } from "../../adapters/youtube/upstream-errors.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import { chooseCaptionTrack } from "../caption-choice.ts";
+import { chaptersFromDescription, type ItemMetadata } from "../item-metadata.ts";
 import type {
   CaptionTrack,
   DownloadedAudio,
@@ -22,6 +24,7 @@ import type {
   SourceRef,
 } from "../platform-source.ts";
 import { SourceError } from "../source-error.ts";
+import { youtubeMetadata } from "./youtube-metadata.ts";
 
 /** The wire's name of the platform. */
 const platform = "youtube";
@@ -34,6 +37,8 @@ export interface YoutubeSourceOptions {
   captions?: CaptionSource;
   /** Audio streams of videos; without them, their audio is not read. */
   audio?: YoutubeAudioSource;
+  /** Videos' pages, for their metadata; without them, a video's metadata is refused. */
+  pages?: VideoPageSource;
 }
 
 /** What a resolved video is to YouTube: its listing, and the audio stream a request resolved. */
@@ -179,6 +184,13 @@ export class YoutubeSource implements PlatformSource {
     return { path, bytes };
   }
 
+  /** What the video's page says of it (`youtube-metadata.ts`). */
+  async metadata(ref: SourceRef): Promise<ItemMetadata> {
+    const { pages } = this.options;
+    if (!pages) throw new SourceError("unsupported", "This server reads no metadata of YouTube videos.");
+    return youtubeMetadata(pages, videoIdOf(ref));
+  }
+
   /** The watch page at `t=<seconds>s`. */
   linkAt(url: string, seconds: number): string {
     const link = new URL(url);
@@ -200,6 +212,7 @@ export class YoutubeSource implements PlatformSource {
       thumbnailUrl: video.thumbnailUrl,
       captions: listing.tracks.map((track) => this.trackOf(track)),
       declaredAudioBytes: stream?.contentLength ?? null,
+      chapters: chaptersFromDescription(video.description, video.durationSeconds),
     };
     this.resolved.set(details, stream ? { listing, stream } : { listing });
     return details;

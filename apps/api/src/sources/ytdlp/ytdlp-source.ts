@@ -5,6 +5,7 @@ import { parseCaptionBody } from "../../adapters/youtube/caption-formats.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import { chooseCaptionTrack } from "../caption-choice.ts";
 import { generatedTranslationsOf, originalTrackOf } from "../caption-translations.ts";
+import type { ItemMetadata } from "../item-metadata.ts";
 import type {
   CaptionTrack,
   DownloadedAudio,
@@ -18,6 +19,7 @@ import type {
 import { SourceError } from "../source-error.ts";
 import { type EgressCalls, guardedCall } from "./guarded-call.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
+import { metadataFromInfoDict } from "./info-dict-metadata.ts";
 import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
 import type { YtdlpCallOptions } from "./ytdlp-sidecar.ts";
 
@@ -92,13 +94,12 @@ export class YtdlpSource implements PlatformSource {
   }
 
   async resolve(ref: SourceRef, options: SourceCallOptions = {}): Promise<SourceDetails> {
-    const engine = this.engineFor(ref);
-    const info = await this.throughGuard(
-      ref,
-      { maxBytes: 50 * 1024 * 1024, deadlineMs: this.resolveDeadlineMs },
-      (proxy) => engine.extract(ref.url, { proxy, deadlineMs: this.resolveDeadlineMs, ...callerOf(options) }),
-    );
-    return detailsFromInfoDict(ref, info);
+    return detailsFromInfoDict(ref, await this.extract(ref, options));
+  }
+
+  async metadata(ref: SourceRef, options: SourceCallOptions = {}): Promise<ItemMetadata> {
+    const info = await this.extract(ref, options);
+    return metadataFromInfoDict(this, detailsFromInfoDict(ref, info), info);
   }
 
   captionTrack(details: SourceDetails, language: string | undefined): CaptionTrack | null {
@@ -171,6 +172,14 @@ export class YtdlpSource implements PlatformSource {
   linkAt(url: string, seconds: number): string {
     const platform = platformOfUrl(url);
     return platform ? momentLinkOf(url, platform.momentLink, seconds) : url;
+  }
+
+  /** The item's info dict, as yt-dlp prints it for `-J`. */
+  private extract(ref: SourceRef, options: SourceCallOptions): Promise<InfoDict> {
+    const engine = this.engineFor(ref);
+    return this.throughGuard(ref, { maxBytes: 50 * 1024 * 1024, deadlineMs: this.resolveDeadlineMs }, (proxy) =>
+      engine.extract(ref.url, { proxy, deadlineMs: this.resolveDeadlineMs, ...callerOf(options) }),
+    );
   }
 
   /** yt-dlp for a platform this server reads, or the reason it does not. */

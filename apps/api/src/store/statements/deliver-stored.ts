@@ -73,6 +73,8 @@ export interface StoredTranscript {
   segmentWordsJson: string | null;
   /** UTF-8 bytes of the segments' texts joined by single spaces. */
   textBytes: number;
+  /** The item's chapters when the transcript was kept; null on transcripts kept before chapters were. */
+  chapters: Array<{ title: string; start: number; end: number | null }> | null;
 }
 
 /** What the statement did with a transcript it found. */
@@ -101,6 +103,7 @@ interface DeliveryRow {
   segments_json: string;
   segment_words_json: string | null;
   text_bytes: number;
+  chapters: StoredTranscript["chapters"];
   charged: boolean;
   balance_after: number | string | null;
   library_entry: RecordedEntry | null;
@@ -137,7 +140,7 @@ export async function deliverStored(
     with found as (
       select t.video_id, t.title, t.channel, t.duration_seconds, t.thumbnail_url, t.language, t.caption_kind,
              t.source_language, t.speech_engine, t.segments::text as segments_json, t.segment_words, t.text_bytes,
-             t.content_hash
+             t.content_hash, t.chapters
         from ${storedTranscripts} t
        where ${matching(request.lookup)}
     ),
@@ -149,7 +152,7 @@ export async function deliverStored(
            case when ${request.withWords === true}
                   or exists (select 1 from library_entry e where e.previous_hash is distinct from e.content_hash)
                 then found.segment_words::text end as segment_words_json,
-           found.text_bytes,
+           found.text_bytes, found.chapters,
            exists (select 1 from charged) as charged, (select balance_after from charged) as balance_after,
            (select to_jsonb(entry) from library_entry entry) as library_entry,
            exists (select 1 from released_slot) as slot_released
@@ -192,6 +195,7 @@ function deliveryOf(row: DeliveryRow): StoredDelivery {
       segmentsJson: row.segments_json,
       segmentWordsJson: row.segment_words_json,
       textBytes: Number(row.text_bytes),
+      chapters: row.chapters,
     },
     charged: row.charged,
     balance: row.balance_after === null ? null : Number(row.balance_after),

@@ -7,7 +7,7 @@ from typing import Dict, List, Literal, Optional, Union
 
 from typing_extensions import Required, TypedDict
 
-from .models import BatchItem, ChannelSort, ChannelTab, CheckInterval, ChunkSize, Cursor, LanguageTag, MonitorName, MonitorPlatform, Platform, SearchPlatform, SearchType, TimestampStyle, TranscriptFormat, TranscriptMode, WebhookUrl
+from .models import BatchItem, ChannelSort, ChannelTab, CheckInterval, ChunkBy, ChunkSize, Cursor, LanguageTag, MonitorName, MonitorPlatform, Platform, SearchPlatform, SearchType, TimestampStyle, TranscriptFormat, TranscriptMode, WebhookUrl
 
 
 class LibrarySearchRequestOptions(TypedDict, total=False):
@@ -202,6 +202,12 @@ class TranscriptRequestOptions(TypedDict, total=False):
     longer word stays whole). A job's chunks come from `GET /library/{id}`.
     """
 
+    chunk_by: ChunkBy
+    """How `chunks` are cut: `size` (the default) by `chunk_size`, when it is sent; `chapter` at
+    the source's `chapters`, a chapter longer than `chunk_size` cut into several. `chapter` gives
+    `chunks` even without `chunk_size`: one per chapter.
+    """
+
     words: bool
     """Also time each word: every segment carries `words`, and `word_timing` says whether the times
     came from the source or were estimated. Same price. With `format: "vtt"` the cues carry WebVTT
@@ -217,6 +223,12 @@ class TranscriptRequestOptions(TypedDict, total=False):
     """A public https URL that receives the finished transcript when the request becomes a
     job. Deliveries are signed with Standard Webhooks headers.
     """
+
+
+class MetadataRequestOptions(TypedDict, total=False):
+    """The keyword arguments of a `MetadataRequest` beside its `video`, which the method takes first."""
+
+
 
 
 class ListLibraryQuery(TypedDict, total=False):
@@ -283,6 +295,7 @@ REQUEST_LEADS: Dict[str, Optional[str]] = {
     "PlaylistRequest": "playlist",
     "SearchRequest": "query",
     "TranscriptRequest": "video",
+    "MetadataRequest": "video",
 }
 """The field each request body's method takes first, by the body's schema name."""
 
@@ -291,4 +304,4 @@ WIRE_NAMES: Dict[str, str] = {
 }
 """The names keyword arguments are sent by where Python cannot spell them (``from_`` is ``from``)."""
 
-__all__ = ["LibrarySearchRequestOptions", "MonitorCreateOptions", "MonitorUpdateOptions", "BatchRequestOptions", "ChannelRequestOptions", "LanguagesRequestOptions", "PlaylistRequestOptions", "SearchRequestOptions", "TranscriptRequestOptions", "ListLibraryQuery", "GetLibraryTranscriptQuery", "ListMonitorEventsQuery", "GetTranscriptJobQuery", "GetUsageQuery", "REQUEST_LEADS", "WIRE_NAMES"]
+__all__ = ["LibrarySearchRequestOptions", "MonitorCreateOptions", "MonitorUpdateOptions", "BatchRequestOptions", "ChannelRequestOptions", "LanguagesRequestOptions", "PlaylistRequestOptions", "SearchRequestOptions", "TranscriptRequestOptions", "MetadataRequestOptions", "ListLibraryQuery", "GetLibraryTranscriptQuery", "ListMonitorEventsQuery", "GetTranscriptJobQuery", "GetUsageQuery", "REQUEST_LEADS", "WIRE_NAMES"]
