@@ -106,6 +106,11 @@ export async function startPlatformDouble(
     const origin = tunnelOrigins.get(req.socket);
     const url = origin ? `${origin}${req.url ?? "/"}` : (req.url ?? "/");
     const method = req.method ?? "GET";
+    // A proxy is asked in absolute form; anything else (a browser or curl at the double itself) is no platform's.
+    if (!URL.canParse(url)) {
+      res.writeHead(400, { "content-type": "text/plain" }).end("The platform double answers proxied requests only.\n");
+      return;
+    }
     requests.push({ method, url, connection: connectionNumbers.get(req.socket) ?? 0 });
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
