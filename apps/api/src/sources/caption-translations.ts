@@ -46,13 +46,13 @@ export function chooseTranslation(
   const target = matchingLanguage(targets, translateTo, (track) => track.language);
   if (target && chosen) return { kind: "track", track: target, sourceLanguage: chosen.language };
   const available = targets.map((track) => track.language);
-  const from = chosen ? `its ${chosen.language} captions` : "its captions";
+  const from = `${chosen ? `the ${chosen.language} captions` : "the captions"} of ${details.url}`;
   return {
     kind: "unavailable",
     message:
       available.length === 0
-        ? `The platform offers no translation of ${from} (${details.url}).`
-        : `The platform offers no translation of ${from} into ${translateTo} (${details.url}); it offers ${available.join(", ")}.`,
+        ? `The platform offers no translation of ${from}.`
+        : `The platform offers no translation of ${from} into ${translateTo}; it offers ${available.join(", ")}.`,
     available,
   };
 }
