@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findTransducerModelFiles, SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { type SpeechTranscript, transcribeMedia } from "../../src/adapters/asr/speech-engine.ts";
 import { probeDuration } from "../../src/adapters/media/decoder.ts";
+import { toApiError } from "../../src/services/source-failures.ts";
 import { transcriptWordBreaches } from "../support/word-rules.ts";
 import { type GeneratedMedia, generatedMedia, JFK_REFERENCE, JFK_WER_LIMIT } from "./generated-media.ts";
 import { wordErrorRate } from "./word-error-rate.ts";
@@ -124,7 +125,11 @@ describe("SherpaOnnxSpeechEngine with the shipped model", () => {
         "-c:v",
         "mpeg4",
       ]);
-      await expect(transcribeMedia(engine, videoOnly)).rejects.toMatchObject({ code: "no_audio_stream", number: 4106 });
+      const error = await transcribeMedia(engine, videoOnly).then(
+        () => null,
+        (reason: unknown) => reason,
+      );
+      expect(toApiError(error)).toMatchObject({ code: "no_audio_stream", number: 4106 });
     });
 
     it("stops with the abort reason when the job is cancelled", async () => {
