@@ -43,6 +43,18 @@ export type {
   LibraryTranscriptQuery,
   LibraryTranscriptResult,
 } from "./resources/library.ts";
+export {
+  type Live,
+  type LiveCreate,
+  type LiveEvent,
+  type LiveEventOptions,
+  type LiveListQuery,
+  type LiveSegment,
+  type LiveSegmentQuery,
+  type LiveSession,
+  LiveSessionHandle,
+  type LiveSessionPageResult,
+} from "./resources/live.ts";
 export type {
   MonitorCreate,
   MonitorEvent,
@@ -71,5 +83,6 @@ export type {
   WaitOptions,
 } from "./resources/transcripts.ts";
 export type { RateLimit, ResponseMeta, Result, SuccessBody } from "./result.ts";
+export { type ServerSentEvent, serverSentEvents } from "./server-sent-events.ts";
 export type { RequestOptions } from "./transport.ts";
 export { verifyWebhook, type WebhookEvent, type WebhookHeaders } from "./webhooks.ts";

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { CaptionSource, VideoCaptions } from "../adapters/youtube/index.ts";
 import { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "../adapters/youtube/index.ts";
 import { ApiError } from "../errors.ts";
+import { liveEndpoint } from "../sources/source-error.ts";
 import type { Store } from "../store/database.ts";
 import { youtubeCaptionChoices, youtubeTranscripts } from "../store/schema.ts";
 import {
@@ -231,6 +232,9 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof VideoUnavailableError) {
     if (error.reason === "no_captions" || error.reason === "captions_disabled") {
       return new ApiError(error.reason, error.message, { extra: { retry_with: { mode: "audio" } } });
+    }
+    if (error.reason === "live_stream") {
+      return new ApiError(error.reason, error.message, { extra: { retry_with: { endpoint: liveEndpoint } } });
     }
     return new ApiError(error.reason, error.message);
   }

@@ -69,3 +69,16 @@ describe("apiErrorOf for a list's failures", () => {
     },
   );
 });
+
+describe("apiErrorOf for an item that is live", () => {
+  it("answers 422 live_stream (4101) with retry_with naming POST /live, which transcribes it as it plays", () => {
+    expect(blockOf(new SourceError("live_stream", "The item is live."))).toEqual({
+      status: 422,
+      code: "live_stream",
+      number: 4101,
+      message: "The item is live.",
+      docs: "https://verbatim.example/docs/errors/live_stream",
+      retry_with: { endpoint: "/api/v2/live" },
+    });
+  });
+});

@@ -75,6 +75,9 @@ const listingEndpoint = "/api/v2/transcripts/channel";
 /** The endpoint that reads the item an `item_not_list` failure names. */
 const videoEndpoint = "/api/v2/transcripts/video";
 
+/** Where a live stream is transcribed as it plays (docs/decisions.md, rule 16): what `live_stream` names. */
+export const liveEndpoint = "/api/v2/live";
+
 /** The kinds that are `podcast_feed_not_found`, each its `details.reason`. */
 const feedKinds: ReadonlySet<SourceErrorKind> = new Set([
   "no_public_feed",
@@ -133,6 +136,9 @@ export function apiErrorOf(error: unknown): unknown {
       extra: { retry_with: { endpoint: listingEndpoint } },
       cause: error,
     });
+  }
+  if (error.kind === "live_stream") {
+    return new ApiError("live_stream", message, { extra: { retry_with: { endpoint: liveEndpoint } }, cause: error });
   }
   if (error.kind === "item_not_list") {
     return new ApiError(codeOfKind[error.kind], message, {

@@ -1,7 +1,7 @@
 """The Python client of the Verbatim API: ``Verbatim`` (sync) and ``AsyncVerbatim`` (asyncio), on httpx."""
 
-from ._async_client import AsyncMonitors, AsyncTranscripts, AsyncVerbatim
-from ._client import Monitors, Transcripts, Verbatim
+from ._async_client import AsyncLive, AsyncLiveSessionHandle, AsyncMonitors, AsyncTranscripts, AsyncVerbatim
+from ._client import Live, LiveSessionHandle, Monitors, Transcripts, Verbatim
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -35,6 +35,8 @@ __all__ = [
     "APITimeoutError",
     "AccountError",
     "ApiModel",
+    "AsyncLive",
+    "AsyncLiveSessionHandle",
     "AsyncMonitors",
     "AsyncPaginator",
     "AsyncTranscripts",
@@ -44,6 +46,8 @@ __all__ = [
     "InputError",
     "JobProgress",
     "JobTimeoutError",
+    "Live",
+    "LiveSessionHandle",
     "Monitors",
     "Paginator",
     "RateLimit",

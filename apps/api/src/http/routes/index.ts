@@ -44,6 +44,9 @@ export const pollingOperations: ReadonlySet<OperationId> = new Set([
   "listMonitors",
   "getMonitor",
   "listMonitorEvents",
+  "listLiveSessions",
+  "getLiveSession",
+  "streamLiveEvents",
 ]);
 
 /** Which allowance an authenticated operation counts against. */
@@ -71,4 +74,9 @@ export const pendingOperations: Partial<Record<OperationId, string>> = {
   deleteMonitor: "listing sources and monitors configured on the server",
   checkMonitor: "listing sources and monitors configured on the server",
   listMonitorEvents: "listing sources and monitors configured on the server",
+  createLiveSession: "live sessions (speech recognition with a streaming engine) configured on the server",
+  listLiveSessions: "live sessions (speech recognition with a streaming engine) configured on the server",
+  getLiveSession: "live sessions (speech recognition with a streaming engine) configured on the server",
+  streamLiveEvents: "live sessions (speech recognition with a streaming engine) configured on the server",
+  stopLiveSession: "live sessions (speech recognition with a streaming engine) configured on the server",
 };
