@@ -51,7 +51,11 @@ export type SourceErrorKind =
   /** A document that is no RSS or Atom feed (nor a page that links to one), or feeds a page links to that are none. */
   | "not_a_feed"
   /** A feed that could not be fetched or parsed. */
-  | "feed_unreadable";
+  | "feed_unreadable"
+  /** A live session was asked of a recording, or of an address that streams nothing: the video endpoint reads a recording. */
+  | "not_live"
+  /** A live session was asked of a broadcast that is over. */
+  | "was_live";
 
 /** A platform source's failure, in platform-neutral terms. */
 export class SourceError extends Error {
@@ -112,6 +116,8 @@ const codeOfKind: Record<SourceErrorKind, ErrorCode> = {
   no_feed_link: "podcast_feed_not_found",
   not_a_feed: "podcast_feed_not_found",
   feed_unreadable: "podcast_feed_not_found",
+  not_live: "invalid_input",
+  was_live: "was_live",
 };
 
 /** What a client is told beyond the source's own words, by kind. */
@@ -139,6 +145,9 @@ export function apiErrorOf(error: unknown): unknown {
   }
   if (error.kind === "live_stream") {
     return new ApiError("live_stream", message, { extra: { retry_with: { endpoint: liveEndpoint } }, cause: error });
+  }
+  if (error.kind === "not_live") {
+    return new ApiError("invalid_input", message, { extra: { retry_with: { endpoint: videoEndpoint } }, cause: error });
   }
   if (error.kind === "item_not_list") {
     return new ApiError(codeOfKind[error.kind], message, {

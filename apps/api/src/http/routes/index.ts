@@ -5,6 +5,7 @@ import type { LiveRoute } from "../route.ts";
 import { healthCheck } from "./health.ts";
 import { deepHealthCheck } from "./health-deep.ts";
 import { libraryRoutes } from "./library.ts";
+import { liveSessionRoutes } from "./live.ts";
 import { me } from "./me.ts";
 import { monitorRoutes } from "./monitors.ts";
 import { getTranscriptJob } from "./transcript-jobs.ts";
@@ -16,7 +17,8 @@ import { getUsage } from "./usage.ts";
 
 /** The operations this server serves: each maps to the service behind it, when the server has that service. */
 export function liveRoutes(deps: AppDeps): LiveRoute[] {
-  const { transcripts, batches, captionLanguages, jobs, callbackTargets, lists, monitors, probes } = deps.services;
+  const { transcripts, batches, captionLanguages, jobs, callbackTargets, lists, monitors, live, probes } =
+    deps.services;
   return [
     healthCheck(deps),
     deepHealthCheck(deps, probes),
@@ -28,6 +30,7 @@ export function liveRoutes(deps: AppDeps): LiveRoute[] {
     ...(jobs ? [getTranscriptJob(deps, jobs)] : []),
     ...(lists ? listRoutes(deps, lists) : []),
     ...(monitors ? monitorRoutes(deps, monitors) : []),
+    ...(live ? liveSessionRoutes(deps, live) : []),
     ...libraryRoutes(deps),
   ];
 }
