@@ -1,7 +1,10 @@
 import { type ServerSentEvent, serverSentEvents } from "@verbatim/sdk";
+import { listenOnLoopback } from "@verbatim/testkit/listen";
+import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { SherpaOnnxSpeechEngine, type SpeechEngine } from "../../src/adapters/asr/index.ts";
 import { createPublicFetch, type PublicFetch } from "../../src/adapters/net/public-fetch.ts";
+import { createApp } from "../../src/app.ts";
 import { composeServices, type LiveDeps } from "../../src/compose.ts";
 import type { AppDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -51,34 +54,8 @@ export interface LiveServer extends TestServer {
  * public fetch of its own, as `main.ts` builds them, with responses validated against the contract.
  */
 export async function startLiveServer(store: Store, options: LiveServerOptions = {}): Promise<LiveServer> {
-  const now = () => new Date();
-  const logger = createLogger("silent");
-  const platform = await createPlatform(store, { now });
-  const allowPrivateTargets = options.allowPrivateTargets ?? true;
-  const fetch: PublicFetch = createPublicFetch({ allowPrivateTargets });
-  const webhooks = options.webhooks
-    ? createWebhooks(store, { logger, allowPrivateTargets: true, pollIntervalMs: 50 })
-    : undefined;
-  const live: LiveDeps = {
-    engine: liveEngine,
-    ...(webhooks ? { webhooks } : {}),
-    sources: createLiveSources(null, fetch),
-    fetch,
-    webhookTargets: { allowPrivateTargets: true },
-    settings: { silenceMs: options.silenceMs ?? 8_000, maxBytesPerMinute: 32 * 1024 * 1024, minPollMs: 200 },
-    stopWaitMs: 20_000,
-    keepAliveMs: 5_000,
-  };
-  const services = composeServices({ platform, now, logger, live });
-  const deps: AppDeps = {
-    config: { version: "0.0.0-test" },
-    logger,
-    now,
-    metrics: new ServiceMetrics(),
-    platform,
-    services,
-    validateResponses: true,
-  };
+  const built = await liveDeps(store, options);
+  const { deps, services, webhooks, fetch, logger, platform } = built;
   const served = await serveApp(deps, {
     ...(options.plan === undefined ? {} : { plan: options.plan }),
     ...(options.credits === undefined ? {} : { credits: options.credits }),
@@ -116,6 +93,60 @@ export async function startLiveServer(store: Store, options: LiveServerOptions =
       platform.slots.close();
     },
   };
+}
+
+/**
+ * Another API process on the database of `store` (the same store on the embedded engine, a
+ * store of its own on PostgreSQL), serving the accounts the first one made, with no workers.
+ */
+export async function startApiProcess(
+  store: Store,
+  options: LiveServerOptions = {},
+): Promise<{ baseUrl: string; close(): Promise<void> }> {
+  const built = await liveDeps(store, options);
+  const listening = await listenOnLoopback(createApp(built.deps));
+  return {
+    baseUrl: listening.baseUrl,
+    async close() {
+      await built.services.liveWork?.feed.close();
+      await listening.close();
+      await built.fetch.close();
+      built.platform.slots.close();
+    },
+  };
+}
+
+/** The deps of an API process with live sessions over `store`, as `main.ts` builds them. */
+async function liveDeps(store: Store, options: LiveServerOptions) {
+  const now = () => new Date();
+  const logger = createLogger("silent");
+  const platform = await createPlatform(store, { now });
+  const allowPrivateTargets = options.allowPrivateTargets ?? true;
+  const fetch: PublicFetch = createPublicFetch({ allowPrivateTargets });
+  const webhooks = options.webhooks
+    ? createWebhooks(store, { logger, allowPrivateTargets: true, pollIntervalMs: 50 })
+    : undefined;
+  const live: LiveDeps = {
+    engine: liveEngine,
+    ...(webhooks ? { webhooks } : {}),
+    sources: createLiveSources(null, fetch),
+    fetch,
+    webhookTargets: { allowPrivateTargets },
+    settings: { silenceMs: options.silenceMs ?? 8_000, maxBytesPerMinute: 32 * 1024 * 1024, minPollMs: 200 },
+    stopWaitMs: 20_000,
+    keepAliveMs: 5_000,
+  };
+  const services = composeServices({ platform, now, logger, live });
+  const deps: AppDeps = {
+    config: { version: "0.0.0-test" },
+    logger,
+    now,
+    metrics: new ServiceMetrics(),
+    platform,
+    services,
+    validateResponses: true,
+  };
+  return { deps, services, webhooks, fetch, logger, platform };
 }
 
 /** `POST /api/v2/live` with the server's key (or `apiKey`). */
@@ -208,4 +239,24 @@ export async function sessionWhen(
       throw new Error(`the session is not as awaited within ${timeoutMs} ms: ${answer.text.slice(0, 800)}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** When each `live.segments` delivery of the session was handed to the deliverer, in order. */
+export async function segmentDeliveryTimes(store: Store, sessionId: string): Promise<number[]> {
+  const rows = await store.query<{ created_at: Date | string }>(
+    sql`select created_at from webhook_deliveries
+         where event_type = 'live.segments' and payload->>'session_id' = ${sessionId}
+         order by created_at`,
+  );
+  return rows.map((row) => new Date(row.created_at).getTime());
+}
+
+/**
+ * Segments are delivered at most once every `intervalMs`: each delivery but the last (which the
+ * session's end sends at once) comes at least that long after the one before.
+ */
+export function expectBatchedAtMostEvery(times: readonly number[], intervalMs: number): void {
+  expect(times.length).toBeGreaterThan(0);
+  const spacings = times.slice(1, -1).map((time, index) => time - (times[index] ?? 0));
+  for (const spacing of spacings) expect(spacing).toBeGreaterThanOrEqual(intervalMs);
 }
