@@ -16,6 +16,8 @@ export interface LiveWorkersOptions {
 }
 
 interface RunningSession {
+  /** The lease's holder as the row records it. */
+  holder: string;
   /** Aborted when the lease is lost or the process stops: the run stops writing at once. */
   lease: AbortController;
   stop: AbortController;
@@ -63,7 +65,7 @@ export class LiveWorkers {
     const running = [...this.running.entries()];
     for (const [, session] of running) session.lease.abort(new Error("the worker is stopping"));
     await Promise.all(running.map(([, session]) => session.done));
-    await Promise.all(running.map(([id]) => this.sessions.release(id, this.owner).catch(() => undefined)));
+    await Promise.all(running.map(([id, session]) => this.sessions.release(id, session.holder).catch(() => undefined)));
   }
 
   /**
@@ -96,7 +98,7 @@ export class LiveWorkers {
     if (free <= 0) return;
     let claimed: ClaimedSession[];
     try {
-      claimed = await this.sessions.claim(this.owner, free, this.options.leaseSeconds);
+      claimed = await this.sessions.claim(this.owner, free, this.options.leaseSeconds, [...this.running.keys()]);
     } catch (err) {
       this.options.logger.warn({ err }, "could not look for live sessions to run");
       return;
@@ -106,11 +108,12 @@ export class LiveWorkers {
 
   private begin(claimed: ClaimedSession): void {
     const id = claimed.row.id;
+    const holder = claimed.lease;
     const lease = new AbortController();
     const stop = new AbortController();
     const renewal = setInterval(
       () => {
-        this.sessions.renew(id, this.owner, this.options.leaseSeconds).then(
+        this.sessions.renew(id, holder, this.options.leaseSeconds).then(
           ({ held, stopRequested }) => {
             if (!held) lease.abort(new Error("the lease went to another worker"));
             else if (stopRequested) stop.abort();
@@ -123,7 +126,7 @@ export class LiveWorkers {
     );
     renewal.unref();
     const done = this.runner
-      .run(claimed, { owner: this.owner, signal: lease.signal, stopRequested: stop.signal })
+      .run(claimed, { owner: holder, signal: lease.signal, stopRequested: stop.signal })
       .finally(() => {
         clearInterval(renewal);
         this.running.delete(id);
@@ -133,6 +136,6 @@ export class LiveWorkers {
           this.schedule(0);
         }
       });
-    this.running.set(id, { lease, stop, renewal, done });
+    this.running.set(id, { holder, lease, stop, renewal, done });
   }
 }

@@ -514,6 +514,9 @@ class Decoding {
     let carried = new Float32Array(0);
     try {
       for await (const chunk of samples) {
+        // ffmpeg's output waiting in the pipe is read without the event loop turning: let timers (the
+        // lease's renewal) and sockets run between chunks, however far behind the live edge this is.
+        await new Promise((resolve) => setImmediate(resolve));
         const all = carried.length > 0 ? joined(carried, chunk) : chunk;
         let at = 0;
         for (; at + pieceSamples <= all.length; at += pieceSamples) {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Schema } from "@verbatim/contract";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { ApiError } from "../../errors.ts";
@@ -190,8 +191,9 @@ export class LiveSessions {
       row = await this.owned(accountId, sessionId);
       if (!isRunning(row)) return sessionView(row);
       const unheld = row.leaseExpiresAt === null || row.leaseExpiresAt < now();
-      if (unheld && (await this.takeLease(sessionId))) {
-        await endings.end(sessionId, this.owner, { kind: "ended", reason: "stopped" });
+      const holder = unheld ? await this.takeLease(sessionId) : null;
+      if (holder) {
+        await endings.end(sessionId, holder, { kind: "ended", reason: "stopped" });
         return sessionView(await this.owned(accountId, sessionId));
       }
       if (Date.now() > deadline) return sessionView(row);
@@ -278,17 +280,18 @@ export class LiveSessions {
     this.options.credits.requireAtLeast(account?.credits ?? null, pricing.minimum());
   }
 
-  /** Takes the lease of a session no worker holds, to end it here; false when a worker took it meanwhile. */
-  private async takeLease(sessionId: string): Promise<boolean> {
+  /** Takes the lease of a session no worker holds, to end it here: its holder, or null when a worker took it meanwhile. */
+  private async takeLease(sessionId: string): Promise<string | null> {
     const now = this.options.now();
+    const holder = `${this.owner}/${randomUUID()}`;
     const taken = await this.options.store.query<{ id: string }>(sql`
       update live_sessions
-         set lease_owner = ${this.owner},
+         set lease_owner = ${holder},
              lease_expires_at = ${new Date(now.getTime() + stopLeaseSeconds * 1000).toISOString()}::timestamptz
        where id = ${sessionId} and status in ('waiting', 'live')
          and (lease_expires_at is null or lease_expires_at < ${now.toISOString()}::timestamptz)
       returning id`);
-    return taken.length > 0;
+    return taken.length > 0 ? holder : null;
   }
 }
 

@@ -30,9 +30,14 @@ export class LeaseLost extends Error {
   }
 }
 
-/** A claimed session: the row, and whether a worker held it before (it is taken over, not started). */
+/** A claimed session: the row, the lease taken on it, and whether a worker held it before (it is taken over, not started). */
 export interface ClaimedSession {
   row: LiveSessionRow;
+  /**
+   * The lease's holder as the row records it: the worker's id and a token of this claim, so that a
+   * run whose lease lapsed is fenced off even when the same worker claims the session again.
+   */
+  lease: string;
   resumed: boolean;
 }
 
@@ -111,26 +116,40 @@ export class LiveStore {
 
   /**
    * Takes the lease of up to `count` sessions that are due and that no worker holds (or whose
-   * holder let the lease lapse), oldest due first; rows another worker is claiming are skipped.
+   * holder let the lease lapse), oldest due first, leaving out those in `running` (this worker's
+   * own); rows another worker is claiming are skipped. Each lease is `owner` and a token of its own.
    */
-  async claim(owner: string, count: number, leaseSeconds: number): Promise<ClaimedSession[]> {
+  async claim(
+    owner: string,
+    count: number,
+    leaseSeconds: number,
+    running: readonly string[] = [],
+  ): Promise<ClaimedSession[]> {
     if (count <= 0) return [];
     const now = this.now();
-    const claimed = await this.store.query<{ id: string; resumed: boolean }>(sql`
+    const excluded =
+      running.length === 0
+        ? sql``
+        : sql`and id not in (${sql.join(
+            running.map((id) => sql`${id}`),
+            sql`, `,
+          )})`;
+    const claimed = await this.store.query<{ id: string; lease: string; resumed: boolean }>(sql`
       with due as (
         select id from live_sessions
          where status in ('waiting', 'live') and next_attempt_at <= ${now.toISOString()}::timestamptz
            and (lease_expires_at is null or lease_expires_at < ${now.toISOString()}::timestamptz)
+           ${excluded}
          order by next_attempt_at
          limit ${count}
          for update skip locked
       )
       update live_sessions s
-         set lease_owner = ${owner},
+         set lease_owner = ${owner} || '/' || substr(md5(random()::text || s.id), 1, 16),
              lease_expires_at = ${new Date(now.getTime() + leaseSeconds * 1000).toISOString()}::timestamptz,
              updated_at = ${now.toISOString()}::timestamptz
         from due where s.id = due.id
-      returning s.id, s.started_at is not null as resumed`);
+      returning s.id, s.lease_owner as lease, s.started_at is not null as resumed`);
     if (claimed.length === 0) return [];
     const rows = await this.store.db
       .select()
@@ -141,7 +160,10 @@ export class LiveStore {
           claimed.map((row) => row.id),
         ),
       );
-    return rows.map((row) => ({ row, resumed: claimed.find((entry) => entry.id === row.id)?.resumed === true }));
+    return rows.flatMap((row) => {
+      const claim = claimed.find((entry) => entry.id === row.id);
+      return claim ? [{ row, lease: claim.lease, resumed: claim.resumed === true }] : [];
+    });
   }
 
   /** Renews the lease; answers whether the worker still holds it, and whether a stop was asked for. */
