@@ -48,6 +48,9 @@ export interface LiveReadOptions {
   now?: () => number;
 }
 
+/** Fresh addresses tried in a row, each gone as soon as it is read, before the stream is taken for over. */
+const maxResolutionsInARow = 3;
+
 /** The playlist's address no longer answers: a platform's signed address expired, or the stream was taken down. */
 class PlaylistGone extends Error {}
 
@@ -67,6 +70,7 @@ export async function* readHls(first: string, options: LiveReadOptions): AsyncGe
   let resumeReason: "takeover" | "reconnected" = "takeover";
   let lastMediaAt = now();
   let lastFailure: unknown = null;
+  let gone = 0;
   let pendingDiscontinuity = false;
   let mapInUse: string | null = null;
   for (;;) {
@@ -75,8 +79,13 @@ export async function* readHls(first: string, options: LiveReadOptions): AsyncGe
     try {
       playlist = await loadMedia(address, options);
       lastFailure = null;
+      gone = 0;
     } catch (error) {
       if (error instanceof PlaylistGone) {
+        // A platform that keeps answering fresh addresses that are gone at once has taken the stream down.
+        gone += 1;
+        if (gone > maxResolutionsInARow) return "ended";
+        if (gone > 1) await delay(Math.max(options.minPollMs ?? 500, 1_000), undefined, { signal: options.signal });
         const fresh = options.reresolve ? await options.reresolve() : null;
         if (fresh === null) return "ended";
         address = fresh;
@@ -91,7 +100,11 @@ export async function* readHls(first: string, options: LiveReadOptions): AsyncGe
       }
       if (!(error instanceof ApiError) || error.number < 5000) throw error;
       lastFailure = error;
-      if (now() - lastMediaAt > options.silenceMs) throw lastFailure;
+      // A stream that played and then could not be reached for the whole silence has gone off the air.
+      if (now() - lastMediaAt > options.silenceMs) {
+        if (mapInUse !== null || next !== null) return "silent";
+        throw lastFailure;
+      }
       await delay(Math.max(options.minPollMs ?? 500, 1_000), undefined, { signal: options.signal });
       continue;
     }
@@ -157,9 +170,9 @@ export async function* readHls(first: string, options: LiveReadOptions): AsyncGe
 
 /**
  * Reads an Icecast (or SHOUTcast, or any endless HTTP audio) stream as its body arrives. A
- * connection that drops is made again, the time it was down reported as a gap; the stream is
- * over when its server ends the body twice in a row without media between, or after `silenceMs`
- * without a byte.
+ * connection that drops is made again, the time it was down reported as a gap. The stream is
+ * over when its server ends the body and has nothing on the next connection (a 4xx, or an empty
+ * body), when it cannot be reached again for `silenceMs`, or after `silenceMs` without a byte.
  */
 export async function* readIcecast(
   address: string,
@@ -168,15 +181,13 @@ export async function* readIcecast(
   const now = options.now ?? Date.now;
   const rate = new ByteRate(options.maxBytesPerMinute);
   let lastMediaAt = now();
+  let receivedAny = false;
   let reconnecting = false;
   for (;;) {
     options.signal.throwIfAborted();
     const silence = new AbortController();
     let silent = false;
-    let timer = setTimeout(() => {
-      silent = true;
-      silence.abort();
-    }, options.silenceMs);
+    let timer: NodeJS.Timeout | undefined;
     const restartTimer = () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
@@ -184,6 +195,7 @@ export async function* readIcecast(
         silence.abort();
       }, options.silenceMs);
     };
+    restartTimer();
     let received = false;
     try {
       const response = await options.fetch(address, {
@@ -192,6 +204,8 @@ export async function* readIcecast(
       });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
+        // A station that played, and now answers that it has nothing, went off the air.
+        if (receivedAny && response.status < 500) return "ended";
         throw unavailable(address, response.status);
       }
       if (reconnecting) yield { kind: "gap", seconds: (now() - lastMediaAt) / 1000, reason: "reconnected" };
@@ -201,15 +215,16 @@ export async function* readIcecast(
         restartTimer();
         rate.count(bytes.length, null, now());
         received = true;
+        receivedAny = true;
         lastMediaAt = now();
         yield { kind: "media", bytes, sequence: null, seconds: null, discontinuity: false };
       }
     } catch (error) {
       options.signal.throwIfAborted();
       if (silent) return "silent";
-      // A dropped connection is made again while the stream is not yet silent for long.
       const transient = !(error instanceof ApiError) || error.number >= 5000;
-      if (!transient || now() - lastMediaAt > options.silenceMs) throw error;
+      if (!transient || !receivedAny) throw error;
+      if (now() - lastMediaAt > options.silenceMs) return "silent";
       reconnecting = true;
       await delay(1_000, undefined, { signal: options.signal });
       continue;

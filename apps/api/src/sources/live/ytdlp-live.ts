@@ -63,7 +63,31 @@ export class YtdlpLiveStreams implements LiveSource {
       );
     }
     const deadlineMs = this.options.deadlineMs ?? 60_000;
-    const info = await guardedCall(
+    const info = await this.extract(engine, ref, label, deadlineMs, options).catch((error: unknown) => {
+      // yt-dlp refuses an announced event ("This live event will begin in …"): it is waiting, not failing.
+      if (error instanceof SourceError && error.kind === "live_stream") return null;
+      throw error;
+    });
+    if (info === null) {
+      const videoId =
+        ref.platform === "youtube" ? new URL(ref.url).searchParams.get("v") : new URL(ref.url).pathname.slice(1);
+      return {
+        state: "waiting",
+        startsAt: null,
+        details: { platform: ref.platform, videoId, title: null, channel: null },
+      };
+    }
+    return liveResolutionOfInfoDict(ref.platform, ref.url, info);
+  }
+
+  private extract(
+    engine: Pick<YtdlpCalls, "extract">,
+    ref: Extract<LiveStreamRef, { kind: "platform" }>,
+    label: string,
+    deadlineMs: number,
+    options: LiveResolveOptions,
+  ) {
+    return guardedCall(
       this.options.egress,
       { url: ref.url, label },
       { maxBytes: 50 * 1024 * 1024, deadlineMs },
@@ -76,6 +100,5 @@ export class YtdlpLiveStreams implements LiveSource {
           ...(options.accountId === undefined ? {} : { account: options.accountId }),
         }),
     );
-    return liveResolutionOfInfoDict(ref.platform, ref.url, info);
   }
 }
