@@ -65,7 +65,7 @@ try {
   const partialLeads: number[] = [];
   const texts: string[] = [];
   let partialSeenAt: number | null = null;
-  let ended: { audio_seconds: number; credits_spent: number } | null = null;
+  let ended = null as { audio_seconds: number; credits_spent: number } | null;
   for await (const message of serverSentEvents(events.body as AsyncIterable<Uint8Array>)) {
     const at = Date.now();
     const event = JSON.parse(message.data) as Record<string, unknown>;
@@ -78,7 +78,7 @@ try {
       texts.push(event.text as string);
     }
     if (event.type === "live.ended" || event.type === "live.failed") {
-      ended = event as unknown as typeof ended;
+      ended = event as unknown as { audio_seconds: number; credits_spent: number };
       break;
     }
   }
