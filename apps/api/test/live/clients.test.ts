@@ -67,7 +67,7 @@ async function droppingProxy(): Promise<{ url: string; streams: () => number; cl
         answer.on("data", (chunk: Buffer) => {
           outgoing.write(chunk);
           seen += chunk.toString("utf8");
-          if (cut && /id: \d+\n[^]*?\n\n/.test(seen)) {
+          if (cut && /id: \d+\n[\s\S]*?\n\n/.test(seen)) {
             answer.destroy();
             outgoing.destroy();
           }
