@@ -3,11 +3,13 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { LiveEvent } from "@verbatim/sdk";
 import { type BuiltCli, buildCli, runCli } from "@verbatim/testkit/cli-process";
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/database.ts";
+import { callTool, connectOverHttp } from "../mcp/mcp-client.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { openTestStore } from "../support/store.ts";
 import type { LiveServer } from "./harness.ts";
@@ -15,7 +17,7 @@ import { startLiveServer } from "./harness.ts";
 import { type CutSegment, cutRecording, type LiveHlsServer, startLiveHlsServer } from "./live-hls.ts";
 
 // The clients of live sessions against a live server: the Node SDK's session handle, which
-// reconnects with Last-Event-ID, and `transcript <link> --live` as a process.
+// reconnects with Last-Event-ID, `transcript <link> --live` as a process, and the MCP tools.
 
 let store: Store;
 let server: LiveServer;
@@ -175,5 +177,35 @@ describe("transcript <link> --live", () => {
       environment(),
     );
     expect(words.stderr).toMatch(/--live does not take --words/);
+  });
+});
+
+describe("the MCP tools of live sessions", () => {
+  let mcp: Client;
+  beforeAll(async () => {
+    mcp = await connectOverHttp(server.baseUrl, server.key.key);
+  });
+  afterAll(() => mcp?.close());
+
+  it("start_live_session answers the id; read_live_session reads the words since `after` until the session ends", async () => {
+    const tools = (await mcp.listTools()).tools;
+    const playlist = hls.paced("mcp", jfk, { intervalMs: 300 });
+    const started = await callTool(mcp, tools, "start_live_session", { url: playlist.url });
+    const sessionId = (started.structuredContent as { id: string }).id;
+    expect(sessionId).toMatch(/^live_[0-9A-Z]{26}$/);
+    let after = 0;
+    const lines: string[] = [];
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+      const read = await callTool(mcp, tools, "read_live_session", { session_id: sessionId, after });
+      const result = read.structuredContent as { status: string; text: string; next_after: number };
+      if (result.text) lines.push(result.text);
+      after = result.next_after;
+      if (result.status === "ended") break;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(lines.join("\n")).toMatch(/^\[0\.\d s\] and so my fellow americans/);
+    expect(lines.join("\n")).toMatch(/what you can do for your country$/);
+    const stopped = await callTool(mcp, tools, "stop_live_session", { session_id: sessionId });
+    expect(stopped.structuredContent).toMatchObject({ status: "ended", end_reason: "stream_ended", credits_spent: 1 });
   });
 });
