@@ -43,9 +43,9 @@ from ._transport import (
     Settings,
     answer_of,
     backoff_seconds,
+    build_request,
     error_of,
     retry_after_seconds,
-    build_request,
     retry_delay,
     settings_from,
 )

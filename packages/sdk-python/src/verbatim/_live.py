@@ -42,7 +42,9 @@ class EventStreamReader:
     def feed(self, line: str) -> Optional[ServerSentEvent]:
         """The event a blank line completes, else ``None``."""
         if line == "":
-            completed = ServerSentEvent(self._event or "message", "\n".join(self._data), self._id) if self._data else None
+            completed = (
+                ServerSentEvent(self._event or "message", "\n".join(self._data), self._id) if self._data else None
+            )
             self._event, self._data, self._id = "", [], None
             return completed
         if line.startswith(":"):
@@ -74,7 +76,10 @@ def events_of_lines(lines: Iterable[str]) -> Iterator[ServerSentEvent]:
 
 def resume_headers(last_event_id: Optional[int]) -> Dict[str, str]:
     """The headers that resume a stream after an event."""
-    return {"Accept": "text/event-stream", **({"Last-Event-ID": str(last_event_id)} if last_event_id is not None else {})}
+    return {
+        "Accept": "text/event-stream",
+        **({"Last-Event-ID": str(last_event_id)} if last_event_id is not None else {}),
+    }
 
 
 def next_delay(delay: float) -> float:
