@@ -1952,7 +1952,7 @@ export interface components {
              * @description BCP-47 language of the speech, as the transcript records it. The default embedded model
              *     recognises English only, and says `en` whatever is sent.
              */
-            language?: string;
+            language?: components["schemas"]["LanguageTag"];
             /**
              * @description A public https URL that receives the final segments, batched (at most one delivery every few
              *     seconds), and the session's lifecycle events, signed with the account's webhook secret.

@@ -14,7 +14,7 @@ const document = parse(readFileSync(join(packageRoot, "..", "contract", "generat
 const contextValues = {
   job_id: "job_01JD7XJ2Q4ZB8N6R0S2T4V6X8Y",
   monitor_id: "mon_01JD7XQ3R5T7V9X1Z3B5D7F9H1",
-  session_id: "live_01JD7XT4C6E8G0J2L4N6Q8S0U2",
+  session_id: "live_01JD7XT4C6E8G0J2K4N6Q8S0V2",
 };
 
 /** The top-level functions of the samples: their parameters and their body, dedented, with the last `return x` printed. */

@@ -7,7 +7,7 @@ from verbatim._live import EventStreamReader, ServerSentEvent, events_of_lines, 
 from verbatim.generated.models import LiveEndedEvent, LivePartialEvent, LiveSegmentEvent
 
 SEGMENT = (
-    '{"type":"live.segment","seq":2,"session_id":"live_01JD7XT4C6E8G0J2L4N6Q8S0U2",'
+    '{"type":"live.segment","seq":2,"session_id":"live_01JD7XT4C6E8G0J2K4N6Q8S0V2",'
     '"created_at":"2026-11-22T10:00:09Z","start":0.0,"duration":1.2,"text":"ask not",'
     '"words":[{"text":"ask","start":0.0,"duration":0.5},{"text":"not","start":0.5,"duration":0.7}]}'
 )
@@ -18,7 +18,7 @@ def test_lines_become_events_with_their_id_and_comments_are_skipped() -> None:
         ": keep-alive",
         "",
         "event: live.partial",
-        'data: {"type":"live.partial","session_id":"live_01JD7XT4C6E8G0J2L4N6Q8S0U2","start":0.0,"text":"ask"}',
+        'data: {"type":"live.partial","session_id":"live_01JD7XT4C6E8G0J2K4N6Q8S0V2","start":0.0,"text":"ask"}',
         "",
         "id: 2",
         "event: live.segment",
@@ -47,7 +47,7 @@ def test_the_end_of_a_session_parses_to_its_reason() -> None:
     ended = parse_event(
         ServerSentEvent(
             "live.ended",
-            '{"type":"live.ended","seq":9,"session_id":"live_01JD7XT4C6E8G0J2L4N6Q8S0U2",'
+            '{"type":"live.ended","seq":9,"session_id":"live_01JD7XT4C6E8G0J2K4N6Q8S0V2",'
             '"created_at":"2026-11-22T10:05:00Z","reason":"stopped","audio_seconds":61.5,"credits_spent":2}',
             "9",
         )

@@ -51,7 +51,7 @@ function bodyOf(arrow) {
 const contextValues = {
   jobId: "job_01JD7XJ2Q4ZB8N6R0S2T4V6X8Y",
   monitorId: "mon_01JD7XQ3R5T7V9X1Z3B5D7F9H1",
-  sessionId: "live_01JD7XT4C6E8G0J2L4N6Q8S0U2",
+  sessionId: "live_01JD7XT4C6E8G0J2K4N6Q8S0V2",
 };
 
 function contextLines(arrow) {

@@ -122,7 +122,7 @@ describe("400, 402, 404: requests refused before any stream is read", () => {
     const theirs = acceptedSession(await startSession(idle, { url: playlist.url }));
     const other = await idle.platform.accounts.create({ plan: "pro", name: "other" });
     const headers = { authorization: `Bearer ${other.key.key}` };
-    for (const id of [theirs, "live_01JD7XT4C6E8G0J2L4N6Q8S0U2"]) {
+    for (const id of [theirs, "live_01JD7XT4C6E8G0J2K4N6Q8S0V2"]) {
       for (const [method, path] of [
         ["GET", `/api/v2/live/${id}`],
         ["GET", `/api/v2/live/${id}/events`],
@@ -139,7 +139,7 @@ describe("400, 402, 404: requests refused before any stream is read", () => {
     const error = expectError(
       await send(idle, {
         method: "GET",
-        path: "/api/v2/live/live_01JD7XT4C6E8G0J2L4N6Q8S0U2/events",
+        path: "/api/v2/live/live_01JD7XT4C6E8G0J2K4N6Q8S0V2/events",
         headers: { "last-event-id": "abc" },
       }),
       400,

@@ -1323,7 +1323,7 @@ class LiveCreate(ApiModel):
     HLS playlist (`.m3u8`) or an Icecast radio stream.
     """
 
-    language: Optional[str] = Field(default=None)
+    language: Optional[LanguageTag] = Field(default=None)
     """BCP-47 language of the speech, as the transcript records it. The default embedded model
     recognises English only, and says `en` whatever is sent.
     """

@@ -29,7 +29,7 @@ class LibrarySearchRequestOptions(TypedDict, total=False):
 class LiveCreateOptions(TypedDict, total=False):
     """The keyword arguments of a `LiveCreate` beside its `url`, which the method takes first."""
 
-    language: str
+    language: LanguageTag
     """BCP-47 language of the speech, as the transcript records it. The default embedded model
     recognises English only, and says `en` whatever is sent.
     """
