@@ -1,11 +1,11 @@
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Store } from "../../src/store/database.ts";
+import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { JFK_REFERENCE } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { send } from "../support/http.ts";
-import { openTestStore } from "../support/store.ts";
+import { createPostgresDatabase, openTestStore, type PostgresDatabase } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
 import {
   acceptedSession,
@@ -25,7 +25,10 @@ import { type LiveHlsServer, startLiveHlsServer } from "./live-hls.ts";
 // need: a client from the start, one that drops and resumes, one on another API process, and a
 // webhook receiver. The recording lasts 11 s; the assertions read what the run left.
 
+let database: PostgresDatabase | undefined;
 let store: Store;
+/** The other API process's store: a pool of its own on PostgreSQL, where it hears NOTIFY on a connection of its own. */
+let otherStore: Store;
 let server: LiveServer;
 let hls: LiveHlsServer;
 let receiver: Receiver;
@@ -35,9 +38,16 @@ let resumed: { before: ReadEvent[]; after: ReadEvent[] };
 let elsewhere: ReadEvent[];
 
 beforeAll(async () => {
-  store = await openTestStore();
+  if (process.env.DATABASE_URL) {
+    database = await createPostgresDatabase(process.env.DATABASE_URL);
+    store = await openPostgresStore(database.url);
+    otherStore = await openPostgresStore(database.url);
+  } else {
+    store = await openTestStore();
+    otherStore = store;
+  }
   server = await startLiveServer(store, { webhooks: true });
-  const otherProcess = await startApiProcess(store);
+  const otherProcess = await startApiProcess(otherStore);
   hls = await startLiveHlsServer();
   receiver = await startReceiver();
   try {
@@ -64,7 +74,9 @@ afterAll(async () => {
   await server?.close();
   await hls?.close();
   await receiver?.close();
+  if (otherStore !== store) await otherStore?.close();
   await store?.close();
+  await database?.drop();
 });
 
 const durable = (events: ReadEvent[]) => events.filter((event) => event.id !== null);

@@ -151,6 +151,24 @@ describe("400, 402, 404: requests refused before any stream is read", () => {
 });
 
 describe("sessions no worker runs", () => {
+  it("replays the 202 of a POST /live sent again with its Idempotency-Key, starting one session", async () => {
+    const { key } = await idle.platform.accounts.create({ plan: "pro", name: "retrier" });
+    const playlist = hls.paced("idempotent", jfk, { endList: false });
+    const headers = { authorization: `Bearer ${key.key}`, "idempotency-key": "live-retry-1" };
+    const first = await send(idle, { method: "POST", path: "/api/v2/live", json: { url: playlist.url }, headers });
+    const again = await send(idle, { method: "POST", path: "/api/v2/live", json: { url: playlist.url }, headers });
+    expect(acceptedSession(again)).toBe(acceptedSession(first));
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const listed = await send(idle, {
+      method: "GET",
+      path: "/api/v2/live",
+      headers: { authorization: headers.authorization },
+    });
+    expect((listed.body as { data: { sessions: unknown[] } }).data.sessions).toHaveLength(1);
+    await send(idle, { method: "DELETE", path: `/api/v2/live/${acceptedSession(first)}`, headers });
+    playlist.stop();
+  });
+
   it("are listed newest first, paged by a signed cursor, filtered by status, with the plan's limits", async () => {
     const { key } = await idle.platform.accounts.create({ plan: "pro", name: "lister" });
     const headers = { authorization: `Bearer ${key.key}` };
