@@ -186,20 +186,21 @@ describe("a worker that dies mid-stream", () => {
   it("leaves the session to another worker, which resumes at the live edge with a gap and charges nothing twice", async () => {
     const account = await client("pro", 1_000);
     // 70 s of speech: the minute after the first is charged by the worker that took over.
-    const session = await started(account, "takeover", {}, { intervalMs: 400, window: 5 });
+    const session = await started(account, "takeover", {}, { intervalMs: 400, window: 8 });
     await sessionWhen(account, session.id, (found) => found.segments.length > 0, 60_000);
     await server.workers?.crash();
     server.startWorkers();
     const ended = await sessionWhen(account, session.id, (found) => found.status === "ended", 120_000);
     const events = await readEvents(account, session.id);
+    // A machine loaded by other tests may lose more segments, each reported as a gap of its own.
     const gaps = events.filter((event) => event.event === "live.gap");
-    expect(gaps).toHaveLength(1);
-    expect(gaps[0]?.data).toMatchObject({ type: "live.gap", reason: "takeover" });
-    expect(gaps[0]?.data.to).toBeGreaterThan(gaps[0]?.data.from);
+    const takeover = gaps.find((event) => event.data.reason === "takeover");
+    expect(takeover?.data).toMatchObject({ type: "live.gap", reason: "takeover" });
+    for (const gap of gaps) expect(gap.data.to).toBeGreaterThan(gap.data.from);
     const segments = events.filter((event) => event.event === "live.segment");
-    const afterGap = segments.filter((event) => Number(event.id) > Number(gaps[0]?.id));
+    const afterGap = segments.filter((event) => Number(event.id) > Number(takeover?.id));
     expect(afterGap.length).toBeGreaterThan(0);
-    for (const segment of afterGap) expect(segment.data.start).toBeGreaterThanOrEqual(gaps[0]?.data.to - 0.5);
+    for (const segment of afterGap) expect(segment.data.start).toBeGreaterThanOrEqual(takeover?.data.to - 0.5);
     expect(ended.end_reason).toBe("stream_ended");
     const charges = await chargesOf(session.requestId);
     expect(charges).toEqual(Array.from({ length: ended.credits_spent }, () => -1));
