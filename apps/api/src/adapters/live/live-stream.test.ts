@@ -64,6 +64,20 @@ describe("readHls", () => {
     expect(end).toBe("ended");
   });
 
+  it("follows a master playlist to its smallest audio-only rendition", async () => {
+    const origin = new FakeOrigin();
+    const media = origin.window(0, 2, true);
+    origin.playlist = (url) =>
+      url.endsWith("/audio.m3u8")
+        ? new Response(media)
+        : new Response(
+            '#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2500000,CODECS="avc1.4d401f,mp4a.40.2"\nvideo.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=96000,CODECS="mp4a.40.2"\naudio.m3u8',
+          );
+    const { pieces } = await readAll(readHls("https://cdn.example.org/master.m3u8", options(origin)));
+    expect(pieces).toEqual([0, 1, 2]);
+    expect(origin.asked).not.toContain("https://cdn.example.org/video.m3u8");
+  });
+
   it("reads each new segment once as the window slides, and reports segments that left it as a gap", async () => {
     const origin = new FakeOrigin();
     const windows = [origin.window(0, 4), origin.window(3, 7), origin.window(10, 14, true)];
