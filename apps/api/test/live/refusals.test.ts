@@ -227,6 +227,32 @@ describe("streams without a playlist's end", () => {
     expect(wordErrorRate(JFK_REFERENCE, text), text).toBeLessThanOrEqual(0.1);
   });
 
+  it("fails a session whose stream is no media with live.failed, charging nothing", async () => {
+    const garbage = { bytes: Buffer.from("<html>not media</html>".repeat(400)), duration: 2 };
+    const broken = hls.paced("broken", [garbage, garbage, garbage], { intervalMs: 200 });
+    const sessionId = acceptedSession(await startSession(running, { url: broken.url }));
+    const events = await readEvents(running, sessionId);
+    expect(events.at(-1)?.data).toMatchObject({
+      type: "live.failed",
+      error: { code: "invalid_input", number: 3005 },
+    });
+    const failed = await sessionWhen(running, sessionId, (session) => session.status === "failed");
+    expect(failed.error).toMatchObject({
+      code: "invalid_input",
+      docs: expect.stringMatching(/\/docs\/errors\/invalid_input$/),
+    });
+    expect(failed.credits_spent).toBe(0);
+    expect(failed.library).toBeNull();
+  });
+
+  it("reads to its end a playlist that finished between its admission and its worker", async () => {
+    const quick = hls.paced("quick", jfk, { intervalMs: 50 });
+    const sessionId = acceptedSession(await startSession(running, { url: quick.url }));
+    const ended = await sessionWhen(running, sessionId, (session) => session.status !== "live", 30_000);
+    expect(ended).toMatchObject({ status: "ended", end_reason: "stream_ended", credits_spent: 1 });
+    expect(ended.segments.length).toBeGreaterThan(0);
+  });
+
   it("ends a playlist that stops growing after the silence the server allows", async () => {
     const silent = hls.paced("silent", jfk.slice(0, 3), { intervalMs: 200, endList: false });
     const sessionId = acceptedSession(await startSession(running, { url: silent.url }));

@@ -98,7 +98,12 @@ export class LiveSessions {
     const { sources } = this.options;
     const resolution = await (async () => {
       const ref = sources.match(input.url);
-      return { ref, resolved: await sources.resolve(ref, { accountId: request.accountId, ...signalOf(request) }) };
+      const resolved = await sources.resolve(ref, {
+        accountId: request.accountId,
+        admission: true,
+        ...signalOf(request),
+      });
+      return { ref, resolved };
     })().catch((error: unknown) => {
       throw apiErrorOf(error);
     });

@@ -13,7 +13,8 @@ const streamedAudioTypes = /^(audio\/|application\/ogg\b)/i;
 /**
  * Live streams at an address given directly: an HLS playlist (`.m3u8`, or an answer that says or
  * shows it is one) or an Icecast/SHOUTcast radio stream. The address is read through the public
- * fetch, under the public-address rule; a finished playlist (`#EXT-X-ENDLIST`) is a recording.
+ * fetch, under the public-address rule; a playlist already finished (`#EXT-X-ENDLIST`) when a
+ * session is asked for is a recording.
  */
 export class DirectLiveStreams implements LiveSource {
   constructor(private readonly fetch: PublicFetch) {}
@@ -65,7 +66,7 @@ export class DirectLiveStreams implements LiveSource {
       if (error instanceof PlaylistError) throw new SourceError("invalid_input", `${ref.url}: ${error.message}`);
       throw error;
     }
-    if (playlist.kind === "media" && playlist.ended) {
+    if (options.admission && playlist.kind === "media" && playlist.ended) {
       throw new SourceError(
         "not_live",
         `${ref.url} is a finished playlist (#EXT-X-ENDLIST): a recording, not a live stream.`,

@@ -31,6 +31,11 @@ export interface LiveResolveOptions {
   signal?: AbortSignal;
   /** The account it is for: yt-dlp gives each account its share. */
   accountId?: string;
+  /**
+   * The session is being asked for: a stream that is already over (a finished playlist) is a
+   * recording, refused. Once admitted, a stream that ended meanwhile is read to its end.
+   */
+  admission?: boolean;
 }
 
 /** A family of live streams: the platforms read through yt-dlp, or addresses streamed directly. */
