@@ -35,9 +35,18 @@ module.exports = {
     {
       name: "adapters-point-down",
       severity: "error",
-      comment: "Adapters speak to one upstream each and know nothing of the service built on them.",
+      comment:
+        "Adapters speak to one upstream each and know nothing of the service built on them; they fail with the sources' SourceError.",
       from: { path: `${api}adapters/` },
-      to: { path: [composition, delivery, `${api}(services|sources)/`] },
+      to: { path: [composition, delivery, `${api}(services|sources)/`], pathNot: `${api}sources/source-error\\.ts$` },
+    },
+    {
+      name: "one-error-boundary",
+      severity: "error",
+      comment:
+        "Adapters and sources fail with SourceError only; services/source-failures.ts is the one place it becomes the catalog's ApiError.",
+      from: { path: `${api}(adapters|sources)/` },
+      to: { path: `${api}errors\\.ts$` },
     },
     {
       name: "store-is-the-floor",

@@ -2,13 +2,12 @@ import type { SpeechEngine } from "./adapters/asr/index.ts";
 import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
 import type { ResolveAll } from "./adapters/net/address-rule.ts";
 import type { PublicFetch } from "./adapters/net/public-fetch.ts";
-import type { CaptionSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
+import type { CaptionSource, VideoPageSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
 import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { DependencyProbe, Services } from "./deps.ts";
 import type { Logger } from "./logger.ts";
 import type { Platform } from "./platform.ts";
-import { AudioTranscriptStore } from "./services/audio-transcript-store.ts";
-import { AudioTranscripts, type TranscriptionQueue } from "./services/audio-transcripts.ts";
+import { AudioTranscripts } from "./services/audio-transcripts.ts";
 import { Batches } from "./services/batches.ts";
 import { CaptionLanguageLists } from "./services/caption-languages.ts";
 import { EventCursors } from "./services/event-cursors.ts";
@@ -20,14 +19,16 @@ import { LiveStore } from "./services/live/live-store.ts";
 import { LiveWebhooks } from "./services/live/live-webhooks.ts";
 import type { MonitorEvents } from "./services/monitor-events.ts";
 import { Monitors } from "./services/monitors.ts";
+import { SpeechRecognition, type TranscriptionQueue } from "./services/speech-recognition.ts";
 import { type JobFollower, TranscriptJobs } from "./services/transcript-jobs.ts";
 import { TranscriptRenderer } from "./services/transcript-renderer.ts";
+import { TranscriptStore } from "./services/transcript-store.ts";
 import { Transcripts } from "./services/transcripts.ts";
 import { VideoLists } from "./services/video-lists.ts";
-import { VideoTranscripts } from "./services/video-transcripts.ts";
+import { VideoMetadataReader } from "./services/video-metadata.ts";
 import type { WebhookOutbox } from "./services/webhook-events.ts";
 import type { WebhookTargetRule } from "./services/webhook-targets.ts";
-import type { PlatformSources } from "./sources/index.ts";
+import { createSourceRegistry, type PlatformSources, type SourceRegistry } from "./sources/index.ts";
 import { ListingRegistry } from "./sources/listing-registry.ts";
 import type { ListingSource } from "./sources/listing-source.ts";
 import type { LiveSources } from "./sources/live/index.ts";
@@ -83,6 +84,8 @@ export interface YoutubeDeps {
   captions: CaptionSource;
   /** Channel, playlist and search lists; absent, those operations answer 404 as not live yet. */
   lists?: VideoListSource;
+  /** Videos' pages, for their metadata; absent, a YouTube input of `POST /videos/metadata` is refused. */
+  pages?: VideoPageSource;
 }
 
 /** What audio transcripts and their jobs need. */
@@ -125,8 +128,10 @@ export interface MonitorDeps {
 
 /** The services of one process: what its operations run on, and what its transcription workers run. */
 export interface ProcessServices extends Services {
-  /** Podcasts, feeds and media files, and speech recognition; absent without `audio`. */
+  /** The one way to a transcript, whatever the input; absent without any source. */
   audioTranscripts?: AudioTranscripts;
+  /** Speech recognition, whose jobs the transcription workers run; absent without `audio`. */
+  speechRecognition?: SpeechRecognition;
   /** What the live workers run: the sessions' rows, and the run of one session; absent without live sessions. */
   liveWork?: { store: LiveStore; runner: LiveRunner; feed: LiveFeed };
 }
@@ -138,37 +143,48 @@ export interface ProcessServices extends Services {
  */
 export function composeServices(
   parts: ServiceParts & { audio: AudioDeps },
-): ProcessServices & { audioTranscripts: AudioTranscripts };
+): ProcessServices & { audioTranscripts: AudioTranscripts; speechRecognition: SpeechRecognition };
 export function composeServices(parts: ServiceParts): ProcessServices;
 export function composeServices(parts: ServiceParts): ProcessServices {
   const { platform, now, logger, youtube, audio, monitors } = parts;
   const { store, credits, library } = platform;
+  const sources = createSourceRegistry({
+    ...(youtube
+      ? {
+          youtube: {
+            captions: youtube.captions,
+            ...(audio?.youtube ? { audio: audio.youtube } : {}),
+            ...(youtube.pages ? { pages: youtube.pages } : {}),
+          },
+        }
+      : {}),
+    ...(audio?.platforms ? { platforms: audio.platforms.registry } : {}),
+    ...(audio ? { web: audio.sources } : {}),
+  });
   const listingSources = [...(youtube?.lists ? [new YoutubeListings(youtube.lists)] : []), ...(parts.listings ?? [])];
   const listings = listingSources.length > 0 ? new ListingRegistry(listingSources) : undefined;
-  const speech = audio ? speechServices(platform, audio, { now, logger }) : undefined;
-  const transcripts =
-    youtube || speech
-      ? new Transcripts({
-          credits,
-          library,
-          logger,
-          ...(youtube ? { youtube: new VideoTranscripts(store, youtube.captions, credits, now) } : {}),
-          ...(speech ? { audio: speech.audioTranscripts } : {}),
-        })
+  const kept = new TranscriptStore(store, now);
+  const speech = audio ? speechServices(platform, audio, { sources, kept, now, logger }) : undefined;
+  const audioTranscripts =
+    youtube || audio
+      ? new AudioTranscripts({ sources, store: kept, credits, ...(speech ? { speech: speech.recognition } : {}) })
       : undefined;
+  const transcripts = audioTranscripts
+    ? new Transcripts({ audio: audioTranscripts, sources, library, logger })
+    : undefined;
   return {
     ...(transcripts
       ? {
           transcripts,
           batches: new Batches(transcripts, credits, logger),
-          captionLanguages: new CaptionLanguageLists({
-            ...(youtube ? { youtube: youtube.captions } : {}),
-            ...(audio ? { sources: audio.sources } : {}),
-            ...(audio?.platforms ? { platforms: audio.platforms.registry } : {}),
-          }),
+          captionLanguages: new CaptionLanguageLists(sources),
+          metadata: new VideoMetadataReader({ credits, sources }),
         }
       : {}),
-    ...speech,
+    ...(audioTranscripts ? { audioTranscripts } : {}),
+    ...(speech
+      ? { speechRecognition: speech.recognition, jobs: speech.jobs, callbackTargets: speech.callbackTargets }
+      : {}),
     ...(listings ? { lists: new VideoLists(listings, platform.listCursors) } : {}),
     ...(listings && monitors && transcripts
       ? {
@@ -189,6 +205,7 @@ export function composeServices(parts: ServiceParts): ProcessServices {
           }),
         }
       : {}),
+    links: sources,
     ...(parts.live?.engine.startLive ? liveServices(platform, parts.live, { now, logger }) : {}),
     probes: audio ? dependencyProbes(audio) : [],
     renderer: new TranscriptRenderer(),
@@ -247,20 +264,17 @@ function liveServices(
 function speechServices(
   platform: Platform,
   audio: AudioDeps,
-  options: { now: () => Date; logger: Logger },
-): Required<Pick<ProcessServices, "audioTranscripts" | "jobs" | "callbackTargets">> {
-  const transcripts = new AudioTranscriptStore(platform.store);
-  const jobs = new TranscriptJobs(platform.store, platform.credits, transcripts, options.now, audio.webhooks, [
+  options: { sources: SourceRegistry; kept: TranscriptStore; now: () => Date; logger: Logger },
+): { recognition: SpeechRecognition } & Required<Pick<ProcessServices, "jobs" | "callbackTargets">> {
+  const jobs = new TranscriptJobs(platform.store, platform.credits, options.kept, options.now, audio.webhooks, [
     platform.library,
     ...(audio.jobFollowers ?? []),
   ]);
-  const audioTranscripts = new AudioTranscripts({
+  const recognition = new SpeechRecognition({
+    sources: options.sources,
+    store: options.kept,
     credits: platform.credits,
     jobs,
-    transcripts,
-    sources: audio.sources,
-    ...(audio.youtube === undefined ? {} : { youtube: audio.youtube }),
-    ...(audio.platforms === undefined ? {} : { platforms: audio.platforms.registry }),
     engine: audio.engine,
     queue: audio.queue,
     logger: options.logger,
@@ -271,7 +285,7 @@ function speechServices(
     allowPrivateTargets: audio.allowPrivateCallbackTargets ?? false,
     ...(audio.resolveAll ? { resolveAll: audio.resolveAll } : {}),
   };
-  return { audioTranscripts, jobs, callbackTargets };
+  return { recognition, jobs, callbackTargets };
 }
 
 /** The dependencies of speech recognition the deep health check asks, besides the database. */

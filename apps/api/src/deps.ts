@@ -4,12 +4,14 @@ import type { ServiceMetrics } from "./metrics.ts";
 import type { Platform } from "./platform.ts";
 import type { Batches } from "./services/batches.ts";
 import type { CaptionLanguageLists } from "./services/caption-languages.ts";
+import type { MomentLinks } from "./services/library-snippets.ts";
 import type { LiveSessions } from "./services/live/live-sessions.ts";
 import type { Monitors } from "./services/monitors.ts";
 import type { TranscriptJobs } from "./services/transcript-jobs.ts";
 import type { TranscriptRenderer } from "./services/transcript-renderer.ts";
 import type { Transcripts } from "./services/transcripts.ts";
 import type { VideoLists } from "./services/video-lists.ts";
+import type { VideoMetadataReader } from "./services/video-metadata.ts";
 import type { WebhookTargetRule } from "./services/webhook-targets.ts";
 
 /** Settings of the HTTP layer. */
@@ -56,6 +58,8 @@ export interface Services {
   batches?: Batches;
   /** A source's caption tracks and the languages they translate into. */
   captionLanguages?: CaptionLanguageLists;
+  /** What a source says about an item: title, description, chapters, counts, caption tracks. */
+  metadata?: VideoMetadataReader;
   /** Speech recognition jobs, as their owners poll them; absent without speech recognition. */
   jobs?: TranscriptJobs;
   /** The rule a `callback_url` must pass; absent without speech recognition, whose jobs are all that call back. */
@@ -65,6 +69,8 @@ export interface Services {
   monitors?: Monitors;
   /** Live sessions: streams transcribed as they play; absent without live sources and a streaming speech engine. */
   live?: LiveSessions;
+  /** Where the library's snippets link to: the moment of an item, as the source serving its platform opens it. */
+  links: MomentLinks;
   /** What the deep health check asks besides the database. */
   probes: readonly DependencyProbe[];
   /** Renders large transcripts off the event loop. */

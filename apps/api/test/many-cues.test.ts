@@ -8,6 +8,7 @@ import { type PlatformSources, SourceRegistry } from "../src/sources/index.ts";
 import type { InfoDict } from "../src/sources/ytdlp/info-dict.ts";
 import { type YtdlpCalls, YtdlpSource } from "../src/sources/ytdlp/ytdlp-source.ts";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./audio/harness.ts";
+import { youtubeCaptions } from "./support/youtube-captions.ts";
 
 // Caption files of hundreds of thousands of cues, each as large as the 10 MiB cap on a caption
 // lets it be, through every path that parses one into segments. Spreading such a file's cues into
@@ -203,7 +204,7 @@ describe("caption files of hundreds of thousands of cues are read in full", { ti
       ["json3 of 270,000 events", recordedVideos.json3Captioned, () => json3Of(counts.json3), counts.json3],
     ])("reads %s", async (_, videoId, body, count) => {
       youtube.timedtext({ v: videoId, lang: "en" }, { body: body() });
-      const captions = await createYoutubeAdapter({ origin: youtube.origin }).captions.fetchCaptions(videoId, "en");
+      const captions = await youtubeCaptions(createYoutubeAdapter({ origin: youtube.origin }).captions, videoId, "en");
       expectEveryCue(captions.segments.map((segment) => segment.text).join(" "), count);
     });
   });

@@ -428,9 +428,9 @@ export interface paths {
         put?: never;
         /**
          * Search for videos
-         * @description Search for videos, channels or playlists. Only YouTube is searched: TikTok and Instagram have
-         *     no public search to read, and Spotify, Apple Podcasts and the open podcast index are not
-         *     served yet.
+         * @description Search for videos, channels or playlists: YouTube, Apple Podcasts and the open podcast index
+         *     (through Apple's directory), and Spotify where the operator set its Web API credentials.
+         *     TikTok and Instagram have no public search to read.
          */
         post: operations["searchVideos"];
         delete?: never;
@@ -476,6 +476,31 @@ export interface paths {
         get: operations["getUsage"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/videos/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Read an item's metadata
+         * @description Read an item's metadata: title, description, channel, length, date, language, tags,
+         *     chapters, thumbnails, engagement counts, live status and caption tracks, from YouTube, any
+         *     platform the server reads, a podcast episode (its feed item, show and chapters file) or a
+         *     media file (its length and container tags, read from the file). Costs 1 credit, nothing
+         *     when it fails; counts against the request allowance and holds an extraction slot while it
+         *     runs. With an `Idempotency-Key`, a retry replays the first answer without a second charge.
+         */
+        post: operations["getVideoMetadata"];
         delete?: never;
         options?: never;
         head?: never;
@@ -873,6 +898,11 @@ export interface components {
             podcast?: components["schemas"]["PodcastInfo"];
             /** @description For a translation (`translate_to`): the language of the track it was translated from. */
             source_language?: string;
+            /**
+             * @description The item's chapters, present when the source has some: YouTube's chapter timestamps in the
+             *     description, a platform's chapters, a podcast's `podcast:chapters` file.
+             */
+            chapters?: components["schemas"]["Chapter"][];
             /** @description The whole transcript as one string. */
             text: string;
             /** @description The transcript in timed segments. */
@@ -1082,12 +1112,29 @@ export interface components {
          * @enum {string}
          */
         ChannelTab: "videos" | "shorts" | "live";
+        /** @description One chapter of an item: a titled stretch of its media. */
+        Chapter: {
+            /** @description The chapter's title, as the source gives it. */
+            title: string;
+            /**
+             * Format: double
+             * @description Where it starts, in seconds from the beginning of the media.
+             */
+            start: number;
+            /** @description Where it ends: where the next chapter starts, or the end of the media; `null` when the media's length is unknown. */
+            end: components["schemas"]["MediaTime"] | null;
+        };
         /**
          * Format: int32
          * @description How often a monitor checks its channel, profile or feed, in minutes.
          * @enum {integer}
          */
         CheckInterval: 15 | 60 | 360 | 1440;
+        /**
+         * @description How `chunks` are cut.
+         * @enum {string}
+         */
+        ChunkBy: "size" | "chapter";
         /**
          * Format: int32
          * @description Characters of text in one chunk for a language model, 100 to 10,000.
@@ -1398,6 +1445,11 @@ export interface components {
             podcast?: components["schemas"]["PodcastInfo"];
             /** @description For a translation (`translate_to`): the language of the track it was translated from. */
             source_language?: string;
+            /**
+             * @description The item's chapters, present when the source has some: YouTube's chapter timestamps in the
+             *     description, a platform's chapters, a podcast's `podcast:chapters` file.
+             */
+            chapters?: components["schemas"]["Chapter"][];
             /** @description The whole transcript as one string. */
             text: string;
             /** @description The transcript in timed segments. */
@@ -2286,7 +2338,7 @@ export interface components {
             /** @description The session's id (`live_...`). */
             id: components["schemas"]["LiveSessionId"];
             /** @description Where the session stands. */
-            status: components["schemas"]["LiveStatus"];
+            status: components["schemas"]["LiveSessionStatus"];
             /** @description Why the session ended, once `ended` or `stopped`. */
             end_reason: components["schemas"]["LiveEndReason"] | null;
             /** @description Why the session failed, once `failed`. */
@@ -2345,7 +2397,7 @@ export interface components {
             /** @description The session's id (`live_...`). */
             id: components["schemas"]["LiveSessionId"];
             /** @description Where the session stands. */
-            status: components["schemas"]["LiveStatus"];
+            status: components["schemas"]["LiveSessionStatus"];
             /** @description Why the session ended, once `ended` or `stopped`. */
             end_reason: components["schemas"]["LiveEndReason"] | null;
             /** @description Why the session failed, once `failed`. */
@@ -2456,6 +2508,11 @@ export interface components {
             /** @description Credit usage of the call. */
             usage: components["schemas"]["Usage"];
         };
+        /**
+         * @description Where a live session stands.
+         * @enum {string}
+         */
+        LiveSessionStatus: "waiting" | "live" | "ended" | "stopped" | "failed";
         /** @description The stream a session reads, as the request named it and its platform resolved it. */
         LiveSource: {
             /**
@@ -2519,10 +2576,12 @@ export interface components {
             source: components["schemas"]["LiveSource"];
         };
         /**
-         * @description Where a live session stands.
+         * @description Whether an item was streamed live: `not_live` (uploaded, or a podcast or media file),
+         *     `was_live` (a recording of a past live stream). An item live now, or scheduled, is refused
+         *     (422 `live_stream`).
          * @enum {string}
          */
-        LiveStatus: "waiting" | "live" | "ended" | "stopped" | "failed";
+        LiveStatus: "not_live" | "was_live";
         /**
          * Live broadcast in progress
          * @description The video is a live broadcast that is upcoming or still running: retry after the recording is
@@ -2582,6 +2641,11 @@ export interface components {
             usage: components["schemas"]["Usage"];
         };
         /**
+         * Format: double
+         * @description A moment of the media, in seconds from its beginning.
+         */
+        MediaTime: number;
+        /**
          * Members-only video
          * @description The video is for channel members only.
          */
@@ -2605,6 +2669,29 @@ export interface components {
              * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
              */
             docs: string;
+        };
+        /** @description Who published an item. Every key is present; `null` where the source does not say. */
+        MetadataChannel: {
+            /** @description The channel's or creator's id on the platform (YouTube's `UC…`, TikTok's `secUid`). */
+            id: string | null;
+            /** @description Its name as the platform shows it: a channel, a creator's handle or display name, a podcast show. */
+            name: string | null;
+            /** @description Its page: a channel or profile, or a show's web site. */
+            url: string | null;
+        };
+        /** @description Read what a source says about one item, without its words. */
+        MetadataRequest: {
+            /** @description The item, as `POST /transcripts/video` takes it: a YouTube id or link, a platform link, a podcast episode, a feed or a media file. */
+            video: string;
+        };
+        /** @description Engagement counts, each `null` where the platform does not show it. */
+        MetadataStats: {
+            /** @description Views or plays. */
+            views: number | null;
+            /** @description Likes. */
+            likes: number | null;
+            /** @description Comments. */
+            comments: number | null;
         };
         /** @description A monitor: a channel, profile or feed checked on a schedule. */
         Monitor: {
@@ -3520,8 +3607,9 @@ export interface components {
              */
             type?: components["schemas"]["SearchType"];
             /**
-             * @description Where to search: `youtube`, `apple` or `rss`. `tiktok` and `instagram` have no public
-             *     search to read, and `spotify` is not served yet; each answers 422 `unsupported_platform`.
+             * @description Where to search: `youtube`, `apple`, `rss`, or `spotify` on a server with Spotify's Web API
+             *     credentials (elsewhere 422 `unsupported_platform`, saying how to enable it). `tiktok` and
+             *     `instagram` have no public search to read: 422 `unsupported_platform`.
              *     `type: playlist` is YouTube's only. Every row's `url` is accepted as it is by the video
              *     endpoint (episodes) or the channel endpoint (shows).
              * @default youtube
@@ -3581,6 +3669,18 @@ export interface components {
              *     say (an OpenAI-compatible server decides itself) and on transcripts kept from before it was recorded.
              */
             decoding?: string;
+        };
+        /** @description A picture of an item in one size. */
+        Thumbnail: {
+            /**
+             * Format: uri
+             * @description Its address. Platforms other than YouTube sign theirs and let them expire: copy the image rather than link to it.
+             */
+            url: string;
+            /** @description Pixels across, when the source says. */
+            width: number | null;
+            /** @description Pixels down, when the source says. */
+            height: number | null;
         };
         /**
          * Upstream fetch timed out
@@ -3663,6 +3763,11 @@ export interface components {
             podcast?: components["schemas"]["PodcastInfo"];
             /** @description For a translation (`translate_to`): the language of the track it was translated from. */
             source_language?: string;
+            /**
+             * @description The item's chapters, present when the source has some: YouTube's chapter timestamps in the
+             *     description, a platform's chapters, a podcast's `podcast:chapters` file.
+             */
+            chapters?: components["schemas"]["Chapter"][];
             /** @description The whole transcript as one string (`format: "text"`, or `timestamps: false`). */
             text?: string;
             /** @description The transcript in timed segments (`format: "segments"`, the default). */
@@ -3693,6 +3798,8 @@ export interface components {
              * @description End of its last segment, in seconds.
              */
             end: number;
+            /** @description With `chunk_by: "chapter"`: the title of the chapter the chunk lies in; absent before the first chapter. */
+            chapter?: string;
         };
         /** @description The body of every successful response. */
         TranscriptEnvelope: {
@@ -3811,6 +3918,12 @@ export interface components {
              *     longer word stays whole). A job's chunks come from `GET /library/{id}`.
              */
             chunk_size?: components["schemas"]["ChunkSize"];
+            /**
+             * @description How `chunks` are cut: `size` (the default) by `chunk_size`, when it is sent; `chapter` at
+             *     the source's `chapters`, a chapter longer than `chunk_size` cut into several. `chapter` gives
+             *     `chunks` even without `chunk_size`: one per chapter.
+             */
+            chunk_by?: components["schemas"]["ChunkBy"];
             /**
              * @description Also time each word: every segment carries `words`, and `word_timing` says whether the times
              *     came from the source or were estimated. Same price. With `format: "vtt"` the cues carry WebVTT
@@ -4120,6 +4233,63 @@ export interface components {
             path: string;
             /** @description What is wrong with the value there. */
             message: string;
+        };
+        /** @description What a source says about one item, without its words. Every key is present; `null` or empty where the source does not say. */
+        VideoMetadata: {
+            /**
+             * @description Always `video_metadata`.
+             * @enum {string}
+             */
+            kind: "video_metadata";
+            /** @description The platform of the item. */
+            platform: components["schemas"]["Platform"];
+            /** @description The item's id, as a transcript of it carries it. */
+            video_id: string;
+            /** @description The canonical address of the item. */
+            url: string | null;
+            /** @description The title of the video, post or episode. */
+            title: string | null;
+            /** @description The description as the platform shows it: a video's description, a post's caption, an episode's show notes. */
+            description: string | null;
+            /** @description Who published it. */
+            channel: components["schemas"]["MetadataChannel"];
+            /** @description Length in seconds. */
+            duration: number | null;
+            /** @description When it was published. */
+            published_at: string | null;
+            /** @description BCP-47 language the item is spoken in, where the source says. */
+            language: string | null;
+            /** @description The keywords, hashtags or categories the publisher gave it. */
+            tags: string[];
+            /**
+             * @description Its chapters in order: the platform's own, the timestamps of a YouTube description
+             *     (`0:00 Intro`), or a podcast's `podcast:chapters` file; empty when it has none.
+             */
+            chapters: components["schemas"]["Chapter"][];
+            /** @description Pictures of the item, smallest first. */
+            thumbnails: components["schemas"]["Thumbnail"][];
+            /** @description Engagement counts; `null` for sources that show none (podcasts, media files). */
+            stats: components["schemas"]["MetadataStats"] | null;
+            /** @description Whether it was streamed live; `null` where the platform does not say. */
+            live_status: components["schemas"]["LiveStatus"] | null;
+            /** @description Its caption tracks, as `POST /transcripts/languages` lists them; empty when it has none. */
+            captions: components["schemas"]["CaptionLanguage"][];
+            /** @description Present for a podcast episode: the show and episode the input resolved to. */
+            podcast?: components["schemas"]["PodcastInfo"];
+        };
+        /** @description The body of every successful response. */
+        VideoMetadataEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
+            request_id: components["schemas"]["RequestId"];
+            /** @description The result of the operation. */
+            data: components["schemas"]["VideoMetadata"];
+            /** @description Credit usage of the call. */
+            usage: components["schemas"]["Usage"];
         };
         /** @description One page of a channel, playlist or search. */
         VideoPage: {
@@ -4879,7 +5049,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only sessions with this status. */
-                status?: components["schemas"]["LiveStatus"];
+                status?: components["schemas"]["LiveSessionStatus"];
                 /** @description Sessions per page, 1 to 100. */
                 limit?: number;
                 /** @description The `next_cursor` of the previous page. */
@@ -8284,6 +8454,216 @@ export interface operations {
                 headers: {
                     /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
                     "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getVideoMetadata: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique string of at most 255 characters, scoped to the account. The first request
+                 *     with a key runs and is charged; a retry with the same key and body replays the stored
+                 *     2xx response for 24 hours without a new charge. The same key with a different body,
+                 *     or while the first request is still in flight, answers 409 `idempotency_conflict`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MetadataRequest"];
+            };
+        };
+        responses: {
+            /** @description A successful answer of an endpoint that takes an `Idempotency-Key`: it may be a replay. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VideoMetadataEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            402: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
+             */
+            409: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than 1 MiB: `invalid_request`, answered with HTTP 413. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            422: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -222,6 +222,59 @@ const listLanguages: Tool = {
   },
 };
 
+/** The fields of `VideoMetadata` a get_metadata result carries: all but the constant `kind`. */
+const metadataFields = [
+  "platform",
+  "video_id",
+  "url",
+  "title",
+  "description",
+  "channel",
+  "duration",
+  "published_at",
+  "language",
+  "tags",
+  "chapters",
+  "thumbnails",
+  "stats",
+  "live_status",
+  "captions",
+  "podcast",
+] as const;
+
+const getMetadata: Tool = {
+  name: "get_metadata",
+  operationId: "getVideoMetadata",
+  title: "Get an item's metadata",
+  description: [
+    "Read what a source says about a video, post, podcast episode or media file, without its words: title, description, channel, duration, publication date, language, tags, chapters (each with its start and end in seconds), thumbnails, view, like and comment counts, live status and caption tracks.",
+    "Takes anything get_transcript takes. Costs 1 credit, nothing when it fails.",
+    chargedLikeTheEndpoint,
+  ].join(" "),
+  annotations: { title: "Get an item's metadata", ...readOnlyOpenWorld, idempotentHint: true },
+  inputSchema: inputSchemaOf(contractProperties("MetadataRequest", ["video"]), ["video"]),
+  outputSchema: outputSchemaOf({ ...contractProperties("VideoMetadata", metadataFields), usage }, [
+    ...metadataFields.filter((field) => field !== "podcast"),
+    "usage",
+  ]),
+  async run(client, args) {
+    const { data, usage: spent } = await client.videos.metadata({ video: args.video as string });
+    const { kind: _kind, ...fields } = data;
+    const facts = [
+      data.channel.name === null ? null : `by ${data.channel.name}`,
+      data.published_at === null ? null : `published ${data.published_at.slice(0, 10)}`,
+      data.duration === null ? null : `${Math.round(data.duration)} s`,
+    ].filter((fact) => fact !== null);
+    const chapters = data.chapters.map((chapter) => `- ${chapter.start} s: ${chapter.title}`);
+    const text = [
+      `${data.title ?? data.video_id} (${data.platform})${facts.length > 0 ? `, ${facts.join(", ")}` : ""}.`,
+      ...(chapters.length > 0 ? ["Chapters:", ...chapters] : []),
+      ...(data.description ? ["", data.description] : []),
+    ].join("\n");
+    return { content: [{ type: "text", text }], structuredContent: { ...fields, usage: spent } };
+  },
+};
+
 const getJob: Tool = {
   name: "get_job",
   operationId: "getTranscriptJob",
@@ -327,7 +380,7 @@ const searchVideos = listTool({
   title: "Search videos",
   description: [
     "Search videos by keywords, one page at a time: pass `next_cursor` back as `cursor` for the next page.",
-    "`platform` is `youtube` (the default), `apple` (Apple Podcasts episode links, or shows with type channel) or `rss` (episodes' audio files, or shows' feed URLs), both from Apple's podcast directory; TikTok and Instagram have no public search to read, and `spotify` is not served yet: each answers `unsupported_platform`.",
+    "`platform` is `youtube` (the default), `apple` (Apple Podcasts episode links, or shows with type channel) or `rss` (episodes' audio files, or shows' feed URLs), both from Apple's podcast directory, or `spotify` (Spotify links) where the server has Spotify's Web API credentials; TikTok and Instagram have no public search to read: each answers `unsupported_platform`, as `spotify` does elsewhere.",
     `Each row's url can be passed to get_transcript as is. ${chargedLikeTheEndpoint}`,
   ].join(" "),
   requestSchema: "SearchRequest",
@@ -547,6 +600,7 @@ const stopLiveSession: Tool = {
 export const tools: readonly Tool[] = [
   getTranscript,
   listLanguages,
+  getMetadata,
   searchVideos,
   listChannelVideos,
   listPlaylistVideos,

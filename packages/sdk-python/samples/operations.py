@@ -26,6 +26,11 @@ def list_transcript_languages(verbatim: Verbatim) -> object:
     return [(track.language, track.kind, len(track.translation_targets)) for track in tracks.data.languages]
 
 
+def get_video_metadata(verbatim: Verbatim) -> object:
+    metadata = verbatim.videos.metadata("https://www.youtube.com/watch?v=ud9d5cMDP_0")
+    return metadata.data.title, [(chapter.start, chapter.title) for chapter in metadata.data.chapters]
+
+
 def get_transcript_job(verbatim: Verbatim, job_id: str) -> object:
     job = verbatim.transcripts.job(job_id)
     return job.data.text if job.status == "completed" else job.status
@@ -150,6 +155,7 @@ OPERATION_SAMPLES: Dict[str, Callable[..., object]] = {
     "fetchVideoTranscript": fetch_video_transcript,
     "fetchTranscriptsBatch": fetch_transcripts_batch,
     "listTranscriptLanguages": list_transcript_languages,
+    "getVideoMetadata": get_video_metadata,
     "getTranscriptJob": get_transcript_job,
     "fetchChannelVideos": fetch_channel_videos,
     "fetchPlaylistVideos": fetch_playlist_videos,

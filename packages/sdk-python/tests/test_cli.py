@@ -162,6 +162,28 @@ def test_languages_prints_one_line_per_caption_track(account: Account, client: V
     assert json.loads(as_json.stdout) == answer.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
+def test_metadata_prints_field_lines_then_the_description(account: Account, client: Verbatim, live: LiveServer) -> None:
+    video = live.info["videos"]["captioned"]
+    run = cli(account, "metadata", f"https://youtu.be/{video}")
+    assert (run.returncode, run.stderr) == (EXIT_OK, "")
+    lines = run.stdout.splitlines()
+    # The Node command's lines.
+    assert lines[:5] == [
+        "platform\tyoutube",
+        f"id\t{video}",
+        f"url\thttps://www.youtube.com/watch?v={video}",
+        "title\tSurface Go Review - It\u2019s Awesome",
+        "channel\tDave2D",
+    ]
+    assert "duration\t5:16" in lines and "views\t1856109" in lines
+    assert "\n\nDave2D review of the Microsoft Surface Go." in run.stdout
+    as_json = cli(account, "metadata", video, "--json")
+    answer = client.videos.metadata(video).data
+    assert json.loads(as_json.stdout) == answer.model_dump(mode="json", by_alias=True, exclude_unset=True)
+    private = cli(account, "metadata", live.info["videos"]["private"])
+    assert private.returncode == EXIT_CONTENT and "private (4001)" in private.stderr
+
+
 def test_languages_of_a_media_file_prints_nothing_and_says_why_on_stderr(
     account: Account, client: Verbatim, live: LiveServer
 ) -> None:
@@ -186,7 +208,7 @@ def test_chunk_size_prints_the_servers_chunks_one_json_object_a_line(
     text = client.transcripts.video(video, format="text")
     assert isinstance(chunked, TranscriptEnvelope) and isinstance(text, TranscriptEnvelope)
     assert chunked.data.chunks is not None and len(chunked.data.chunks) > 1
-    assert printed == [chunk.model_dump(mode="json") for chunk in chunked.data.chunks]
+    assert printed == [chunk.model_dump(mode="json", exclude_unset=True) for chunk in chunked.data.chunks]
     assert " ".join(chunk["text"] for chunk in printed) == text.data.text
 
 

@@ -36,6 +36,16 @@ async def test_video_answers_a_captioned_video_and_raises_typed_errors(
     assert (private.value.status, private.value.code, private.value.number) == (422, "private", 4001)
 
 
+async def test_videos_metadata_answers_and_raises_typed_errors(async_client: AsyncVerbatim, live: LiveServer) -> None:
+    metadata = await async_client.videos.metadata(live.info["videos"]["captioned"])
+    assert (metadata.data.kind, metadata.data.video_id) == ("video_metadata", live.info["videos"]["captioned"])
+    assert metadata.data.title == "Surface Go Review - It\u2019s Awesome"
+    assert metadata.usage.credits_spent == 1
+    with pytest.raises(ContentError) as private:
+        await async_client.videos.metadata(live.info["videos"]["private"])
+    assert (private.value.status, private.value.code, private.value.number) == (422, "private", 4001)
+
+
 async def test_a_refused_key_and_an_empty_balance_raise_their_errors(live: LiveServer) -> None:
     async with AsyncVerbatim(api_key="vb_live_" + "0" * 32, base_url=live.info["api"]["baseUrl"]) as stranger:
         with pytest.raises(RequestError) as unauthorized:

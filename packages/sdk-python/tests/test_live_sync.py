@@ -86,6 +86,21 @@ def test_a_private_video_raises_content_error_private(client: Verbatim, live: Li
     assert error.docs.endswith("/docs/errors/private")
 
 
+def test_videos_metadata_answers_what_youtube_says_charged_one_credit(client: Verbatim, live: LiveServer) -> None:
+    metadata = client.videos.metadata(f"https://youtu.be/{live.info['videos']['captioned']}")
+    data = metadata.data
+    assert (data.kind, data.platform, data.video_id) == ("video_metadata", "youtube", live.info["videos"]["captioned"])
+    assert (data.title, data.channel.name, data.duration) == ("Surface Go Review - It\u2019s Awesome", "Dave2D", 316)
+    assert data.stats is not None and data.stats.views == 1856109
+    assert [(track.language, track.kind) for track in data.captions][-1] == ("en", "auto")
+    assert metadata.usage.credits_spent == 1
+    assert client.me().data.credits == 999
+    with pytest.raises(ContentError) as raised:
+        client.videos.metadata(live.info["videos"]["private"])
+    assert (raised.value.status, raised.value.code, raised.value.number) == (422, "private", 4001)
+    assert client.me().data.credits == 999
+
+
 def test_a_refused_key_raises_request_error_unauthorized(live: LiveServer) -> None:
     stranger = Verbatim(api_key="vb_live_" + "0" * 32, base_url=live.info["api"]["baseUrl"])
     with stranger, pytest.raises(RequestError) as raised:

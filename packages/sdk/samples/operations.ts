@@ -32,6 +32,10 @@ export const operationSamples = {
     const { data } = await verbatim.transcripts.languages("jNQXAC9IVRw");
     return data.languages.map((track) => `${track.language} (${track.kind}) → ${track.translation_targets.length}`);
   },
+  getVideoMetadata: async (verbatim) => {
+    const { data } = await verbatim.videos.metadata("https://www.youtube.com/watch?v=ud9d5cMDP_0");
+    return { title: data.title, chapters: data.chapters.map((chapter) => `${chapter.start} ${chapter.title}`) };
+  },
   fetchTranscriptsBatch: async (verbatim) => {
     const { data } = await verbatim.transcripts.batch({
       video_ids: ["jNQXAC9IVRw", "https://youtu.be/aBcDeFgHiJk"],

@@ -9,6 +9,7 @@ import { Library } from "./resources/library.ts";
 import { Live } from "./resources/live.ts";
 import { Monitors } from "./resources/monitors.ts";
 import { Transcripts } from "./resources/transcripts.ts";
+import { Videos } from "./resources/videos.ts";
 import { type Result, type SuccessBody, unwrap } from "./result.ts";
 import { callInit, fetchForCall, type RequestOptions, retryAfterSeconds, type TransportSettings } from "./transport.ts";
 
@@ -42,6 +43,8 @@ export interface VerbatimOptions {
 export class Verbatim implements ResourceClient {
   /** Transcripts, batches, lists and speech recognition jobs. */
   readonly transcripts: Transcripts;
+  /** What sources say about items, without their words: title, description, chapters, counts. */
+  readonly videos: Videos;
   /** Monitors of YouTube channels and their events. */
   readonly monitors: Monitors;
   /** The transcripts the account has fetched: listed, and searched in full text. */
@@ -76,6 +79,7 @@ export class Verbatim implements ResourceClient {
     };
     this.raw = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: fetchForCall(this.settings) });
     this.transcripts = new Transcripts(this);
+    this.videos = new Videos(this);
     this.monitors = new Monitors(this);
     this.library = new Library(this);
     this.live = new Live(this);

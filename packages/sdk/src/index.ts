@@ -82,6 +82,7 @@ export type {
   VideoPageResult,
   WaitOptions,
 } from "./resources/transcripts.ts";
+export type { Chapter, MetadataRequest, MetadataResult, VideoMetadata, Videos } from "./resources/videos.ts";
 export type { RateLimit, ResponseMeta, Result, SuccessBody } from "./result.ts";
 export { type ServerSentEvent, serverSentEvents } from "./server-sent-events.ts";
 export type { RequestOptions } from "./transport.ts";

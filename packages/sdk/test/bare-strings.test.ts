@@ -17,6 +17,7 @@ type AnyCall = (verbatim: Verbatim, request: string | Record<string, string>) =>
 const onePage: { [Op in BareStringOperation]: BareCall<Op> } = {
   fetchVideoTranscript: (verbatim, request) => verbatim.transcripts.video(request),
   listTranscriptLanguages: (verbatim, request) => verbatim.transcripts.languages(request),
+  getVideoMetadata: (verbatim, request) => verbatim.videos.metadata(request),
   fetchChannelVideos: (verbatim, request) => verbatim.transcripts.channel(request),
   fetchPlaylistVideos: (verbatim, request) => verbatim.transcripts.playlist(request),
   searchVideos: (verbatim, request) => verbatim.transcripts.search(request),

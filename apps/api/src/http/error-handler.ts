@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from "express";
 import type { AppDeps } from "../deps.ts";
 import { ApiError, type ValidationIssue } from "../errors.ts";
+import { isAnswerable, toApiError } from "../services/source-failures.ts";
 import { isStoreUnreachable } from "../store/database.ts";
 import { storeLostMidRequest } from "./auth.ts";
 import { publicBaseUrl, requestIdOf } from "./locals.ts";
@@ -34,17 +35,17 @@ function v2Envelope(deps: AppDeps): ErrorEnvelope {
 }
 
 /**
- * Turns every failure into the error envelope. Three branches: our own `ApiError`s, the
- * failures of request parsing and validation, and anything else, which is logged with its
- * cause and answered as `internal_error` without leaking it.
+ * Turns every failure into the error envelope. Three branches: our own `ApiError`s (and a
+ * source's failure, as `toApiError` answers it), the failures of request parsing and validation,
+ * and anything else, which is logged with its cause and answered as `internal_error` without
+ * leaking it.
  */
 export function errorHandler(deps: AppDeps, envelope: ErrorEnvelope = v2Envelope(deps)): ErrorRequestHandler {
   return (err: unknown, req, res, _next) => {
     const requestId = requestIdOf(res);
-    const error =
-      err instanceof ApiError
-        ? err
-        : (fromHttpLibrary(req, err) ?? storeLost(deps, err, requestId) ?? unexpected(deps, err, requestId));
+    const error = isAnswerable(err)
+      ? toApiError(err)
+      : (fromHttpLibrary(req, err) ?? storeLost(deps, err, requestId) ?? unexpected(deps, err, requestId));
     if (res.headersSent) {
       deps.logger.error({ err, request_id: requestId }, "failure after the response started");
       res.end();

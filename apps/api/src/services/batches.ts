@@ -1,12 +1,11 @@
 import type { Schema } from "@verbatim/contract";
-import { parseVideoReference } from "../adapters/youtube/video-reference.ts";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { Credits } from "./credits.ts";
 import type { PlanName } from "./plans.ts";
 import { pricing } from "./pricing.ts";
 import { runConcurrently } from "./run-concurrently.ts";
+import type { FullTranscript } from "./transcript-store.ts";
 import type { Transcripts } from "./transcripts.ts";
 import { presentedTranscript } from "./word-timing.ts";
 
@@ -78,7 +77,7 @@ export class Batches {
     const stop = new AbortController();
     const stopped = AbortSignal.any([stop.signal, batch.disconnected]);
     const rows = new Array<BatchRow | undefined>(batch.items.length);
-    const keys = batch.items.map(videoKeyOf);
+    const keys = batch.items.map((item) => this.transcripts.itemOf(item).key);
     const firstDeliveries = new Map<string, Promise<Delivery | null>>();
     let balance = batch.balance;
     let creditsSpent = 0;
@@ -232,20 +231,12 @@ export class Batches {
     const retryAfter = error.retryAfterSeconds ?? (isTransient(error) ? retryableRowDelaySeconds : undefined);
     return {
       input: item,
-      video_id: videoIdOf(item),
+      video_id: this.transcripts.itemOf(item).videoId,
       outcome: "error",
       error: error.toBody(docsBaseUrl) as ErrorRow["error"],
       ...(retryAfter === undefined ? {} : { retry_after: retryAfter }),
     };
   }
-}
-
-/** What an item names: items naming the same video (an id, its watch, youtu.be or shorts URL) share one key. */
-function videoKeyOf(item: string): string {
-  const reference = parseVideoReference(item);
-  if (reference.kind === "youtube") return `youtube:${reference.videoId}`;
-  if (reference.kind === "other-url") return `url:${reference.url.href}`;
-  return `input:${item}`;
 }
 
 /**
@@ -270,12 +261,6 @@ function fetchOrder(keys: readonly string[]): number[] {
 /** 5xxx errors are transient by the error table's families: retry with backoff. */
 function isTransient(error: ApiError): boolean {
   return error.number >= 5000 && error.number < 6000;
-}
-
-/** The YouTube id an item names, or the item as sent when it names none. */
-function videoIdOf(item: string): string {
-  const reference = parseVideoReference(item);
-  return reference.kind === "youtube" ? reference.videoId : item;
 }
 
 /** The `insufficient_credits` of a row the balance (`null`: unlimited) can no longer pay; `null` when it can. */

@@ -1,7 +1,7 @@
 import type { Schema } from "@verbatim/contract";
 import { sql } from "drizzle-orm";
 import type { DatabaseOrTransaction } from "../store/database.ts";
-import type { FullTranscript } from "./audio-transcript-store.ts";
+import type { FullTranscript } from "./transcript-store.ts";
 import { sourceTimedWords, wordsOf } from "./word-timing.ts";
 
 type Segment = Schema<"Segment">;

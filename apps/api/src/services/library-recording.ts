@@ -1,8 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { contentHashOf, libraryEntryUpsert, type RecordedEntry } from "../store/statements/library-entry.ts";
-import type { FullTranscript } from "./audio-transcript-store.ts";
 import { replacePassages } from "./library-passages.ts";
+import type { FullTranscript } from "./transcript-store.ts";
 
 /**
  * Records each delivery of a transcript to an account in its library: one entry per account and

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import type { Store } from "../store/database.ts";
 import type { LibraryCursors } from "./library-cursors.ts";
 import { cursorScope, type EntryRow, entryColumns, entryOf, olderThan, type Page, pageOf } from "./library-entries.ts";
-import { snippetsOf } from "./library-snippets.ts";
+import { type MomentLinks, snippetsOf } from "./library-snippets.ts";
 
 export type LibraryHit = Schema<"LibraryHit">;
 
@@ -28,7 +28,7 @@ export class LibrarySearcher {
    * fetched first, each with the first moments it matched. The query is parsed once per text
    * search configuration in the account's library, and each transcript is matched with its own.
    */
-  async search(accountId: string, search: LibrarySearch): Promise<Page<LibraryHit>> {
+  async search(accountId: string, search: LibrarySearch, links: MomentLinks): Promise<Page<LibraryHit>> {
     const scope = cursorScope(accountId, "search", search);
     const after = search.cursor ? await this.cursors.read(scope, search.cursor) : null;
     // The distinct configurations by skipping through the index, one probe each, not a read of every entry.
@@ -63,7 +63,7 @@ export class LibrarySearcher {
            order by (hits.fetched_micros)::bigint desc, hits.id desc
            limit ${search.limit + 1}`,
     );
-    const snippets = await snippetsOf(this.store, rows.slice(0, search.limit), search.query);
+    const snippets = await snippetsOf(this.store, rows.slice(0, search.limit), search.query, links);
     return pageOf(this.cursors, rows, search.limit, scope, (row) => ({
       ...entryOf(row),
       snippets: snippets.get(Number(row.id)) ?? [],

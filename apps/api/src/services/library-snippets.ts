@@ -1,10 +1,13 @@
 import type { Schema } from "@verbatim/contract";
 import { sql } from "drizzle-orm";
-import { momentLinkOf, ytdlpPlatforms } from "../sources/ytdlp/ytdlp-platforms.ts";
+import type { SourceRegistry } from "../sources/registry.ts";
 import type { Store } from "../store/database.ts";
-import type { EntryRow, LibraryEntry } from "./library-entries.ts";
+import type { EntryRow } from "./library-entries.ts";
 
 type Snippet = Schema<"LibrarySnippet">;
+
+/** Where a passage's moment opens: the link of the source that serves the entry's platform (`SourceRegistry.linkAt`). */
+export type MomentLinks = Pick<SourceRegistry, "linkAt">;
 
 /** Snippets a hit carries, and how much text surrounds a snippet's first match. */
 const snippetsPerHit = 3;
@@ -28,7 +31,12 @@ interface SnippetRow {
  * The first matching passages of each entry, highlighted, with a link to the moment each begins;
  * only the page's entries pay for `ts_headline`.
  */
-export async function snippetsOf(store: Store, entries: EntryRow[], query: string): Promise<Map<number, Snippet[]>> {
+export async function snippetsOf(
+  store: Store,
+  entries: EntryRow[],
+  query: string,
+  links: MomentLinks,
+): Promise<Map<number, Snippet[]>> {
   const snippets = new Map<number, Snippet[]>();
   if (entries.length === 0) return snippets;
   const ids = entries.map((entry) => Number(entry.id));
@@ -56,28 +64,12 @@ export async function snippetsOf(store: Store, entries: EntryRow[], query: strin
     const list = snippets.get(id) ?? [];
     list.push({
       start: found.start,
-      url: source?.url ? linkAt(source.url, source.platform, found.start) : null,
+      url: source?.url ? links.linkAt(source.url, source.platform, found.start) : null,
       highlight: found.highlight,
     });
     snippets.set(id, list);
   }
   return snippets;
-}
-
-/**
- * A link that opens the source at `seconds`: YouTube's `t` parameter, a video platform's own way
- * where it has one (the plain link where it has none), else a media fragment (W3C Media Fragments).
- */
-export function linkAt(url: string, platform: LibraryEntry["platform"], seconds: number): string {
-  const whole = Math.floor(seconds);
-  if (platform === "youtube") {
-    const link = new URL(url);
-    link.searchParams.set("t", `${whole}s`);
-    return link.toString();
-  }
-  const videoPlatform = ytdlpPlatforms.find((entry) => entry.platform === platform);
-  if (videoPlatform) return momentLinkOf(url, videoPlatform.momentLink, whole);
-  return `${url.split("#")[0]}#t=${whole}`;
 }
 
 /**

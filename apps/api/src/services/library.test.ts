@@ -1,6 +1,35 @@
 import { describe, expect, it } from "vitest";
+import type { AudioSources } from "../adapters/audio-sources/audio-source.ts";
+import type { IsolatedParser } from "../adapters/parsing/isolated-parser.ts";
+import type { CaptionSource } from "../adapters/youtube/index.ts";
+import { createSourceRegistry } from "../sources/index.ts";
+import { SourceRegistry } from "../sources/registry.ts";
+import type { EgressCalls } from "../sources/ytdlp/guarded-call.ts";
+import { YtdlpSource } from "../sources/ytdlp/ytdlp-source.ts";
 import { passagesOf, segmentsOfPassages } from "./library-passages.ts";
-import { linkAt } from "./library-snippets.ts";
+
+/** The registry's members as a server has them: their links to a moment need none of their upstreams. */
+const unused = {} as never;
+const sources = createSourceRegistry({
+  youtube: { captions: unused as CaptionSource },
+  platforms: new SourceRegistry([
+    new YtdlpSource({
+      engine: null,
+      absentAdvice: "",
+      egress: unused as EgressCalls,
+      parser: unused as IsolatedParser,
+      allowedExtractors: [],
+      downloadMaxBytes: 0,
+      downloadTimeoutMs: 0,
+    }),
+  ]),
+  web: unused as AudioSources,
+});
+
+/** The link a library snippet gives to a moment of an item of `platform`. */
+function linkAt(url: string, platform: string, seconds: number): string {
+  return sources.linkAt(url, platform, seconds);
+}
 
 function segments(...timed: Array<[number, string]>) {
   return timed.map(([start, text]) => ({ start, duration: 2, text }));

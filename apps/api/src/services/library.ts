@@ -1,13 +1,15 @@
 import { ApiError } from "../errors.ts";
+import { SourceRegistry } from "../sources/registry.ts";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import type { RecordedEntry } from "../store/statements/library-entry.ts";
-import type { FullTranscript } from "./audio-transcript-store.ts";
 import type { LibraryCursors } from "./library-cursors.ts";
 import { type LibraryEntry, LibraryReader, type Page, type StoredEntry } from "./library-entries.ts";
 import { LibraryRecorder } from "./library-recording.ts";
 import { type LibraryHit, type LibrarySearch, LibrarySearcher } from "./library-search.ts";
+import type { MomentLinks } from "./library-snippets.ts";
 import type { FinishedJob, JobFollower, TranscriptJobRow } from "./transcript-jobs.ts";
 import type { TranscriptJson } from "./transcript-rendering-tasks.ts";
+import type { FullTranscript } from "./transcript-store.ts";
 
 /** Reads of an entry's words before a read gives up on words that keep changing. */
 const wordReadAttempts = 3;
@@ -79,8 +81,16 @@ export class TranscriptLibrary implements JobFollower {
     return null;
   }
 
-  /** A page of the account's transcripts that match the query, with their snippets (`LibrarySearcher.search`). */
-  search(accountId: string, search: LibrarySearch): Promise<Page<LibraryHit>> {
-    return this.searcher.search(accountId, search);
+  /**
+   * A page of the account's transcripts that match the query, with their snippets
+   * (`LibrarySearcher.search`), each linking to its moment as `links` (the server's sources) says;
+   * without them, a media fragment.
+   */
+  search(
+    accountId: string,
+    search: LibrarySearch,
+    links: MomentLinks = new SourceRegistry([]),
+  ): Promise<Page<LibraryHit>> {
+    return this.searcher.search(accountId, search, links);
   }
 }

@@ -21,7 +21,7 @@ import {
   monitorNotFound,
 } from "./monitor-views.ts";
 import { runConcurrently } from "./run-concurrently.ts";
-import { toApiError } from "./video-transcripts.ts";
+import { toApiError } from "./source-failures.ts";
 
 /** Who asked for a check: the request (on demand) or the scheduler. */
 export interface CheckContext extends FetchContext {

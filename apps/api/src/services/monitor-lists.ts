@@ -2,8 +2,8 @@ import type { Schema } from "@verbatim/contract";
 import { ApiError } from "../errors.ts";
 import type { ListingRegistry } from "../sources/listing-registry.ts";
 import type { Listing, MonitorPlatform } from "../sources/listing-source.ts";
-import { apiErrorOf } from "../sources/source-error.ts";
 import type { MonitorRow } from "./monitor-events.ts";
+import { toApiError } from "./source-failures.ts";
 import { fetchPage, listingOf } from "./video-lists.ts";
 
 export type VideoRow = Schema<"VideoRow">;
@@ -56,7 +56,7 @@ export class MonitorLists {
       sort: "newest",
     });
     if ("listing" in match) return match.listing;
-    if ("refusal" in match) throw apiErrorOf(match.refusal);
+    if ("refusal" in match) throw toApiError(match.refusal);
     throw new ApiError("unsupported_platform", `This server no longer lists "${monitor.target}".`);
   }
 

@@ -8,9 +8,9 @@ import { claimBatchSize } from "./monitor-schedule.ts";
 import { checkErrorBody } from "./monitor-views.ts";
 import type { PlanName } from "./plans.ts";
 import { runConcurrently } from "./run-concurrently.ts";
+import { toApiError } from "./source-failures.ts";
 import { TranscriptJobs } from "./transcript-jobs.ts";
 import type { Transcripts } from "./transcripts.ts";
-import { toApiError } from "./video-transcripts.ts";
 
 export type TaskRow = typeof monitorTranscriptTasks.$inferSelect;
 

@@ -12,6 +12,9 @@ export const pricing = {
   /** A list page: 1 credit, an empty page free; any request with `since_video_id` 1 credit. */
   listPage: (rows: number, withSinceVideoId: boolean): number => (withSinceVideoId || rows > 0 ? 1 : 0),
 
+  /** An item's metadata (`POST /videos/metadata`): 1 credit, as a list page. */
+  metadata: (): number => 1,
+
   /**
    * What a billed request must be able to pay before any work runs: 1 credit. An empty list
    * page is still free when it happens, but almost every page has rows, and refusing up front

@@ -3,8 +3,8 @@ import { and, eq, sql } from "drizzle-orm";
 import { ApiError, type ErrorExtra } from "../errors.ts";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
 import { accounts, transcriptJobs } from "../store/schema.ts";
-import type { AudioTranscriptStore, FullTranscript } from "./audio-transcript-store.ts";
 import { type Credits, type UsageBlock, usageBlock } from "./credits.ts";
+import type { FullTranscript, StoredItem, TranscriptStore } from "./transcript-store.ts";
 import type { WebhookOutbox } from "./webhook-events.ts";
 import { presentedTranscript } from "./word-timing.ts";
 
@@ -50,8 +50,8 @@ export interface JobCompletion {
   transcript: FullTranscript;
   durationSeconds: number;
   credits: number;
-  /** The `AudioTranscriptStore` key the transcript is kept under. */
-  storeKey: string;
+  /** The item the transcript is kept under in the store, with the model that made it. */
+  stored: StoredItem;
 }
 
 export type CompletionOutcome =
@@ -97,7 +97,7 @@ export class TranscriptJobs {
   constructor(
     private readonly store: Store,
     private readonly credits: Credits,
-    private readonly transcripts: AudioTranscriptStore,
+    private readonly transcripts: TranscriptStore,
     private readonly now: () => Date,
     private readonly webhooks?: WebhookOutbox,
     private readonly followers: readonly JobFollower[] = [],
@@ -232,7 +232,7 @@ export class TranscriptJobs {
           .update(transcriptJobs)
           .set({ usage: { ...usage } })
           .where(eq(transcriptJobs.id, job.id));
-        await this.transcripts.save(completion.storeKey, completion, tx);
+        await this.transcripts.keepSpeech(completion.stored, completion, tx);
         // The callback answers the request that made the job: with word times when it asked for them.
         const delivered = presentedTranscript(data, (job.request as { words?: unknown }).words === true);
         await this.notify(job, "transcript_job.completed", { status: "completed", data: delivered }, tx);
@@ -243,7 +243,7 @@ export class TranscriptJobs {
       });
     } catch (error) {
       if (!(error instanceof ApiError) || error.code !== "insufficient_credits") throw error;
-      await this.transcripts.save(completion.storeKey, completion);
+      await this.transcripts.keepSpeech(completion.stored, completion);
       await this.fail(job, {
         code: "insufficient_credits",
         message: `The transcript is ready but costs ${completion.credits} credit${completion.credits === 1 ? "" : "s"}, more than the balance. Nothing was charged; after a top-up, send the same request again: it is answered from the finished transcript.`,
@@ -262,7 +262,7 @@ export class TranscriptJobs {
         .where(and(eq(transcriptJobs.id, job.id), eq(transcriptJobs.status, "processing")))
         .returning({ id: transcriptJobs.id });
       if (!moved) return false;
-      const error = apiErrorOf(failure).toBody(sourceOf(job).docs_base_url) as JobErrorBody;
+      const error = errorOfFailure(failure).toBody(sourceOf(job).docs_base_url) as JobErrorBody;
       await this.notify(job, "transcript_job.failed", { status: "failed", error }, tx);
       for (const follower of this.followers) await follower.jobFinished(job, { status: "failed", error }, tx);
       return true;
@@ -290,7 +290,7 @@ export class TranscriptJobs {
       case "failed":
         return {
           status: "failed",
-          error: apiErrorOf(job.error as unknown as JobFailure).toBody(docsBaseUrl) as JobErrorBody,
+          error: errorOfFailure(job.error as unknown as JobFailure).toBody(docsBaseUrl) as JobErrorBody,
         };
       default:
         return null;
@@ -311,7 +311,8 @@ export class TranscriptJobs {
   }
 }
 
-function apiErrorOf(failure: JobFailure): ApiError {
+/** The error a failed job records, as the envelope answers it. */
+function errorOfFailure(failure: JobFailure): ApiError {
   return new ApiError(failure.code, failure.message, failure.extra === undefined ? {} : { extra: failure.extra });
 }
 

@@ -3,7 +3,15 @@ import { toSrt, toVtt } from "@verbatim/sdk";
 import fc from "fast-check";
 import { type NodeCue, parseSync } from "subtitle";
 import { describe, expect, it } from "vitest";
-import { characterCount, chunksOf, renderTranscript, type Segment, textOf } from "./transcript-renderings.ts";
+import {
+  type Chapter,
+  characterCount,
+  chunksByChapter,
+  chunksOf,
+  renderTranscript,
+  type Segment,
+  textOf,
+} from "./transcript-renderings.ts";
 
 const surfaceGo: Segment[] = [
   { start: 0, duration: 2.31, text: "Microsoft's Surface Go is the smallest" },
@@ -294,6 +302,93 @@ describe("chunksOf", () => {
     const chunks = chunksOf([{ start: 0, duration: 3_600, text }], 100);
     expect(chunks).toHaveLength(words);
     expect(chunks.at(-1)).toEqual({ text: String(words - 1).padStart(50, "w"), start: expect.any(Number), end: 3_600 });
+  });
+});
+
+describe("chunksByChapter", () => {
+  const ten = (start: number, text: string): Segment => ({ start, duration: 10, text });
+  const talk = [ten(0, "Welcome back."), ten(10, "First topic."), ten(20, "More on it."), ten(30, "Second topic.")];
+  const chapters: Chapter[] = [
+    { title: "Intro", start: 0, end: 10 },
+    { title: "First", start: 10, end: 30 },
+    { title: "Second", start: 30, end: 40 },
+  ];
+
+  it("makes one chunk per chapter, each naming it, without a size", () => {
+    expect(chunksByChapter(talk, chapters, undefined)).toEqual([
+      { text: "Welcome back.", start: 0, end: 10, chapter: "Intro" },
+      { text: "First topic. More on it.", start: 10, end: 30, chapter: "First" },
+      { text: "Second topic.", start: 30, end: 40, chapter: "Second" },
+    ]);
+  });
+
+  it("cuts a chapter longer than the size into several chunks of that chapter", () => {
+    const long = Array.from({ length: 12 }, (_, index) => ten(10 + index * 10, "word ".repeat(9).trim()));
+    const chunks = chunksByChapter([ten(0, "Welcome back."), ...long], [chapters[0], chapters[1]] as Chapter[], 100);
+    expect(chunks[0]).toEqual({ text: "Welcome back.", start: 0, end: 10, chapter: "Intro" });
+    const first = chunks.slice(1);
+    expect(first.length).toBeGreaterThan(1);
+    for (const chunk of first) {
+      expect(chunk.chapter).toBe("First");
+      expect(characterCount(chunk.text)).toBeLessThanOrEqual(100);
+    }
+  });
+
+  it("never joins the end of one chapter to the start of the next, however small", () => {
+    expect(chunksByChapter(talk, chapters, 10_000).map((chunk) => chunk.chapter)).toEqual(["Intro", "First", "Second"]);
+  });
+
+  it("leaves segments before the first chapter in chunks without one", () => {
+    const late: Chapter[] = [{ title: "Main", start: 20, end: null }];
+    expect(chunksByChapter(talk, late, undefined)).toEqual([
+      { text: "Welcome back. First topic.", start: 0, end: 20 },
+      { text: "More on it. Second topic.", start: 20, end: 40, chapter: "Main" },
+    ]);
+  });
+
+  it("cuts by size alone without chapters, and into one chunk without a size either", () => {
+    expect(chunksByChapter(talk, [], 100)).toEqual(chunksOf(talk, 100));
+    expect(chunksByChapter(talk, [], undefined)).toEqual([
+      { text: "Welcome back. First topic. More on it. Second topic.", start: 0, end: 40 },
+    ]);
+  });
+
+  it("skips chapters no segment falls in", () => {
+    const crowded: Chapter[] = [
+      { title: "A", start: 0, end: 1 },
+      { title: "B", start: 1, end: 2 },
+      { title: "C", start: 2, end: 40 },
+    ];
+    expect(chunksByChapter(talk, crowded, undefined).map((chunk) => chunk.chapter)).toEqual(["A", "C"]);
+  });
+
+  it("keeps its promises for any transcript, chapters and size", () => {
+    const chapterStarts = fc.uniqueArray(fc.integer({ min: 0, max: 200_000 }), { maxLength: 12 });
+    fc.assert(
+      fc.property(
+        segmentLists,
+        chapterStarts,
+        fc.option(fc.integer({ min: 100, max: 400 }), { nil: undefined }),
+        (segments, starts, size) => {
+          const sorted = [...starts].sort((a, b) => a - b).map((ms) => ms / 1000);
+          const chapterList = sorted.map((start, index) => ({
+            title: `Chapter ${index}`,
+            start,
+            end: sorted[index + 1] ?? null,
+          }));
+          const chunks = chunksByChapter(segments, chapterList, size);
+          expect(chunks.map((chunk) => chunk.text).join(" ")).toBe(textOf(segments));
+          for (const chunk of chunks) {
+            if (size !== undefined && chunk.text.includes(" ")) {
+              expect(characterCount(chunk.text)).toBeLessThanOrEqual(size);
+            }
+            const chapter = chapterList.find((candidate) => candidate.title === chunk.chapter);
+            if (chapter) expect(chunk.start).toBeGreaterThanOrEqual(Math.round(chapter.start * 1000) / 1000);
+            else expect(chunk.chapter).toBeUndefined();
+          }
+        },
+      ),
+    );
   });
 });
 

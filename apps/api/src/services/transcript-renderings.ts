@@ -6,6 +6,7 @@ import { timedSegments, withoutWords } from "./word-timing.ts";
 export type Segment = Schema<"Segment">;
 export type TranscriptFormat = Schema<"TranscriptFormat">;
 export type TranscriptChunk = Schema<"TranscriptChunk">;
+export type Chapter = Schema<"Chapter">;
 /** The contract spreads its `TranscriptRenderings` into `Transcript` and `LibraryTranscript`, so no schema bears the name. */
 export type TranscriptRenderings = Pick<
   Schema<"Transcript">,
@@ -15,8 +16,10 @@ export type TranscriptRenderings = Pick<
 /** How a request asked the transcript to be written out. */
 export interface RenderingRequest {
   format: TranscriptFormat;
-  /** Characters per chunk; without it, no `chunks`. */
+  /** Characters per chunk; without it (and without `chapters`), no `chunks`. */
   chunkSize?: number;
+  /** `chunk_by: "chapter"`: the transcript's chapters, where `chunks` are cut (an empty list when it has none). */
+  chapters?: readonly Chapter[];
   /** Time each word: `segments[].words`, or cue timestamps in WebVTT, and `word_timing` (`words: true`). */
   words?: boolean;
 }
@@ -30,7 +33,7 @@ export interface RenderingRequest {
  * writers' output, so a client converting `segments` itself gets the same file.
  */
 export function renderTranscript(segments: readonly Segment[], request: RenderingRequest): TranscriptRenderings {
-  const chunks = request.chunkSize === undefined ? {} : { chunks: chunksOf(segments, request.chunkSize) };
+  const chunks = chunksAsAsked(segments, request);
   if (request.words) {
     const timed = timedSegments(segments);
     const written =
@@ -49,6 +52,46 @@ export function renderTranscript(segments: readonly Segment[], request: Renderin
     case "vtt":
       return { format: "vtt", subtitles: toVtt(segments.map(withoutWords)), ...chunks };
   }
+}
+
+/** The `chunks` a request asked for: by chapter, by size, or none. */
+function chunksAsAsked(segments: readonly Segment[], request: RenderingRequest): { chunks?: TranscriptChunk[] } {
+  if (request.chapters) return { chunks: chunksByChapter(segments, request.chapters, request.chunkSize) };
+  return request.chunkSize === undefined ? {} : { chunks: chunksOf(segments, request.chunkSize) };
+}
+
+/**
+ * The transcript cut at its chapters: each segment goes with the last chapter that starts at or
+ * before it (those before the first chapter go without one), and each chapter's segments are
+ * one chunk, or, with `size`, `chunksOf` them, so a chapter longer than `size` is cut into
+ * several. Each chunk names its chapter. Without chapters it is `chunksOf`, or one chunk of the
+ * whole transcript without `size`. Joined by spaces, the chunks are `text`, as `chunksOf`'s are.
+ */
+export function chunksByChapter(
+  segments: readonly Segment[],
+  chapters: readonly Chapter[],
+  size: number | undefined,
+): TranscriptChunk[] {
+  const limit = size ?? Number.POSITIVE_INFINITY;
+  const chunks: TranscriptChunk[] = [];
+  let chapterIndex = -1;
+  let group: Segment[] = [];
+  const close = () => {
+    const title = chapters[chapterIndex]?.title;
+    for (const chunk of chunksOf(group, limit)) chunks.push(title === undefined ? chunk : { ...chunk, chapter: title });
+    group = [];
+  };
+  for (const segment of segments) {
+    let next = chapterIndex;
+    while (next + 1 < chapters.length && (chapters[next + 1] as Chapter).start <= segment.start) next++;
+    if (next !== chapterIndex) {
+      close();
+      chapterIndex = next;
+    }
+    group.push(segment);
+  }
+  close();
+  return chunks;
 }
 
 /**

@@ -8,8 +8,8 @@ import type {
   ListingRequest,
   ListRow,
 } from "../sources/listing-source.ts";
-import { apiErrorOf } from "../sources/source-error.ts";
 import type { ListCursors, ListPosition } from "./list-cursors.ts";
+import { toApiError } from "./source-failures.ts";
 
 /**
  * The most upstream pages one request reads. A page of 50 needs at most 4 of YouTube's (20 to
@@ -144,7 +144,7 @@ export async function fetchPage(
   try {
     return continuation === null ? await listing.firstPage(options) : await listing.nextPage(continuation, options);
   } catch (error) {
-    throw apiErrorOf(error);
+    throw toApiError(error);
   }
 }
 
@@ -154,7 +154,7 @@ export async function fetchPage(
  */
 export function listingOf(registry: ListingRegistry, request: ListingRequest): Listing {
   const match = registry.match(request);
-  if ("refusal" in match) throw apiErrorOf(match.refusal);
+  if ("refusal" in match) throw toApiError(match.refusal);
   if ("unmatched" in match) {
     throw request.kind === "search"
       ? new ApiError(

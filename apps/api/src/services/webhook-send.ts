@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
-import { ApiError } from "../errors.ts";
+import { SourceError } from "../sources/source-error.ts";
 import type { Store } from "../store/database.ts";
 import { accounts, monitors } from "../store/schema.ts";
 import type { ClaimedDelivery } from "./webhook-claims.ts";
@@ -16,7 +16,7 @@ export interface WebhookFetchInit {
 }
 
 /**
- * Sends one attempt: the public-address fetch (`createPublicFetch`), which throws an `ApiError`
+ * Sends one attempt: the public-address fetch (`createPublicFetch`), which throws a `SourceError`
  * `invalid_input` before connecting to a target the https and public-address rules refuse.
  */
 export type WebhookFetch = (url: string, init: WebhookFetchInit) => Promise<Response>;
@@ -88,7 +88,7 @@ export async function sendAttempt(
   } catch (cause) {
     const durationMs = elapsed();
     // A refused scheme or address: no retry can make the target acceptable.
-    if (cause instanceof ApiError && cause.code === "invalid_input") {
+    if (cause instanceof SourceError && cause.kind === "invalid_input") {
       return {
         delivered: false,
         responseStatus: null,
@@ -98,7 +98,7 @@ export async function sendAttempt(
         unreachable: false,
       };
     }
-    const timedOut = signal.aborted || (cause instanceof ApiError && cause.code === "timeout");
+    const timedOut = signal.aborted || (cause instanceof SourceError && cause.kind === "timeout");
     const error = timedOut
       ? `no answer within ${options.attemptTimeoutMs} ms (timeout)`
       : `request failed: ${describeFailure(cause)}`;
@@ -132,7 +132,7 @@ function redirectTarget(response: Response): string {
 
 /** fetch reports a network failure as "fetch failed" with the system error as its cause; the public fetch says it in words. */
 function describeFailure(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
+  if (error instanceof SourceError) return error.message;
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause;
   return cause instanceof Error ? cause.message : error.message;

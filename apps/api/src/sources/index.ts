@@ -1,3 +1,4 @@
+import type { AudioSources } from "../adapters/audio-sources/audio-source.ts";
 import type { MediaDownloadLimits } from "../adapters/net/media-download.ts";
 import { IsolatedParser } from "../adapters/parsing/isolated-parser.ts";
 import type { Logger } from "../logger.ts";
@@ -6,12 +7,38 @@ import type { ListingSource } from "./listing-source.ts";
 import type { LiveSource } from "./live/live-source.ts";
 import { liveExtractors, YtdlpLiveStreams } from "./live/ytdlp-live.ts";
 import { SourceRegistry } from "./registry.ts";
+import { WebSource } from "./web/web-source.ts";
+import { YoutubeSource, type YoutubeSourceOptions } from "./youtube/youtube-source.ts";
 import type { YtdlpEngine } from "./ytdlp/find-ytdlp.ts";
 import { YtdlpProfiles } from "./ytdlp/ytdlp-profiles.ts";
 import { createYtdlpSidecar, YtdlpStartError } from "./ytdlp/ytdlp-sidecar.ts";
 import { YtdlpSource } from "./ytdlp/ytdlp-source.ts";
 
 export { SourceRegistry } from "./registry.ts";
+
+/** What a server reads, by source: each part left out is a source it does without. */
+export interface SourceParts {
+  /** YouTube's captions, and its audio streams where speech recognition runs; without, YouTube's addresses are refused. */
+  youtube?: YoutubeSourceOptions;
+  /** The video platforms read through yt-dlp (`startPlatformSources`). */
+  platforms?: SourceRegistry;
+  /** Podcast pages, feeds, publisher transcripts, media files, and Apple Podcasts and Spotify episode links. */
+  web?: AudioSources;
+}
+
+/**
+ * The source registry of a server, its members in the order it asks them: YouTube (which knows
+ * its addresses even where it is not configured), then the platforms yt-dlp reads, then the web,
+ * which claims any other address. A new source is a line
+ * here; a new platform of a family (yt-dlp's) is a row of that family's table.
+ */
+export function createSourceRegistry(parts: SourceParts): SourceRegistry {
+  return new SourceRegistry([
+    new YoutubeSource(parts.youtube ?? {}),
+    ...(parts.platforms?.members ?? []),
+    ...(parts.web ? [new WebSource(parts.web)] : []),
+  ]);
+}
 
 /** How the video platforms are reached. */
 export interface PlatformSourcesConfig {

@@ -196,27 +196,42 @@ export const idempotencyRecords = pgTable(
   ],
 );
 
-/** One fetched YouTube caption track, served again without another upstream call. */
-export const youtubeTranscripts = pgTable(
-  "youtube_transcripts",
+/**
+ * Every transcript kept to be served again, captions or speech, whatever the platform: one row
+ * per platform, item, language and kind. The kind is the caption kind with, for a translation,
+ * the language it was translated from, or the speech model that made it.
+ */
+export const storedTranscripts = pgTable(
+  "stored_transcripts",
   {
     id: bigserial("id", { mode: "number" }).primaryKey(),
+    /** The item's platform; media read by its address is kept as the platform a link to the file is. */
+    platform: text("platform").notNull(),
+    /** The item: the platform's id, or the address of media read by its address (any feed or page to it is one). */
     videoId: text("video_id").notNull(),
-    /** BCP-47 language of the track; null when YouTube did not say (a transcript-panel answer). */
+    /** BCP-47 language of the transcript; null when its source did not say (a YouTube transcript-panel answer). */
     language: text("language"),
-    /** `manual` or `auto`; null when YouTube did not say. */
+    /** `manual` or `auto` for captions; null for speech, or when the platform did not say. */
     captionKind: text("caption_kind"),
     /**
-     * For YouTube's translation of a track (`translate_to`): the language of the track it was
-     * translated from; null for a track as YouTube serves it. A translation into German is
-     * another row than the video's own German track, automatic or not.
+     * For a platform's translation of a track (`translate_to`): the language of the track it was
+     * translated from; null for a track as the platform serves it. A translation into German is
+     * another row than the item's own German track, automatic or not.
      */
     sourceLanguage: text("source_language"),
+    /**
+     * The engine and model (`<engine>:<model>`) that recognised the speech; '' for captions.
+     * Another decoding of the same model makes no other transcript.
+     */
+    speechModel: text("speech_model").notNull().default(""),
+    /** The wire's `speech_engine` block of the recognition; null for captions. */
+    speechEngine: jsonb("speech_engine").$type<Record<string, unknown>>(),
     title: text("title"),
     channel: text("channel"),
+    /** Seconds: the platform's for captions; for speech the media's as decoded, which prices every delivery. */
     durationSeconds: doublePrecision("duration_seconds"),
     thumbnailUrl: text("thumbnail_url"),
-    /** `[{start, duration, text}]` in seconds. */
+    /** `[{start, duration, text, speaker?}]` in seconds. */
     segments: jsonb("segments").$type<Array<{ start: number; duration: number; text: string }>>().notNull(),
     /**
      * SHA-256 of the language and segments as the library hashes them, written with the segments:
@@ -226,38 +241,45 @@ export const youtubeTranscripts = pgTable(
     /** UTF-8 bytes of the segments' texts joined by single spaces (`usage.bytes`), written with the segments. */
     textBytes: integer("text_bytes").notNull(),
     /**
-     * The words of each segment as the track timed them (`[{text, start, duration}]`, null for a
+     * The words of each segment as the source timed them (`[{text, start, duration}]`, null for a
      * segment it did not time), in the order of `segments`; null when it timed none, and on tracks
      * stored before word times were kept. Apart from `segments`, which a response splices in as stored.
      */
     segmentWords:
       jsonb("segment_words").$type<Array<Array<{ text: string; start: number; duration: number }> | null>>(),
+    /**
+     * The item's chapters when the transcript was kept (`[{title, start, end}]`), whatever its
+     * source; empty when it has none, null on transcripts kept before chapters were.
+     */
+    chapters: jsonb("chapters").$type<Array<{ title: string; start: number; end: number | null }>>(),
     fetchedAt: timestamp("fetched_at", { withTimezone: true }).notNull(),
   },
   (table) => [
-    unique("youtube_transcripts_track")
-      .on(table.videoId, table.language, table.captionKind, table.sourceLanguage)
+    unique("stored_transcripts_key")
+      .on(table.platform, table.videoId, table.language, table.captionKind, table.sourceLanguage, table.speechModel)
       .nullsNotDistinct(),
-    check("youtube_transcripts_caption_kind", sql`${table.captionKind} in ('manual', 'auto')`),
+    check("stored_transcripts_caption_kind", sql`${table.captionKind} in ('manual', 'auto')`),
   ],
 );
 
 /**
- * Which stored track answers a video requested in a language ('' when none was asked for) and
- * translated into `translate_to` ('' when no translation was asked for): a request for a
- * translation never meets the untranslated track, nor the other way round.
+ * Which stored track answers an item requested in a language ('' when none was asked for) and
+ * translated into `translate_to` ('' when no translation was asked for), for the platforms whose
+ * items the store serves before they are resolved again: a request for a translation never meets
+ * the untranslated track, nor the other way round.
  */
-export const youtubeCaptionChoices = pgTable(
-  "youtube_caption_choices",
+export const captionChoices = pgTable(
+  "caption_choices",
   {
+    platform: text("platform").notNull(),
     videoId: text("video_id").notNull(),
     requestedLanguage: text("requested_language").notNull(),
     translateTo: text("translate_to").notNull().default(""),
     transcriptId: bigint("transcript_id", { mode: "number" })
       .notNull()
-      .references(() => youtubeTranscripts.id, { onDelete: "cascade" }),
+      .references(() => storedTranscripts.id, { onDelete: "cascade" }),
   },
-  (table) => [primaryKey({ columns: [table.videoId, table.requestedLanguage, table.translateTo] })],
+  (table) => [primaryKey({ columns: [table.platform, table.videoId, table.requestedLanguage, table.translateTo] })],
 );
 
 /** A secret the service keeps for itself (the cursor-signing key), made once and shared by every process. */
@@ -283,7 +305,7 @@ export const transcriptJobs = pgTable(
     status: text("status").notNull(),
     /** What `data.video_id` says: the id or address the request named. */
     videoId: text("video_id").notNull(),
-    /** `youtube`, `podcast` or `file`. */
+    /** The wire's `platform` of the item. */
     platform: text("platform").notNull(),
     /** The validated request body the job was made from. */
     request: jsonb("request").$type<Record<string, unknown>>().notNull(),
@@ -314,20 +336,6 @@ export const transcriptJobs = pgTable(
     check("transcript_jobs_progress", sql`${table.progress} >= 0 and ${table.progress} <= 1`),
   ],
 );
-
-/**
- * A finished transcript of audio (speech recognition or a publisher's transcript), keyed by its
- * source, so the same request again is served from the store.
- */
-export const audioTranscripts = pgTable("audio_transcripts", {
-  /** The canonical source: the media address, or the feed and episode that named it, plus the mode. */
-  sourceKey: text("source_key").primaryKey(),
-  platform: text("platform").notNull(),
-  durationSeconds: doublePrecision("duration_seconds"),
-  /** The transcript `data` with both `text` and `segments`. */
-  transcript: jsonb("transcript").$type<Record<string, unknown>>().notNull(),
-  createdAt: createdAt(),
-});
 
 /**
  * One event to deliver to an account's webhook endpoint (job callbacks, later monitors). Its id

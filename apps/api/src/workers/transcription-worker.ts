@@ -1,8 +1,8 @@
 import type { Logger } from "../logger.ts";
 import { abandonedTranscriptionQueueName, type Job, type PgBoss, transcriptionQueueName } from "../queue/job-queue.ts";
-import type { AudioTranscripts, TranscriptionMessage } from "../services/audio-transcripts.ts";
 import { plans } from "../services/plans.ts";
 import type { AccountSlots } from "../services/slots.ts";
+import type { SpeechRecognition, TranscriptionMessage } from "../services/speech-recognition.ts";
 import { perAccountConcurrency, sendTranscription } from "./transcription-queue.ts";
 
 /** How long a job waits before it is offered again when its account's plan already runs its workers elsewhere. */
@@ -37,7 +37,7 @@ export interface TranscriptionWorker {
  */
 export async function startTranscriptionWorker(
   boss: PgBoss,
-  audio: AudioTranscripts,
+  speech: Pick<SpeechRecognition, "runJob" | "abandonJob">,
   options: TranscriptionWorkerOptions,
 ): Promise<TranscriptionWorker> {
   await boss.work<TranscriptionMessage>(
@@ -61,7 +61,7 @@ export async function startTranscriptionWorker(
         return;
       }
       try {
-        await audio.runJob(job.data.jobId, { signal: job.signal, finalAttempt: attempts >= options.retryLimit });
+        await speech.runJob(job.data.jobId, { signal: job.signal, finalAttempt: attempts >= options.retryLimit });
       } finally {
         await options.jobSlots.release(slot);
       }
@@ -71,7 +71,7 @@ export async function startTranscriptionWorker(
     abandonedTranscriptionQueueName,
     { batchSize: 1, pollingIntervalSeconds: options.pollSeconds },
     async ([job]: Job<TranscriptionMessage>[]) => {
-      if (job) await audio.abandonJob(job.data.jobId);
+      if (job) await speech.abandonJob(job.data.jobId);
     },
   );
   options.logger.info({ workers: options.workers }, "transcription workers started");

@@ -6,6 +6,7 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, probeDuration, SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
 import { ApiError } from "../../src/errors.ts";
+import { isAnswerable, toApiError } from "../../src/services/source-failures.ts";
 import { type GeneratedMedia, generatedMedia } from "./generated-media.ts";
 
 async function countSamples(samples: AsyncIterable<Float32Array>): Promise<{ count: number; peak: number }> {
@@ -18,10 +19,18 @@ async function countSamples(samples: AsyncIterable<Float32Array>): Promise<{ cou
   return { count, peak };
 }
 
+/** A call's failure as the API answers it. */
+function answered<T>(call: Promise<T>): Promise<T> {
+  return call.catch((error: unknown) => {
+    throw toApiError(error);
+  });
+}
+
+/** What a rejection answers: a decoder's failure as the API answers it, anything else as it is. */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
     () => expect.fail("expected a rejection"),
-    (error: unknown) => error,
+    (error: unknown) => (isAnswerable(error) ? toApiError(error) : error),
   );
 }
 
@@ -116,7 +125,7 @@ describe("decodeAudio", () => {
       const error = await rejection(countSamples(decodeAudio(input).samples));
       expect(error).toMatchObject({ code: "invalid_input" });
     }
-    await expect(probeDuration(path)).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(answered(probeDuration(path))).rejects.toMatchObject({ code: "invalid_input" });
   });
 
   it("still decodes every container it allows, from a file and from a pipe", async () => {
@@ -167,6 +176,6 @@ describe("probeDuration", () => {
 
   it("rejects a video without sound as no_audio_stream", async () => {
     const videoOnly = await media.make("video-only.webm", ["-f", "lavfi", "-i", "color=c=red:s=32x32:d=1"]);
-    await expect(probeDuration(videoOnly)).rejects.toMatchObject({ code: "no_audio_stream" });
+    await expect(answered(probeDuration(videoOnly))).rejects.toMatchObject({ code: "no_audio_stream" });
   });
 });

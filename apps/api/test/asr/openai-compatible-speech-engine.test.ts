@@ -7,6 +7,14 @@ import { OpenAiCompatibleSpeechEngine } from "../../src/adapters/asr/openai-comp
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { transcribeMedia } from "../../src/adapters/asr/speech-engine.ts";
 import { SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
+import { toApiError } from "../../src/services/source-failures.ts";
+
+/** A call's failure as the API answers it. */
+function answered<T>(call: Promise<T>): Promise<T> {
+  return call.catch((error: unknown) => {
+    throw toApiError(error);
+  });
+}
 
 /** What the fake server saw of one transcription request. */
 interface ReceivedRequest {
@@ -153,7 +161,7 @@ describe("OpenAiCompatibleSpeechEngine against a loopback server", () => {
   it("fails with upstream_error when the server answers 500", async () => {
     server.answer = (_request, _index, res) => json(res, 500, { error: { message: "model crashed" } });
     const engine = new OpenAiCompatibleSpeechEngine({ baseUrl: server.url, model: "whisper-1" });
-    await expect(engine.transcribe(secondsOfTone(1))).rejects.toMatchObject({
+    await expect(answered(engine.transcribe(secondsOfTone(1)))).rejects.toMatchObject({
       code: "upstream_error",
       status: 503,
       message: expect.stringContaining("500"),
@@ -163,13 +171,16 @@ describe("OpenAiCompatibleSpeechEngine against a loopback server", () => {
   it("fails with timeout when the server never answers", async () => {
     server.answer = () => {};
     const engine = new OpenAiCompatibleSpeechEngine({ baseUrl: server.url, model: "whisper-1", timeoutMs: 300 });
-    await expect(engine.transcribe(secondsOfTone(1))).rejects.toMatchObject({ code: "timeout", number: 5002 });
+    await expect(answered(engine.transcribe(secondsOfTone(1)))).rejects.toMatchObject({
+      code: "timeout",
+      number: 5002,
+    });
   });
 
   it("fails with parse_error when the answer is not JSON", async () => {
     server.answer = (_request, _index, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>");
     const engine = new OpenAiCompatibleSpeechEngine({ baseUrl: server.url, model: "whisper-1" });
-    await expect(engine.transcribe(secondsOfTone(1))).rejects.toMatchObject({ code: "parse_error" });
+    await expect(answered(engine.transcribe(secondsOfTone(1)))).rejects.toMatchObject({ code: "parse_error" });
   });
 
   it("fails with connection when nothing listens, in transcribe and in check", async () => {
@@ -177,8 +188,11 @@ describe("OpenAiCompatibleSpeechEngine against a loopback server", () => {
     await closed.start();
     await closed.stop();
     const engine = new OpenAiCompatibleSpeechEngine({ baseUrl: closed.url, model: "whisper-1" });
-    await expect(engine.transcribe(secondsOfTone(1))).rejects.toMatchObject({ code: "connection", number: 5003 });
-    await expect(engine.check()).rejects.toMatchObject({ code: "connection" });
+    await expect(answered(engine.transcribe(secondsOfTone(1)))).rejects.toMatchObject({
+      code: "connection",
+      number: 5003,
+    });
+    await expect(answered(engine.check())).rejects.toMatchObject({ code: "connection" });
   });
 
   it("passes check when the server answers at all, even 404", async () => {

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSpeechEngine, sherpaDecodingFrom } from "../../src/adapters/asr/index.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
-import { AudioTranscriptStore } from "../../src/services/audio-transcript-store.ts";
+import { TranscriptStore } from "../../src/services/transcript-store.ts";
 
 describe("VERBATIM_ASR_DECODING and VERBATIM_ASR_ACTIVE_PATHS", () => {
   it("default to beam search over 4 paths, the setting bench/asr.ts chose", () => {
@@ -73,10 +73,9 @@ describe("kept speech transcripts", () => {
   it("are found by engine and model, whichever decoding made them", () => {
     const greedy = createSpeechEngine({ VERBATIM_ASR_DECODING: "greedy_search" }).info;
     const beam = createSpeechEngine({ VERBATIM_ASR_ACTIVE_PATHS: "8" }).info;
-    const url = "https://media.example.com/episode.mp3";
-    expect(AudioTranscriptStore.keyOf(url, greedy)).toBe(AudioTranscriptStore.keyOf(url, beam));
-    expect(AudioTranscriptStore.keyOf(url, greedy)).not.toBe(
-      AudioTranscriptStore.keyOf(url, { ...greedy, model: "other" }),
+    expect(TranscriptStore.speechModelOf(greedy)).toBe(TranscriptStore.speechModelOf(beam));
+    expect(TranscriptStore.speechModelOf(greedy)).not.toBe(
+      TranscriptStore.speechModelOf({ ...greedy, model: "other" }),
     );
   });
 });

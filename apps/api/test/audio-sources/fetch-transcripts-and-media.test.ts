@@ -45,6 +45,7 @@ function sourceWith(
     mediaUrl: host.url("/media/jfk.wav"),
     podcast: null,
     publisherTranscripts: links,
+    notes: null,
   };
 }
 

@@ -3,8 +3,9 @@ import {
   type ClosableAudioSources,
   createAudioSources,
 } from "../../src/adapters/audio-sources/index.ts";
-import { ApiError } from "../../src/errors.ts";
+import type { ApiError } from "../../src/errors.ts";
 import { createLogger } from "../../src/logger.ts";
+import { isAnswerable, toApiError } from "../../src/services/source-failures.ts";
 
 /** `create`, remembering what it makes so that `closeAll` closes it all (in an `afterEach` or `afterAll`). */
 export function closing<Args extends unknown[], Made extends { close(): Promise<void> }>(
@@ -28,12 +29,12 @@ export function testAudioSources(config: Partial<AudioSourcesConfig> = {}): Clos
   return createAudioSources({ allowPrivateTargets: true, logger: createLogger("silent"), ...config });
 }
 
-/** The `ApiError` `promise` rejects with; throws when it resolves or rejects with anything else. */
+/** The `ApiError` `promise`'s rejection answers; throws when it resolves or rejects with anything else. */
 export async function failure(promise: Promise<unknown>): Promise<ApiError> {
   const error = await promise.then(
     () => undefined,
     (reason: unknown) => reason,
   );
-  if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
-  return error;
+  if (!isAnswerable(error)) throw new Error(`expected an ApiError, got ${String(error)}`);
+  return toApiError(error);
 }

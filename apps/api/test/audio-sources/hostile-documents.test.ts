@@ -5,10 +5,18 @@ import { parsePublisherTranscript } from "../../src/adapters/audio-sources/publi
 import { IsolatedParser } from "../../src/adapters/parsing/isolated-parser.ts";
 import { attributesOf, elementsNamed, withoutTags } from "../../src/adapters/parsing/markup.ts";
 import { parseCaptionBody } from "../../src/adapters/youtube/caption-formats.ts";
+import { toApiError } from "../../src/services/source-failures.ts";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
 
 const MiB = 1024 * 1024;
+
+/** A call's failure as the API answers it. */
+function answered<T>(call: Promise<T>): Promise<T> {
+  return call.catch((error: unknown) => {
+    throw toApiError(error);
+  });
+}
 /** The largest transcript and feed bodies read (audio-sources/index.ts defaults). */
 const transcriptMaxBytes = 10 * MiB;
 const feedMaxBytes = 20 * MiB;
@@ -124,7 +132,7 @@ describe("IsolatedParser: slow parses stop at their deadline in a thread of thei
     // 65,000 nested links: the selector engine's ordering is superlinear in the tree's depth.
     const deepPage = filled("<html><body>", '<a href="x.mp3">', 1 * MiB);
     await expect(
-      parser.parse("The page at https://a.example/", "episodePage", deepPage, "https://a.example/"),
+      answered(parser.parse("The page at https://a.example/", "episodePage", deepPage, "https://a.example/")),
     ).rejects.toMatchObject({
       code: "invalid_input",
       message: "The page at https://a.example/ took longer than 4 s to parse.",

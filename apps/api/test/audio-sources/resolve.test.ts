@@ -96,6 +96,14 @@ describe("resolve: feeds", () => {
       publisherTranscripts: [
         { url: host.url("/nashownotes/PC20-57-Captions.srt"), type: "application/srt", language: "en", rel: null },
       ],
+      notes: {
+        // The item's HTML show notes as text, one line per paragraph or list item.
+        description: expect.stringMatching(/^Podcasting 2\.0 for October 8th 2021 Episode 57: Rebel Rubes\n/),
+        keywords: expect.arrayContaining(["podcasting", "podfather"]),
+        showUrl: host.url("/show/"),
+        // As the real feed writes it, which the parser resolves against nothing: it is an absolute address.
+        chaptersUrl: "http://34.117.70.159/http%3Amp3s.nashownotes.compc20rss.xml/PC2057",
+      },
     });
   });
 
@@ -226,6 +234,7 @@ describe("resolve: media files", () => {
       mediaUrl: host.url("/media/jfk.mp3"),
       podcast: null,
       publisherTranscripts: [],
+      notes: null,
     });
   });
 

@@ -27,6 +27,7 @@ import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
 import { type ClosableFeedListings, createFeedListings } from "../../src/sources/feeds/index.ts";
 import { type PlatformSources, startPlatformSources } from "../../src/sources/index.ts";
 import { withPodcastLinks } from "../../src/sources/podcast-directory/index.ts";
+import type { SpotifyCredentials } from "../../src/sources/spotify/spotify-web-api.ts";
 import type { YtdlpEngine } from "../../src/sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "../../src/sources/ytdlp/ytdlp-extractors.ts";
 import type { Store } from "../../src/store/database.ts";
@@ -85,6 +86,8 @@ export interface AudioServerOptions {
    * double as `VERBATIM_PROXY_URLS` and `VERBATIM_CA_FILE` name it, under the public-address rule.
    */
   podcastDouble?: PlatformDouble;
+  /** Spotify's Web API credentials, with `podcastDouble`, whose Spotify folder answers any; default none. */
+  spotify?: SpotifyCredentials;
   /**
    * Monitors of anything the lists read (the double's profiles, the fake host's feeds), their
    * events delivered by a deliverer polling every 50 ms, as with `deliverCallbacks`.
@@ -131,7 +134,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
   const sources = options.podcastDouble
     ? withPodcastLinks(webSources(podcastDoubleEgress(options.podcastDouble)), {
         ...podcastDoubleEgress(options.podcastDouble),
-        spotify: null,
+        spotify: options.spotify ?? null,
       })
     : webSources({});
   const engine = options.engine ?? sharedEngine;
@@ -144,7 +147,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
   // else from the fake host on loopback, a private address admitted here.
   const feedListings: ClosableFeedListings = createFeedListings({
     ...(options.podcastDouble ? podcastDoubleEgress(options.podcastDouble) : { allowPrivateTargets: true }),
-    spotify: null,
+    spotify: options.spotify ?? null,
   });
   const webhooks = callbacks ?? options.webhooks?.(store);
   const youtube = options.youtube
@@ -218,7 +221,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
   let worker: TranscriptionWorker | undefined;
   const startWorkers = async (workers = options.workers ?? 2) => {
     if (workers === 0) return;
-    worker = await startTranscriptionWorker(boss, services.audioTranscripts, {
+    worker = await startTranscriptionWorker(boss, services.speechRecognition, {
       workers,
       pollSeconds: 0.5,
       retryLimit: testRetryLimit,

@@ -5,8 +5,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { newId } from "../../src/ids.ts";
 import { createLogger } from "../../src/logger.ts";
-import { AudioTranscriptStore, type FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
+import { type FullTranscript, TranscriptStore } from "../../src/services/transcript-store.ts";
 import { createWebhooks } from "../../src/services/webhook-deliverer.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { ledgerOf } from "../platform/helpers.ts";
@@ -155,7 +155,7 @@ describe("failed jobs: HTTP 200 with ok false, the error's code and number, noth
   describe("completion is idempotent", () => {
     it("charges once when two attempts complete the same job at the same time", async () => {
       const { store, platform } = server;
-      const transcripts = new AudioTranscriptStore(store);
+      const transcripts = new TranscriptStore(store, () => new Date());
       const jobs = new TranscriptJobs(store, platform.credits, transcripts, () => new Date());
       const jobId = newId("job");
       const requestId = newId("req");
@@ -190,7 +190,7 @@ describe("failed jobs: HTTP 200 with ok false, the error's code and number, noth
         text: "ask not",
         segments: [{ start: 0, duration: 1, text: "ask not" }],
       };
-      const completion = { transcript, durationSeconds: 11, credits: 1, storeKey: "speech:test:twice" };
+      const completion = { transcript, durationSeconds: 11, credits: 1, stored: { platform: "test", item: "twice" } };
       const outcomes = await Promise.all([jobs.complete(job, completion), jobs.complete(job, completion)]);
       expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(["already_finished", "completed"]);
       // A late attempt after the fact changes nothing either, failing included.

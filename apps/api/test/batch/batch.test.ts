@@ -365,7 +365,7 @@ describe("batch deadline and disconnect", () => {
       expect(refusedCharges).toEqual([expect.objectContaining({ message: "the batch reached its deadline" })]);
       expect(await charges(server)).toHaveLength(1);
       const kept = await server.platform.store.query(
-        sql`select 1 from youtube_transcripts where video_id = ${russianCivilWar}`,
+        sql`select 1 from stored_transcripts where video_id = ${russianCivilWar}`,
       );
       expect(kept).toHaveLength(1);
     },

@@ -113,8 +113,8 @@ export function startListServer(currentSource: () => MemoryListSource): Promise<
     nextPage: (target, continuation) => currentSource().nextPage(target, continuation),
   };
   const captions: CaptionSource = {
-    fetchCaptions: () => Promise.reject(new Error("the list tests fetch no captions")),
     listCaptions: () => Promise.reject(new Error("the list tests list no captions")),
+    readCaptions: () => Promise.reject(new Error("the list tests read no captions")),
   };
   return startServer({ credits: 1000, parts: { youtube: { captions, lists } } });
 }

@@ -45,10 +45,11 @@ async function newAccount(options: { plan?: "free" | "pro"; credits: number }) {
 }
 
 describe("tools/list", () => {
-  it("lists the ten tools, each with a closed input schema and an output schema that strict ajv compiles", () => {
+  it("lists the eleven tools, each with a closed input schema and an output schema that strict ajv compiles", () => {
     expect(tools.map((tool) => tool.name)).toEqual([
       "get_transcript",
       "list_languages",
+      "get_metadata",
       "search_videos",
       "list_channel_videos",
       "list_playlist_videos",
@@ -270,6 +271,37 @@ describe("get_transcript", () => {
     const error = expectToolError(result, "insufficient_credits");
     expect(Math.floor(error.number / 1000)).toBe(2);
     await broke.mcp.close();
+  });
+});
+
+describe("get_metadata", () => {
+  it("answers the video's metadata for 1 credit, readable and structured", async () => {
+    const fresh = await newAccount({ plan: "free", credits: 3 });
+    const result = await callTool(fresh.mcp, tools, "get_metadata", { video: surfaceGo });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      platform: "youtube",
+      video_id: surfaceGo,
+      title: "Surface Go Review - It’s Awesome",
+      channel: { name: "Dave2D" },
+      duration: 316,
+      chapters: [],
+      usage: { credits_spent: 1, balance: 2, bytes: 0 },
+    });
+    expect(result.structuredContent).not.toHaveProperty("kind");
+    expect(textOf(result)).toMatch(
+      /^Surface Go Review - It’s Awesome \(youtube\), by Dave2D, 316 s\.\n\nDave2D review/,
+    );
+    await fresh.mcp.close();
+  });
+
+  it("answers a private video as an error result, free", async () => {
+    const fresh = await newAccount({ plan: "free", credits: 3 });
+    const result = await callTool(fresh.mcp, tools, "get_metadata", { video: privateVideo });
+    expectToolError(result, "private");
+    const credits = await callTool(fresh.mcp, tools, "get_credits");
+    expect(credits.structuredContent).toMatchObject({ credits: 3 });
+    await fresh.mcp.close();
   });
 });
 

@@ -7,10 +7,9 @@ import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
 import { type ClosableAudioSources, createAudioSources } from "../../src/adapters/audio-sources/index.ts";
 import { newId } from "../../src/ids.ts";
 import { createLogger } from "../../src/logger.ts";
-import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
-import { AudioTranscriptStore } from "../../src/services/audio-transcript-store.ts";
-import type { TranscriptionQueue } from "../../src/services/audio-transcripts.ts";
+import type { TranscriptionQueue } from "../../src/services/speech-recognition.ts";
 import { TranscriptJobs } from "../../src/services/transcript-jobs.ts";
+import { type FullTranscript, TranscriptStore } from "../../src/services/transcript-store.ts";
 import { verbatimValidator } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import { createdMonitor, type MonitorHarness, recordReportedVideo, startMonitorHarness } from "./harness.ts";
@@ -72,9 +71,14 @@ describe("a monitor's transcript that became a speech job", () => {
   beforeAll(async () => {
     h = await startMonitorHarness({ credits: 100 });
     const { store, credits } = h.server.platform;
-    jobs = new TranscriptJobs(store, credits, new AudioTranscriptStore(store), () => h.clock.now(), undefined, [
-      h.parts.monitors.events,
-    ]);
+    jobs = new TranscriptJobs(
+      store,
+      credits,
+      new TranscriptStore(store, () => new Date()),
+      () => h.clock.now(),
+      undefined,
+      [h.parts.monitors.events],
+    );
     const created = await h.server.client.POST("/monitors", {
       body: { target: channelUrl, transcripts: true, webhook_url: h.receiver.url() },
     });
@@ -84,7 +88,7 @@ describe("a monitor's transcript that became a speech job", () => {
 
   it("is recorded and delivered as a monitor.transcript event when the job completes, with the job's charge", async () => {
     const { job, videosEventId } = await jobAwaitedByMonitor();
-    const completion = { transcript, durationSeconds: 130, credits: 3, storeKey: "speech:test:monitor" };
+    const completion = { transcript, durationSeconds: 130, credits: 3, stored: { platform: "test", item: "monitor" } };
     expect((await jobs.complete(job, completion)).kind).toBe("completed");
     expect(await jobs.complete(job, completion)).toEqual({ kind: "already_finished" });
     const [event, ...others] = await transcriptEvents();
@@ -169,10 +173,17 @@ describe("a monitor's speech job", () => {
     );
     expect(others).toEqual([]);
     const { store, credits } = speech.server.platform;
-    const completing = new TranscriptJobs(store, credits, new AudioTranscriptStore(store), () => speech.clock.now());
+    const completing = new TranscriptJobs(store, credits, new TranscriptStore(store, () => new Date()), () =>
+      speech.clock.now(),
+    );
     const row = await completing.find(job?.id ?? "");
     if (!row) throw new Error(`no job for ${captionless}`);
-    const completion = { transcript, durationSeconds: 130, credits: 3, storeKey: "speech:test:monitor-operation" };
+    const completion = {
+      transcript,
+      durationSeconds: 130,
+      credits: 3,
+      stored: { platform: "test", item: "monitor-operation" },
+    };
     expect((await completing.complete(row, completion)).kind).toBe("completed");
 
     const operation = "POST /monitors/{monitorId}/check";

@@ -19,6 +19,19 @@ const migrationsOf = (store: Store) =>
     sql`select hash, created_at::text as created_at from drizzle.__drizzle_migrations order by id`,
   );
 
+describe("the journal", () => {
+  // drizzle's migrator runs only the migrations dated after the last one a store ran, so one
+  // dated before it (a branch's, numbered on merge) would never run on a store already past it.
+  it("lists 0000 onwards in order, each dated after the one before", () => {
+    expect(journal.entries.map((entry) => entry.tag.slice(0, 4))).toEqual(
+      journal.entries.map((_, index) => String(index).padStart(4, "0")),
+    );
+    for (const [index, entry] of journal.entries.entries()) {
+      if (index > 0) expect(entry.when, entry.tag).toBeGreaterThan(journal.entries[index - 1]?.when ?? 0);
+    }
+  });
+});
+
 describe(`a fresh store holds each migration once (${testEngine})`, () => {
   let store: Store;
   beforeAll(async () => {

@@ -267,6 +267,37 @@ describe("verbatim languages", { timeout: 60_000 }, () => {
   });
 });
 
+describe("verbatim metadata", { timeout: 60_000 }, () => {
+  it("prints what the source says as field and value lines, then the description", async () => {
+    const run = await verbatimCli(["metadata", `https://youtu.be/${recordedVideos.captioned}`]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    const lines = run.stdout.split("\n");
+    expect(lines.slice(0, 5)).toEqual([
+      "platform\tyoutube",
+      `id\t${recordedVideos.captioned}`,
+      `url\thttps://www.youtube.com/watch?v=${recordedVideos.captioned}`,
+      "title\tSurface Go Review - It’s Awesome",
+      "channel\tDave2D",
+    ]);
+    expect(lines).toContain("duration\t5:16");
+    expect(lines).toContain("views\t1856109");
+    expect(run.stdout).toMatch(/\n\nDave2D review of the Microsoft Surface Go\./);
+  });
+
+  it("--json prints the data the SDK answers", async () => {
+    const run = await verbatimCli(["metadata", recordedVideos.json3Captioned, "--json"]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    const { data } = await verbatim.videos.metadata(recordedVideos.json3Captioned);
+    expect(JSON.parse(run.stdout)).toEqual(data);
+  });
+
+  it("a video YouTube took down exits with 4, the content family", async () => {
+    const run = await verbatimCli(["metadata", recordedVideos.takenDown]);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toMatch(/^error: unavailable \(4002\)/);
+  });
+});
+
 describe("verbatim channel and search", { timeout: 60_000 }, () => {
   const channel = () => (lists.channel.target.kind === "channel" ? lists.channel.target.channel : "");
   const query = () => (lists.search.target.kind === "search" ? lists.search.target.query : "");

@@ -1,5 +1,5 @@
-import type { FullTranscript } from "../../src/services/audio-transcript-store.ts";
 import { textOf } from "../../src/services/transcript-renderings.ts";
+import type { FullTranscript } from "../../src/services/transcript-store.ts";
 
 /**
  * A transcript of a media file as speech recognition stores it, for tests and benches that put

@@ -201,7 +201,7 @@ describe("YouTube automatic captions: json3 word offsets, word_timing source", (
 
   it("answers estimated word times for a transcript stored before they were kept, until fetched again", async () => {
     await server.store.db.execute(
-      sql`update youtube_transcripts set segment_words = null where video_id = ${autoCaptioned}`,
+      sql`update stored_transcripts set segment_words = null where video_id = ${autoCaptioned}`,
     );
     const entry = await server.store.query<{ id: string }>(
       sql`select id from library_entries where video_key = ${`youtube:${autoCaptioned}`}`,

@@ -210,7 +210,7 @@ describe("200: translate_to asks YouTube's translation of the chosen track", () 
       caption_kind: string;
       source_language: string | null;
     }>(
-      sql`select language, caption_kind, source_language from youtube_transcripts where video_id = ${surfaceGo} order by id`,
+      sql`select language, caption_kind, source_language from stored_transcripts where video_id = ${surfaceGo} order by id`,
     );
     expect(stored).toEqual([
       { language: "en", caption_kind: "manual", source_language: null },

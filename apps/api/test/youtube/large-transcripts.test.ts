@@ -81,7 +81,7 @@ describe(`POST /transcripts/video of a large transcript: 200 (${testEngine})`, (
     const events: string[] = [];
     const probes = probeHealthAfterStatements(
       yt.server,
-      (sql) => sql.includes("youtube_transcripts"),
+      (sql) => sql.includes("stored_transcripts"),
       () => events.push("health answered"),
     );
     let answer: Awaited<ReturnType<typeof fetchRaw>>;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { probeDuration } from "../../src/adapters/media/decoder.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
+import { youtubeCaptions } from "../support/youtube-captions.ts";
 
 /** "Me at the zoo", the first YouTube video: public, short, with English captions for years. */
 const firstVideo = "jNQXAC9IVRw";
@@ -14,7 +15,7 @@ describe.skipIf(process.env.LIVE_UPSTREAMS !== "1")("live YouTube (LIVE_UPSTREAM
   });
 
   it("fetches the English captions of a public video through youtubei.js", { timeout: 60_000 }, async () => {
-    const captions = await youtube.captions.fetchCaptions(firstVideo, "en");
+    const captions = await youtubeCaptions(youtube.captions, firstVideo, "en");
     expect(captions.details).toMatchObject({ videoId: firstVideo, title: "Me at the zoo", channel: "jawed" });
     expect(captions.language).toMatch(/^en/);
     expect(captions.segments.length).toBeGreaterThan(0);

@@ -31,6 +31,7 @@ const details: SourceDetails = {
   thumbnailUrl: null,
   captions: [],
   declaredAudioBytes: null,
+  chapters: [],
 };
 
 function track(path: string): CaptionTrack {

@@ -1,7 +1,14 @@
 """The Python client of the Verbatim API: ``Verbatim`` (sync) and ``AsyncVerbatim`` (asyncio), on httpx."""
 
-from ._async_client import AsyncLive, AsyncLiveSessionHandle, AsyncMonitors, AsyncTranscripts, AsyncVerbatim
-from ._client import Live, LiveSessionHandle, Monitors, Transcripts, Verbatim
+from ._async_client import (
+    AsyncLive,
+    AsyncLiveSessionHandle,
+    AsyncMonitors,
+    AsyncTranscripts,
+    AsyncVerbatim,
+    AsyncVideos,
+)
+from ._client import Live, LiveSessionHandle, Monitors, Transcripts, Verbatim, Videos
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -41,6 +48,7 @@ __all__ = [
     "AsyncPaginator",
     "AsyncTranscripts",
     "AsyncVerbatim",
+    "AsyncVideos",
     "ContentError",
     "ErrorCode",
     "InputError",
@@ -59,6 +67,7 @@ __all__ = [
     "UnexpectedResponseError",
     "Verbatim",
     "VerbatimError",
+    "Videos",
     "WaitOptions",
     "WebhookVerificationError",
     "__version__",

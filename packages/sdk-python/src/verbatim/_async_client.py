@@ -82,6 +82,7 @@ from .generated.models import (
     SearchRequest,
     TranscriptEnvelope,
     UsageReportEnvelope,
+    VideoMetadataEnvelope,
     VideoPageEnvelope,
 )
 from .generated.requests import (
@@ -130,6 +131,8 @@ class AsyncVerbatim:
         """Every transcript the account has fetched, listed and searched."""
         self.live = AsyncLive(self)
         """Live streams transcribed as they play, and their events."""
+        self.videos = AsyncVideos(self)
+        """What sources say about items, without their words: title, description, chapters, counts."""
 
     @property
     def base_url(self) -> str:
@@ -325,8 +328,8 @@ class AsyncTranscripts:
         **options: Unpack[SearchRequestOptions],
     ) -> VideoPageEnvelope:
         """One page of a search. ``platform`` is ``youtube`` (the default), ``apple`` or ``rss`` (Apple's podcast
-        directory); TikTok and Instagram have no public search, and ``spotify`` is not served yet: each raises
-        ``unsupported_platform``.
+        directory), or ``spotify`` where the server has Spotify's Web API credentials; TikTok and Instagram have
+        no public search: each raises ``unsupported_platform``, as ``spotify`` does elsewhere.
         """
         return await self._client._send(calls.search(query, options), idempotency_key)
 
@@ -466,6 +469,21 @@ class AsyncMonitors:
             events_of,
             next_event_cursor_of,
         )
+
+
+class AsyncVideos:
+    """What sources say about items, without their words."""
+
+    def __init__(self, client: AsyncVerbatim) -> None:
+        self._client = client
+
+    async def metadata(
+        self, video: calls.MetadataInput, *, idempotency_key: Optional[str] = None
+    ) -> VideoMetadataEnvelope:
+        """An item's metadata (title, description, channel, length, date, tags, chapters, thumbnails, counts, live
+        status and caption tracks), for anything ``transcripts.video`` takes. 1 credit, nothing when it fails.
+        """
+        return await self._client._send(calls.metadata(video), idempotency_key)
 
 
 class AsyncLibrary:

@@ -35,6 +35,7 @@ from .generated.models import (
     LiveSessionEnvelope,
     LiveSessionListEnvelope,
     MeEnvelope,
+    MetadataRequest,
     MonitorCheckEnvelope,
     MonitorCreate,
     MonitorDeletedEnvelope,
@@ -47,6 +48,7 @@ from .generated.models import (
     TranscriptEnvelope,
     TranscriptRequest,
     UsageReportEnvelope,
+    VideoMetadataEnvelope,
     VideoPageEnvelope,
 )
 from .generated.requests import REQUEST_LEADS, WIRE_NAMES
@@ -61,6 +63,7 @@ TranscriptInput = Union[TranscriptRequest, Mapping[str, Any], str]
 """A transcript request: just the ``video`` (an id or URL) with the other fields as keyword arguments, or the whole
 request as its model or a dict of its fields."""
 LanguagesInput = Union[LanguagesRequest, Mapping[str, Any], str]
+MetadataInput = Union[MetadataRequest, Mapping[str, Any], str]
 BatchInput = Union[BatchRequest, Mapping[str, Any], Sequence[str]]
 """A batch: the ``video_ids``, or the whole request as its model or a dict."""
 ChannelInput = Union[ChannelRequest, Mapping[str, Any], str]
@@ -149,6 +152,11 @@ def asks_words(call: Call[Any]) -> bool:
 def languages(request: LanguagesInput) -> Call[CaptionLanguagesEnvelope]:
     body = body_of(LanguagesRequest, request)
     return Call("POST", "/transcripts/languages", parse_as(CaptionLanguagesEnvelope), json=body)
+
+
+def metadata(request: MetadataInput) -> Call[VideoMetadataEnvelope]:
+    body = body_of(MetadataRequest, request)
+    return Call("POST", "/videos/metadata", parse_as(VideoMetadataEnvelope), json=body)
 
 
 def batch(request: BatchInput, options: Options) -> Call[BatchResultEnvelope]:

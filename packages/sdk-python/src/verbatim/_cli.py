@@ -1,5 +1,5 @@
-"""``python -m verbatim``: transcripts, caption languages, channel listings and searches from a terminal, the same
-commands and exit codes as the Node SDK's ``npx @verbatim/sdk``.
+"""``python -m verbatim``: transcripts, metadata, caption languages, channel listings and searches from a terminal,
+the same commands and exit codes as the Node SDK's ``npx @verbatim/sdk``.
 
 The key comes from ``VERBATIM_API_KEY`` and the server from ``VERBATIM_BASE_URL``. Results go to stdout (or
 ``--out``), progress and errors to stderr. The exit code is the error's family: 0 ok, 1 the request (1xxx, and a
@@ -129,6 +129,12 @@ def _parser() -> argparse.ArgumentParser:
     languages.add_argument("link", help="a YouTube id or link, or a platform link")
     languages.add_argument("--json", action="store_true", help="print the data as JSON")
 
+    metadata = commands.add_parser(
+        "metadata", help="what a source says about an item: title, channel, date, tags, chapters, counts (1 credit)"
+    )
+    metadata.add_argument("link", help="a YouTube id or link, a platform link, a podcast or feed URL, a media file URL")
+    metadata.add_argument("--json", action="store_true", help="print the data as JSON")
+
     channel = commands.add_parser(
         "channel", help="a channel's uploads, a profile's posts or a feed's episodes, newest first"
     )
@@ -150,8 +156,8 @@ def _parser() -> argparse.ArgumentParser:
     search.add_argument(
         "--platform",
         choices=get_args(SearchPlatform),
-        help="where to search: youtube (the default), apple or rss (Apple's podcast directory); TikTok and Instagram "
-        "have no public search, and spotify is not served yet",
+        help="where to search: youtube (the default), apple or rss (Apple's podcast directory), spotify (where the "
+        "server has Spotify's Web API credentials); TikTok and Instagram have no public search",
     )
     search.add_argument("--since", metavar="VIDEO_ID", help="stop at this video: list only the results before it")
     search.add_argument(
@@ -192,6 +198,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                 _transcript(client, arguments)
             elif arguments.command == "languages":
                 _languages(client, arguments.link, arguments.json)
+            elif arguments.command == "metadata":
+                _metadata(client, arguments.link, arguments.json)
             elif arguments.command == "channel":
                 channel_options: ChannelRequestOptions = {"limit": _page_size(arguments)}
                 if arguments.since:
@@ -340,6 +348,46 @@ def _languages(client: Verbatim, link: str, as_json: bool) -> None:
     for track in tracks.languages:
         targets = f"{len(track.translation_targets)} translation targets" if track.translatable else "not translatable"
         print(_printable(f"{track.language}\t{track.kind}\t{track.name or '-'}\t{targets}"))
+
+
+def _metadata(client: Verbatim, link: str, as_json: bool) -> None:
+    """An item's metadata as ``field<TAB>value`` lines (what the source does not say left out), its chapters one a
+    line (``start<TAB>title``), then its description: what ``npx @verbatim/sdk metadata`` prints."""
+    data = client.videos.metadata(link).data
+    if as_json:
+        sys.stdout.write(_json(_wire(data), indent=2) + "\n")
+        return
+    stats = data.stats
+    fields: list[tuple[str, object]] = [
+        ("platform", data.platform),
+        ("id", data.video_id),
+        ("url", data.url),
+        ("title", data.title),
+        ("channel", data.channel.name),
+        ("channel url", data.channel.url),
+        ("duration", None if data.duration is None else _clock(data.duration)),
+        ("published", data.published_at),
+        ("language", data.language),
+        ("views", stats.views if stats else None),
+        ("likes", stats.likes if stats else None),
+        ("comments", stats.comments if stats else None),
+        ("live", data.live_status),
+        ("tags", ", ".join(data.tags) or None),
+        ("captions", ", ".join(f"{track.language} ({track.kind})" for track in data.captions) or None),
+    ]
+    lines = [f"{name}\t{value}" for name, value in fields if value is not None]
+    if data.chapters:
+        lines += ["", "chapters", *(f"{_clock(chapter.start)}\t{chapter.title}" for chapter in data.chapters)]
+    if data.description:
+        lines += ["", data.description]
+    print(_printable("\n".join(lines)))
+
+
+def _clock(seconds: float) -> str:
+    """Seconds as ``m:ss`` or ``h:mm:ss``, as descriptions write chapter times."""
+    whole = int(seconds)
+    hours, minutes, rest = whole // 3600, whole % 3600 // 60, whole % 60
+    return f"{hours}:{minutes:02d}:{rest:02d}" if hours else f"{minutes}:{rest:02d}"
 
 
 def _page_size(arguments: argparse.Namespace) -> int:

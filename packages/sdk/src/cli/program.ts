@@ -23,6 +23,7 @@ export type CliCommand =
     }
   | { name: "live"; link: string; json: boolean; language?: string; maxMinutes?: number }
   | { name: "languages"; link: string; json: boolean }
+  | { name: "metadata"; link: string; json: boolean }
   | { name: "channel"; channel: string; since?: string; limit: number; json: boolean }
   | { name: "search"; query: string; platform?: SearchPlatform; since?: string; limit: number; json: boolean };
 
@@ -76,7 +77,7 @@ export function parseCommand(argv: string[], output: Output): CliCommand | undef
 function userProgram(choose: (command: CliCommand) => void, output: Output): Command {
   // Subcommands copy these settings when they are added, so they come first.
   const program = new Command("verbatim")
-    .description("Transcripts, caption languages, channels and searches from a Verbatim server.")
+    .description("Transcripts, metadata, caption languages, channels and searches from a Verbatim server.")
     .exitOverride()
     .configureOutput({ writeOut: output.out, writeErr: output.err })
     .showHelpAfterError()
@@ -157,6 +158,15 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
     );
 
   program
+    .command("metadata")
+    .description("print what a source says about an item: title, channel, date, tags, chapters, counts (1 credit)")
+    .argument("<link>", "a YouTube id or link, a platform link, a podcast or feed URL, a media file URL")
+    .option("--json", "print the data as JSON")
+    .action((link: string, options: { json?: boolean }) =>
+      choose({ name: "metadata", link, json: Boolean(options.json) }),
+    );
+
+  program
     .command("channel")
     .description(
       "list a channel's uploads, a profile's posts or a feed's episodes, newest first (each page of up to 50 is a charged request)",
@@ -179,7 +189,7 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
     .addOption(
       new Option(
         "--platform <platform>",
-        "where to search: youtube (the default), apple or rss (Apple's podcast directory); TikTok and Instagram have no public search, and spotify is not served yet",
+        "where to search: youtube (the default), apple or rss (Apple's podcast directory), spotify (where the server has Spotify's Web API credentials); TikTok and Instagram have no public search",
       ).choices(searchPlatforms),
     )
     .option("--since <video_id>", "stop at this video: list only the results before it")

@@ -9,6 +9,7 @@ import type {
   TranscriptRequest,
   TranscriptResult,
 } from "../resources/transcripts.ts";
+import type { VideoMetadata } from "../resources/videos.ts";
 import { printable, printableJson } from "./printable.ts";
 import { type CliCommand, exitCodes, type OutputFormat } from "./program.ts";
 import { type ProgressStream, progressDisplay } from "./progress.ts";
@@ -38,6 +39,10 @@ export async function runCommand(command: CliCommand, verbatim: Verbatim, stream
       return live(command, verbatim, streams);
     case "languages":
       return languages(command, verbatim, streams);
+    case "metadata": {
+      const { data } = await verbatim.videos.metadata(command.link);
+      return streams.out(command.json ? json(data) : printable(metadataLines(data)));
+    }
     case "channel": {
       const request = { channel: command.channel, limit: Math.min(command.limit, 50), since_video_id: command.since };
       const rows = await verbatim.transcripts.channelVideos(request).toArray(command.limit);
@@ -194,6 +199,45 @@ async function languages(
     return [track.language, track.kind, track.name ?? "-", targets].join("\t");
   });
   streams.out(printable(`${["language", "kind", "name", "translations"].join("\t")}\n${lines.join("\n")}\n`));
+}
+
+/**
+ * An item's metadata as `field<TAB>value` lines (what the source does not say left out), its
+ * chapters one a line (`start<TAB>title`), then its description.
+ */
+function metadataLines(data: VideoMetadata): string {
+  const { stats } = data;
+  const fields: Array<[string, string | number | null]> = [
+    ["platform", data.platform],
+    ["id", data.video_id],
+    ["url", data.url],
+    ["title", data.title],
+    ["channel", data.channel.name],
+    ["channel url", data.channel.url],
+    ["duration", data.duration === null ? null : clock(data.duration)],
+    ["published", data.published_at],
+    ["language", data.language],
+    ["views", stats?.views ?? null],
+    ["likes", stats?.likes ?? null],
+    ["comments", stats?.comments ?? null],
+    ["live", data.live_status],
+    ["tags", data.tags.join(", ") || null],
+    ["captions", data.captions.map((track) => `${track.language} (${track.kind})`).join(", ") || null],
+  ];
+  const lines = fields.flatMap(([name, value]) => (value === null ? [] : [`${name}\t${value}`]));
+  if (data.chapters.length > 0) {
+    lines.push("", "chapters", ...data.chapters.map((chapter) => `${clock(chapter.start)}\t${chapter.title}`));
+  }
+  if (data.description) lines.push("", data.description);
+  return `${lines.join("\n")}\n`;
+}
+
+/** Seconds as `m:ss` or `h:mm:ss`, as descriptions write chapter times. */
+function clock(seconds: number): string {
+  const whole = Math.floor(seconds);
+  const [hours, minutes, rest] = [Math.floor(whole / 3600), Math.floor((whole % 3600) / 60), whole % 60];
+  const tail = `${String(rest).padStart(2, "0")}`;
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${tail}` : `${minutes}:${tail}`;
 }
 
 /** A row as one tab-separated line: id, publication date, title. */

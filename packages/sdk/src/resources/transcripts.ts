@@ -146,9 +146,10 @@ export class Transcripts extends ApiResource {
 
   /**
    * One page of a search. `platform` is `youtube` (the default), `apple` (Apple Podcasts links)
-   * or `rss` (episodes' audio files, shows' feeds), both from Apple's podcast directory; TikTok
-   * and Instagram have no public search, and `spotify` is not served yet: each answers 422
-   * `unsupported_platform`. A string is the `query`.
+   * or `rss` (episodes' audio files, shows' feeds), both from Apple's podcast directory, or
+   * `spotify` (Spotify links) where the server has Spotify's Web API credentials; TikTok and
+   * Instagram have no public search: each answers 422 `unsupported_platform`, as `spotify` does
+   * elsewhere. A string is the `query`.
    */
   search(request: BareOr<SearchRequest>, options?: RequestOptions): Promise<VideoPageResult> {
     return unwrap(

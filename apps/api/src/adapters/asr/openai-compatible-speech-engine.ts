@@ -1,4 +1,4 @@
-import { ApiError } from "../../errors.ts";
+import { SourceError } from "../../sources/source-error.ts";
 import { SAMPLE_RATE } from "../media/decoder.ts";
 import type {
   SpeechEngine,
@@ -67,9 +67,14 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
       });
       await response.body?.cancel();
     } catch (error) {
-      throw new ApiError("connection", `The speech recognition server at ${this.config.baseUrl} cannot be reached.`, {
-        cause: error,
-      });
+      throw new SourceError(
+        "connection",
+        `The speech recognition server at ${this.config.baseUrl} cannot be reached.`,
+        {
+          cause: error,
+          advice: null,
+        },
+      );
     }
   }
 
@@ -126,16 +131,18 @@ export class OpenAiCompatibleSpeechEngine implements SpeechEngine {
     } catch (error) {
       signal?.throwIfAborted();
       if (timeout.aborted) {
-        throw new ApiError("timeout", `The speech recognition server did not answer within ${this.timeoutMs} ms.`, {
+        throw new SourceError("timeout", `The speech recognition server did not answer within ${this.timeoutMs} ms.`, {
           cause: error,
+          advice: null,
         });
       }
-      throw new ApiError("connection", `The speech recognition server at ${this.endpoint} cannot be reached.`, {
+      throw new SourceError("connection", `The speech recognition server at ${this.endpoint} cannot be reached.`, {
         cause: error,
+        advice: null,
       });
     }
     if (!response.ok) {
-      throw new ApiError("upstream_error", `The speech recognition server answered ${response.status}.`, {
+      throw new SourceError("failed", `The speech recognition server answered ${response.status}.`, {
         cause: new Error(body.slice(0, 500)),
       });
     }
@@ -149,13 +156,18 @@ function parseVerboseJson(body: string, chunkSeconds: number): SpeechSegment[] {
   try {
     answer = JSON.parse(body) as typeof answer;
   } catch (error) {
-    throw new ApiError("parse_error", "The speech recognition server's answer is not JSON.", { cause: error });
+    throw new SourceError("unparseable", "The speech recognition server's answer is not JSON.", {
+      cause: error,
+      advice: null,
+    });
   }
   const listed: VerboseSegment[] = Array.isArray(answer.segments)
     ? (answer.segments as VerboseSegment[])
     : [{ start: 0, end: chunkSeconds, text: typeof answer.text === "string" ? answer.text : "" }];
   if (listed.some((segment) => typeof segment.start !== "number" || typeof segment.end !== "number")) {
-    throw new ApiError("parse_error", "The speech recognition server's answer has segments without times.");
+    throw new SourceError("unparseable", "The speech recognition server's answer has segments without times.", {
+      advice: null,
+    });
   }
   return listed
     .map((segment) => ({

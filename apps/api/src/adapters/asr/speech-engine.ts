@@ -65,7 +65,7 @@ export interface SpeechEngine {
   startLive?(): LiveRecognition;
 }
 
-/** Decodes media with ffmpeg and streams it into the engine. Input problems reject as ApiErrors (see `decodeAudio`). */
+/** Decodes media with ffmpeg and streams it into the engine. Input problems reject as SourceErrors (see `decodeAudio`). */
 export function transcribeMedia(
   engine: SpeechEngine,
   input: MediaInput,

@@ -51,6 +51,23 @@ export interface PublisherTranscriptLink {
   rel: string | null;
 }
 
+/** What a feed says of an episode beyond what a transcript needs. */
+export interface EpisodeNotes {
+  /** The show notes, as plain text. */
+  description: string | null;
+  keywords: string[];
+  /** The show's web page. */
+  showUrl: string | null;
+  /** The `podcast:chapters` file. */
+  chaptersUrl: string | null;
+}
+
+/** A chapter as an episode's chapters file gives it, in seconds. */
+export interface EpisodeChapter {
+  title: string;
+  start: number;
+}
+
 /** A non-YouTube input, resolved to the media behind it and what is known about it. */
 export interface ResolvedAudioSource {
   platform: "podcast" | "file";
@@ -73,6 +90,8 @@ export interface ResolvedAudioSource {
   podcast: PodcastDetails | null;
   /** The publisher's transcripts, best first. */
   publisherTranscripts: PublisherTranscriptLink[];
+  /** What the feed says of the episode; null for a media address given as is. */
+  notes: EpisodeNotes | null;
 }
 
 /** What a download wrote. */
@@ -84,7 +103,7 @@ export interface DownloadedMedia {
 /**
  * Podcasts, feeds and media files. Every address it fetches obeys the public-address rule
  * (unless the operator lifted it), on every redirect and on the address actually connected.
- * Failures are `ApiError`s of the documented codes: `unsupported_platform`, `invalid_input`,
+ * Failures are `SourceError`s: `unsupported`, `invalid_input`,
  * `podcast_feed_not_found`, `upstream_error`, `timeout`, `connection`, `parse_error`.
  */
 export interface AudioSources {
@@ -95,6 +114,11 @@ export interface AudioSources {
     source: ResolvedAudioSource,
     options?: { signal?: AbortSignal },
   ): Promise<PublisherTranscript | null>;
+  /**
+   * The chapters of the episode's `podcast:chapters` file (JSON chapters), in its order; empty
+   * when it has none, or when the file cannot be fetched or read (logged).
+   */
+  chapters(source: ResolvedAudioSource, options?: { signal?: AbortSignal }): Promise<EpisodeChapter[]>;
   /**
    * Whether the media still answers the asker at this address, under the address rule: a HEAD,
    * or a one-byte ranged GET where HEAD is refused. Any failure answers false.

@@ -20,6 +20,12 @@ export interface FeedEpisode {
   imageUrl: string | null;
   /** The `podcast:transcript` links, best first. */
   transcripts: PublisherTranscriptLink[];
+  /** The show notes as plain text (`description`, else `content:encoded`, else `itunes:summary`). */
+  description: string | null;
+  /** `itunes:keywords`. */
+  keywords: string[];
+  /** The `podcast:chapters` file. */
+  chaptersUrl: string | null;
 }
 
 /** A podcast feed, reduced to what a transcript needs. */
@@ -187,6 +193,9 @@ function parseRss(text: string, feedUrl: URL): ParsedFeed | null {
       durationSeconds: item.duration > 0 ? item.duration : null,
       imageUrl: absolute(item.itunesImage) ?? absolute(item.image) ?? showImage,
       transcripts: rankTranscripts(transcriptLinksOf(item, language, feedUrl), language),
+      description: plainText(item.description ?? item.content ?? item.summary),
+      keywords: (item.keywords ?? []).flatMap((keyword) => keyword.trim() || []).slice(0, mostKeywords),
+      chaptersUrl: absolute(item.podcastChapters?.url, feedUrl),
     });
   }
   return {
@@ -239,6 +248,9 @@ function parseAtom(text: string, feedUrl: URL): ParsedFeed | null {
       durationSeconds: null,
       imageUrl: showImage,
       transcripts: [],
+      description: plainText(entry.children("summary").first().text() || entry.children("content").first().text()),
+      keywords: [],
+      chaptersUrl: null,
     });
   });
   const showLink = root.children("link").filter((_, link) => ($(link).attr("rel") ?? "alternate") === "alternate");
@@ -250,6 +262,35 @@ function parseAtom(text: string, feedUrl: URL): ParsedFeed | null {
     imageUrl: showImage,
     episodes,
   };
+}
+
+/** The most keywords an episode keeps. */
+const mostKeywords = 100;
+
+/** The longest show notes kept, in characters. */
+const longestDescription = 20_000;
+
+/**
+ * Show notes as plain text: feeds write them as HTML as often as not, so markup becomes its
+ * text, paragraphs and line breaks new lines.
+ */
+function plainText(value: string | undefined): string | null {
+  // Markup is at most a few times its text: what lies beyond this could never be kept.
+  const trimmed = value?.trim().slice(0, longestDescription * 10);
+  if (!trimmed) return null;
+  if (!trimmed.includes("<")) return trimmed.slice(0, longestDescription);
+  const $ = cheerio.load(trimmed);
+  $("br").replaceWith("\n");
+  $("p, li, div, h1, h2, h3, h4").after("\n");
+  const lines = $.root()
+    .text()
+    .split("\n")
+    .map((line) => line.trimEnd());
+  const text = lines
+    .join("\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+  return text ? text.slice(0, longestDescription) : null;
 }
 
 /** An http(s) address, resolved against `base` when given; images take none, since feeds put malformed values in them (`href=http://…">`). */

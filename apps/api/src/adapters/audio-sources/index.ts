@@ -11,6 +11,8 @@ import { WebAudioSources } from "./web-audio-sources.ts";
 export type {
   AudioSources,
   DownloadedMedia,
+  EpisodeChapter,
+  EpisodeNotes,
   PodcastDetails,
   PodcastResolution,
   PublisherTranscript,
@@ -19,7 +21,7 @@ export type {
   TimedSegment,
 } from "./audio-source.ts";
 export type { FeedEpisode, FeedReader, ParsedFeed } from "./feeds.ts";
-export { feedEpisodeSource } from "./web-audio-sources.ts";
+export { feedEpisodeSource, mediaPlatformOf } from "./web-audio-sources.ts";
 
 /** How podcasts, feeds and media files are reached. */
 export interface AudioSourcesConfig extends DownloadLimits {

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
+import { SourceError } from "../../sources/source-error.ts";
 import { type DownloadOptions, MediaDownload, type MediaDownloadLimits, megabytes } from "../net/media-download.ts";
 import { type PublicFetch, readBodyWithin, refuseCredentials, saveBodyWithin } from "../net/public-fetch.ts";
 import type { IsolatedParser } from "../parsing/isolated-parser.ts";
@@ -8,6 +8,7 @@ import { parseVideoReference } from "../youtube/video-reference.ts";
 import type {
   AudioSources,
   DownloadedMedia,
+  EpisodeChapter,
   PodcastResolution,
   PublisherTranscript,
   ResolvedAudioSource,
@@ -78,7 +79,7 @@ export class WebAudioSources implements AudioSources, FeedReader {
   async resolve(input: string, options: { episode?: string; signal?: AbortSignal } = {}): Promise<ResolvedAudioSource> {
     const address = addressOf(input);
     const site = unsupportedSiteOf(address);
-    if (site) throw new ApiError("unsupported_platform", `${site} is not a supported platform.`);
+    if (site) throw new SourceError("unsupported", `${site} is not a supported platform.`);
     const document = await this.fetchDocument(address, options.signal);
     if (document.kind === "media") return mediaSource(address, document.bytes);
     if (feedFormatOf(document.text) !== null) {
@@ -89,8 +90,8 @@ export class WebAudioSources implements AudioSources, FeedReader {
       return feedEpisodeSource(feed, address, this.chooseEpisode(feed, address, options.episode));
     }
     if (isHtml(document)) return this.resolvePage(address, document, options);
-    throw new ApiError(
-      "unsupported_platform",
+    throw new SourceError(
+      "unsupported",
       `${address.href} answered ${mimeTypeOf(document.contentType) ?? "without a Content-Type"}: neither a podcast feed, an episode page nor a media file.`,
     );
   }
@@ -154,6 +155,31 @@ export class WebAudioSources implements AudioSources, FeedReader {
     return null;
   }
 
+  async chapters(source: ResolvedAudioSource, options: { signal?: AbortSignal } = {}): Promise<EpisodeChapter[]> {
+    const address = source.notes?.chaptersUrl;
+    if (!address) return [];
+    const url = new URL(address);
+    try {
+      const response = await this.fetch(url, {
+        headers: { accept: "application/json+chapters, application/json;q=0.9, */*;q=0.5" },
+        signal: withDeadline(options.signal, this.limits.documentTimeoutMs),
+      });
+      if (!response.ok) {
+        await response.body?.cancel().catch(() => undefined);
+        this.logger.warn({ url: address, status: response.status }, "chapters file unavailable");
+        return [];
+      }
+      const bytes = await readBodyWithin(response, url, chaptersMaxBytes, () =>
+        tooLargeDocument(url, chaptersMaxBytes, "chapters file"),
+      );
+      return chaptersOfFile(JSON.parse(decodeText(bytes, response.headers.get("content-type"))));
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      this.logger.warn({ url: address, err: error }, "chapters file could not be read");
+      return [];
+    }
+  }
+
   async isReachable(mediaUrl: string, options: { signal?: AbortSignal } = {}): Promise<boolean> {
     const url = new URL(mediaUrl);
     const ask = async (init: { method: string; headers: Record<string, string> }) => {
@@ -186,7 +212,7 @@ export class WebAudioSources implements AudioSources, FeedReader {
       });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
-        throw new ApiError("upstream_error", `${url.host} answered HTTP ${response.status} for the media ${url.href}.`);
+        throw new SourceError("failed", `${url.host} answered HTTP ${response.status} for the media ${url.href}.`);
       }
       const bytes = await saveBodyWithin(response, url, destinationPath, download);
       return { bytes, contentType: response.headers.get("content-type") };
@@ -209,7 +235,7 @@ export class WebAudioSources implements AudioSources, FeedReader {
     );
     if (page.feedUrls.length === 0) {
       if (!page.looksLikePodcast) {
-        throw new ApiError("unsupported_platform", `${pageUrl.href} is a web page that is no podcast episode.`);
+        throw new SourceError("unsupported", `${pageUrl.href} is a web page that is no podcast episode.`);
       }
       throw feedNotFound(
         `${pageUrl.href} looks like a podcast page but links to no RSS or Atom feed; send the feed's URL instead.`,
@@ -271,8 +297,8 @@ export class WebAudioSources implements AudioSources, FeedReader {
 
   private chooseEpisode(feed: ParsedFeed, feedUrl: URL, wanted: string | undefined): FeedEpisode {
     if (feed.episodes.length === 0) {
-      throw new ApiError(
-        "unsupported_platform",
+      throw new SourceError(
+        "unsupported",
         `${feedUrl.href} is a feed without audio or video enclosures, so no podcast.`,
       );
     }
@@ -294,8 +320,8 @@ export class WebAudioSources implements AudioSources, FeedReader {
   private async fetchDocument(
     url: URL,
     signal: AbortSignal | undefined,
-    absent: (status: number) => ApiError = (status) =>
-      new ApiError("invalid_input", `${url.href} answered HTTP ${status}: nothing is published at this address.`),
+    absent: (status: number) => SourceError = (status) =>
+      new SourceError("invalid_input", `${url.href} answered HTTP ${status}: nothing is published at this address.`),
   ): Promise<FetchedDocument> {
     const response = await this.fetch(url, {
       headers: { accept: documentAccept },
@@ -304,7 +330,7 @@ export class WebAudioSources implements AudioSources, FeedReader {
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
       if (response.status === 404 || response.status === 410) throw absent(response.status);
-      throw new ApiError("upstream_error", `${url.host} answered HTTP ${response.status} for ${url.href}.`);
+      throw new SourceError("failed", `${url.host} answered HTTP ${response.status} for ${url.href}.`);
     }
     const contentType = response.headers.get("content-type");
     const finalUrl = new URL(response.url || url.href);
@@ -325,7 +351,7 @@ function addressOf(input: string): URL {
   const value = input.trim();
   const scheme = (/^([a-z][a-z0-9+.-]*):\/\//i.exec(value) ?? /^(data|file|mailto|javascript|blob):/i.exec(value))?.[1];
   if (scheme && !/^https?$/i.test(scheme)) {
-    throw new ApiError("unsupported_platform", `${scheme}: addresses are not supported; send an http(s) URL.`);
+    throw new SourceError("unsupported", `${scheme}: addresses are not supported; send an http(s) URL.`);
   }
   const reference = parseVideoReference(value);
   switch (reference.kind) {
@@ -333,12 +359,12 @@ function addressOf(input: string): URL {
       refuseCredentials(reference.url);
       return reference.url;
     case "malformed":
-      throw new ApiError(
+      throw new SourceError(
         "invalid_input",
         `${JSON.stringify(value)} is neither a YouTube video nor the URL of a podcast, feed or media file.`,
       );
     default:
-      throw new ApiError("unsupported_platform", `${value} is a YouTube address, not a podcast or a media file.`);
+      throw new SourceError("unsupported", `${value} is a YouTube address, not a podcast or a media file.`);
   }
 }
 
@@ -347,11 +373,16 @@ export function mediaVideoId(url: URL): string {
   return `${isPodcastMediaHost(url) ? "pod" : "file"}_${shortHash(url.href)}`;
 }
 
+/** The wire's `platform` of a media address given as it is: a podcast's on a podcast host, else a file's. */
+export function mediaPlatformOf(url: URL): ResolvedAudioSource["platform"] {
+  return isPodcastMediaHost(url) ? "podcast" : "file";
+}
+
 function mediaSource(url: URL, bytes: number | null): ResolvedAudioSource {
   const onPodcastHost = isPodcastMediaHost(url);
   const fileName = decodeURIComponent(url.pathname.split("/").at(-1) ?? "") || null;
   return {
-    platform: onPodcastHost ? "podcast" : "file",
+    platform: mediaPlatformOf(url),
     videoId: mediaVideoId(url),
     url: url.href,
     // A tracked enclosure's file name ("media.mp3") says nothing; a plain file's usually does.
@@ -366,6 +397,7 @@ function mediaSource(url: URL, bytes: number | null): ResolvedAudioSource {
       ? { show: null, episode: null, publishedAt: null, feedUrl: null, audioUrl: url.href, resolvedVia: "direct" }
       : null,
     publisherTranscripts: [],
+    notes: null,
   };
 }
 
@@ -401,7 +433,32 @@ export function feedEpisodeSource(
       resolvedVia: via?.resolvedVia ?? "rss",
     },
     publisherTranscripts: episode.transcripts,
+    notes: {
+      description: episode.description,
+      keywords: episode.keywords,
+      showUrl: feed.link,
+      chaptersUrl: episode.chaptersUrl,
+    },
   };
+}
+
+/** Bytes of a chapters file at most: a list of titles and times. */
+const chaptersMaxBytes = 1024 * 1024;
+
+/**
+ * The chapters of a JSON chapters file (the namespace's `{"version", "chapters": [{"startTime",
+ * "title", "toc"}]}`): those with a title and a start, leaving out what the file marks as not for
+ * the table of contents (`"toc": false`).
+ */
+function chaptersOfFile(file: unknown): EpisodeChapter[] {
+  const chapters = (file as { chapters?: unknown } | null)?.chapters;
+  if (!Array.isArray(chapters)) return [];
+  return chapters.flatMap((chapter): EpisodeChapter[] => {
+    if (typeof chapter !== "object" || chapter === null) return [];
+    const { title, startTime, toc } = chapter as { title?: unknown; startTime?: unknown; toc?: unknown };
+    if (toc === false || typeof title !== "string" || typeof startTime !== "number") return [];
+    return [{ title, start: startTime }];
+  });
 }
 
 function episodeOrFailure(
@@ -411,14 +468,12 @@ function episodeOrFailure(
   return episode ? { feed, episode } : "episode_not_in_feed";
 }
 
-function feedNotFound(message: string, reason: CandidateFailure | "no_feed_link", candidates: string[]): ApiError {
-  return new ApiError("podcast_feed_not_found", message, {
-    extra: { details: candidates.length > 0 ? { reason, candidates } : { reason } },
-  });
+function feedNotFound(message: string, reason: CandidateFailure | "no_feed_link", candidates: string[]): SourceError {
+  return new SourceError(reason, message, { candidates });
 }
 
-function tooLargeDocument(url: URL, maxBytes: number, kind: string): ApiError {
-  return new ApiError(
+function tooLargeDocument(url: URL, maxBytes: number, kind: string): SourceError {
+  return new SourceError(
     "invalid_input",
     `${url.href} is larger than ${megabytes(maxBytes)}, the most read of a ${kind}.`,
   );

@@ -1,7 +1,8 @@
 import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
 import type { Readable, Writable } from "node:stream";
-import { ApiError } from "../../errors.ts";
+import { SourceError } from "../../sources/source-error.ts";
+import { type MediaTags, parseFfmetadata } from "./media-tags.ts";
 
 /** The sample rate every speech engine is fed. */
 export const SAMPLE_RATE = 16_000;
@@ -97,7 +98,7 @@ export function resolveFfmpegPath(): string {
 /**
  * Decodes media with ffmpeg into 16 kHz mono float samples, loudness-normalised (`dynaudnorm`:
  * quiet recordings are not recognised otherwise, see docs/asr.md), streamed without a whole-file
- * buffer. Input problems reject as `ApiError`s: `no_audio_stream` or `invalid_input`.
+ * buffer. Input problems reject as `SourceError`s: `no_audio_stream` or `invalid_input`.
  */
 export function decodeAudio(input: MediaInput, options: DecodeOptions = {}): DecodedAudio {
   const child = options.live
@@ -144,6 +145,39 @@ export async function probeDuration(input: string, options: DecodeOptions = {}):
     options.signal?.throwIfAborted();
     if (code !== 0) throw diagnostics.failure(code);
     return await diagnostics.duration;
+  } finally {
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** The most bytes of `ffmetadata` read: tags and chapters, not a payload hidden in them. */
+const maxMetadataBytes = 1024 * 1024;
+
+/**
+ * A media file's duration, container tags and chapters, read by ffmpeg from its header without
+ * decoding it (`-f ffmetadata`); rejects like `decodeAudio`.
+ */
+export async function probeMedia(
+  input: string,
+  options: DecodeOptions = {},
+): Promise<MediaTags & { duration: number | null }> {
+  const child = spawnFfmpeg(input, ["-f", "ffmetadata", "-"]);
+  const diagnostics = new FfmpegDiagnostics(child.stderr);
+  const onAbort = () => child.kill("SIGKILL");
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const pieces: Buffer[] = [];
+  let bytes = 0;
+  child.stdout.on("data", (piece: Buffer) => {
+    if (bytes >= maxMetadataBytes) return;
+    pieces.push(piece);
+    bytes += piece.length;
+  });
+  try {
+    const code = await exitOf(child);
+    options.signal?.throwIfAborted();
+    if (code !== 0) throw diagnostics.failure(code);
+    const text = Buffer.concat(pieces).subarray(0, maxMetadataBytes).toString("utf8");
+    return { ...parseFfmetadata(text), duration: await diagnostics.duration };
   } finally {
     options.signal?.removeEventListener("abort", onAbort);
   }
@@ -216,23 +250,23 @@ class FfmpegDiagnostics {
     stderr.on("close", () => settle(null));
   }
 
-  /** The error a failed run stands for: an input problem as an ApiError, anything else as a plain Error. */
+  /** The error a failed run stands for: an input problem as a SourceError, anything else as a plain Error. */
   failure(code: number | null): Error {
     const said = this.tail.trim().split("\n").slice(-3).join(" | ");
     if (this.tail.includes("not on whitelist")) {
-      return new ApiError(
+      return new SourceError(
         "invalid_input",
         "The media is a playlist, a list of other files or a subtitle file; only audio and video files are transcribed.",
         { cause: new Error(said) },
       );
     }
     if (/does not contain any stream|matches no streams/.test(this.tail)) {
-      return new ApiError("no_audio_stream", "The media has no audio stream.", { cause: new Error(said) });
+      return new SourceError("no_audio_stream", "The media has no audio stream.", { cause: new Error(said) });
     }
     // Failing before the container is recognised means the bytes are not media (unless the file is missing).
     const unreadable = !this.opened && !/No such file or directory|Permission denied/.test(this.tail);
     if (unreadable || /Invalid data found when processing input|moov atom not found/.test(this.tail)) {
-      return new ApiError(
+      return new SourceError(
         "invalid_input",
         "The media could not be decoded: it is not an audio or video file ffmpeg reads.",
         {

@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { ApiError } from "../../errors.ts";
+import { SourceError } from "../../sources/source-error.ts";
 import { ByteLimit } from "./byte-limit.ts";
 import { ThroughputFloor, type ThroughputFloorSettings } from "./throughput-floor.ts";
 
@@ -40,9 +40,10 @@ export interface DownloadOptions {
 }
 
 /** A download stopped at the caller's own `maxBytes`: the media is longer than the caller wanted, not broken. */
-export class DownloadCapReached extends ApiError {
+export class DownloadCapReached extends SourceError {
   constructor(readonly maxBytes: number) {
-    super("audio_ineligible", `The media is larger than the ${maxBytes} bytes this download was allowed.`);
+    super("media_too_large", `The media is larger than the ${maxBytes} bytes this download was allowed.`);
+    this.name = "DownloadCapReached";
   }
 }
 
@@ -83,9 +84,10 @@ export class MediaDownload {
     const sizeLimit = new ByteLimit(this.maxBytes, () => this.tooLarge());
     const floor = this.limits.downloadFloor;
     const tooSlow = () =>
-      new ApiError(
+      new SourceError(
         "timeout",
         `${this.subject} came slower than ${floor.bytesPerSecond} bytes per second over ${floor.windowSeconds} s (VERBATIM_DOWNLOAD_MIN_BYTES_PER_SECOND).`,
+        { advice: null },
       );
     try {
       await pipeline([body, sizeLimit, new ThroughputFloor(floor, tooSlow), createWriteStream(destinationPath)], {
@@ -101,10 +103,10 @@ export class MediaDownload {
   /** What a failure of the download means: once the deadline passed, that the download took too long. */
   failure(error: unknown): unknown {
     if (!this.deadline.aborted || this.options.signal?.aborted) return error;
-    return new ApiError(
+    return new SourceError(
       "timeout",
       `${this.subject} did not download within ${this.limits.downloadTimeoutMs / 1000} s (VERBATIM_DOWNLOAD_TIMEOUT_MS).`,
-      { cause: error },
+      { cause: error, advice: null },
     );
   }
 
@@ -112,10 +114,10 @@ export class MediaDownload {
     return this.callerCap ?? this.limits.downloadMaxBytes;
   }
 
-  private tooLarge(): ApiError {
+  private tooLarge(): SourceError {
     if (this.callerCap !== null) return new DownloadCapReached(this.callerCap);
-    return new ApiError(
-      "audio_ineligible",
+    return new SourceError(
+      "media_too_large",
       `${this.subject} is larger than ${megabytes(this.limits.downloadMaxBytes)}, the most downloaded (VERBATIM_DOWNLOAD_MAX_BYTES).`,
     );
   }

@@ -3,7 +3,7 @@ import type { LookupFunction } from "node:net";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { Agent, buildConnector, type Dispatcher, ProxyAgent, fetch as undiciFetch } from "undici";
-import { ApiError } from "../../errors.ts";
+import { SourceError } from "../../sources/source-error.ts";
 import { type AddressRule, literalHostRefusal, publicAddressRule } from "./address-rule.ts";
 import type { MediaDownload } from "./media-download.ts";
 
@@ -45,9 +45,9 @@ export interface PublicFetchInit {
 
 /**
  * A `fetch` for addresses users give us. It answers every HTTP status as is; it throws
- * `ApiError`s: `invalid_input` for a scheme or an address the rule refuses (on every redirect
+ * `SourceError`s: `invalid_input` for a scheme or an address the rule refuses (on every redirect
  * hop and on the address actually connected, so DNS rebinding cannot get around it),
- * `timeout`, `connection`, and `upstream_error` for too many redirects. An abort by the
+ * `timeout`, `connection`, and `failed` for too many redirects. An abort by the
  * caller's own signal is rethrown unchanged.
  */
 export interface PublicFetch {
@@ -135,7 +135,7 @@ export function createPublicFetch(options: PublicFetchOptions): PublicFetch {
       if (init.redirect === "manual" || !redirectStatuses.has(response.status) || !location) return response;
       await response.body?.cancel().catch(() => undefined);
       if (hop >= maxRedirects) {
-        throw new ApiError("upstream_error", `${requested.href} redirects more than ${maxRedirects} times.`);
+        throw new SourceError("failed", `${requested.href} redirects more than ${maxRedirects} times.`);
       }
       target = redirectTarget(location, target);
       // As browsers do: 303 always, and 301/302 after a POST, continue with a GET without body.
@@ -164,7 +164,7 @@ function refuseBeforeProxy(target: URL, rule: AddressRule): void {
   const refusal = literalHostRefusal(host, rule);
   if (refusal) throw new AddressRefusedError(host, host, refusal);
   if (!proxiedPorts.has(target.port)) {
-    throw new ApiError(
+    throw new SourceError(
       "invalid_input",
       `${target.href} is on port ${target.port}; through a proxy (VERBATIM_PROXY_URLS) only ports 80 and 443 are fetched.`,
     );
@@ -262,7 +262,7 @@ function targetOf(input: string | URL): URL {
   try {
     return new URL(input);
   } catch {
-    throw new ApiError("invalid_input", `${String(input)} is not an absolute URL.`);
+    throw new SourceError("invalid_input", `${String(input)} is not an absolute URL.`);
   }
 }
 
@@ -270,7 +270,7 @@ function redirectTarget(location: string, from: URL): URL {
   try {
     return new URL(location, from);
   } catch {
-    throw new ApiError("upstream_error", `${from.href} redirects to ${location}, which is not a URL.`);
+    throw new SourceError("failed", `${from.href} redirects to ${location}, which is not a URL.`);
   }
 }
 
@@ -282,7 +282,7 @@ function redirectTarget(location: string, from: URL): URL {
 export function refuseCredentials(target: URL, requested: URL = target): void {
   if (!target.username && !target.password) return;
   const subject = target === requested ? "The address" : `${requested.href} redirects to an address that`;
-  throw new ApiError(
+  throw new SourceError(
     "invalid_input",
     `${subject} carries a user name or password; addresses with credentials are not fetched.`,
   );
@@ -293,13 +293,13 @@ function checkTarget(target: URL, requested: URL, options: PublicFetchOptions): 
   refuseCredentials(target, requested);
   const via = target === requested ? "" : ` (redirected from ${requested.href})`;
   if (target.protocol !== "http:" && target.protocol !== "https:") {
-    throw new ApiError(
+    throw new SourceError(
       "invalid_input",
       `${target.href}${via} uses ${target.protocol}; only http and https addresses are fetched.`,
     );
   }
   if (options.httpsOnly && !options.allowPrivateTargets && target.protocol === "http:") {
-    throw new ApiError(
+    throw new SourceError(
       "invalid_input",
       `${target.href}${via} uses http:; only https addresses are admitted (VERBATIM_ALLOW_PRIVATE_TARGETS=1 admits http).`,
     );
@@ -313,15 +313,15 @@ const timeoutCodes = new Set([
   "ETIMEDOUT",
 ]);
 
-/** Maps a failure of the exchange with `target` to our error codes; our own `ApiError`s and the caller's abort pass unchanged. */
+/** Maps a failure of the exchange with `target` to a `SourceError`; our own and the caller's abort pass unchanged. */
 function transportFailure(error: unknown, requested: URL, target: URL): unknown {
   const chain = causeChain(error);
-  if (chain.some((link) => link instanceof ApiError)) return chain.find((link) => link instanceof ApiError);
+  if (chain.some((link) => link instanceof SourceError)) return chain.find((link) => link instanceof SourceError);
   const refused = chain.find((link): link is AddressRefusedError => link instanceof AddressRefusedError);
   if (refused) {
     const verb = refused.hostname === refused.address ? "points to" : "resolves to";
     const subject = target === requested ? target.href : `${requested.href} redirects to ${target.href}, which`;
-    return new ApiError(
+    return new SourceError(
       "invalid_input",
       `${subject} ${verb} ${refused.address}, ${refused.refusal}; only public addresses are fetched (VERBATIM_ALLOW_PRIVATE_TARGETS=1 lifts this).`,
     );
@@ -331,13 +331,16 @@ function transportFailure(error: unknown, requested: URL, target: URL): unknown 
     (link) => link instanceof Error && (link.name === "TimeoutError" || timeoutCodes.has(codeOf(link) ?? "")),
   );
   if (isTimeout) {
-    return new ApiError("timeout", `${target.host} did not answer ${target.href} in time.`, { cause: error });
+    return new SourceError("timeout", `${target.host} did not answer ${target.href} in time.`, {
+      cause: error,
+      advice: null,
+    });
   }
   const code = chain.map(codeOf).find((value) => value !== undefined);
-  return new ApiError(
+  return new SourceError(
     "connection",
     `The connection to ${target.host} failed${code ? ` (${code})` : ""} while fetching ${target.href}.`,
-    { cause: error },
+    { cause: error, advice: null },
   );
 }
 

@@ -1,5 +1,5 @@
 import { Piscina } from "piscina";
-import { ApiError } from "../../errors.ts";
+import { SourceError } from "../../sources/source-error.ts";
 import type { ParsingTask, ParsingTasks } from "./parsing-tasks.ts";
 
 /**
@@ -55,7 +55,7 @@ export class IsolatedParser {
         error instanceof Error && error.name === "AbortError"
           ? `took longer than ${this.deadlineMs / 1000} s to parse`
           : `could not be parsed (${error instanceof Error ? error.message : String(error)})`;
-      throw new ApiError("invalid_input", `${what} ${reason}.`, { cause: error });
+      throw new SourceError("invalid_input", `${what} ${reason}.`, { cause: error });
     }
   }
 

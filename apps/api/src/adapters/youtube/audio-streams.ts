@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { Agent, type Dispatcher, ProxyAgent, fetch as undiciFetch } from "undici";
 import type { Innertube } from "youtubei.js";
-import { ApiError } from "../../errors.ts";
+import { SourceError } from "../../sources/source-error.ts";
 import { type DownloadOptions, MediaDownload, type MediaDownloadLimits } from "../net/media-download.ts";
 import { callInnertube } from "./innertube-calls.ts";
 import { type AudioStream, readPlayerResponse, type VideoDetails } from "./player-response.ts";
@@ -109,7 +109,7 @@ export class YoutubeiAudioSource implements YoutubeAudioSource {
       return { bytes, contentType };
     } catch (caught) {
       const error = download.failure(caught);
-      if (error instanceof UpstreamError || error instanceof ApiError || options.signal?.aborted) throw error;
+      if (error instanceof SourceError || options.signal?.aborted) throw error;
       // A file system failure (a full disk) is ours; anything else broke the stream on its way.
       if ((error as { syscall?: unknown }).syscall !== undefined) throw error;
       throw new UpstreamError("connection", "The audio stream broke off before its end.", undefined, { cause: error });

@@ -1,8 +1,8 @@
 import type { Innertube } from "youtubei.js";
 import type { CaptionSegment } from "./caption-formats.ts";
 import { CaptionFormatError, parseCaptionBody } from "./caption-formats.ts";
-import { chooseCaptionTrack, matchingLanguage, sameWrittenLanguage } from "./caption-track-choice.ts";
 import { callInnertube } from "./innertube-calls.ts";
+import { sameWrittenLanguage } from "./language-tags.ts";
 import {
   type CaptionTrack,
   type PlayableVideo,
@@ -11,7 +11,7 @@ import {
   type VideoDetails,
 } from "./player-response.ts";
 import { findTranscriptPanelParams, readTranscriptPanel } from "./transcript-panel.ts";
-import { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
+import { UpstreamError } from "./upstream-errors.ts";
 
 /** A video's caption transcript and what it is. */
 export interface VideoCaptions {
@@ -19,8 +19,6 @@ export interface VideoCaptions {
   /** BCP-47 language of the returned track; null when YouTube did not say. */
   language: string | null;
   captionKind: "manual" | "auto" | null;
-  /** For a translation: the language of the track it was translated from; null for a track as it is. */
-  sourceLanguage: string | null;
   segments: CaptionSegment[];
 }
 
@@ -29,19 +27,22 @@ export interface CaptionListing {
   details: VideoDetails;
   /** Empty when the video has no captions (or they are turned off). */
   tracks: CaptionTrack[];
+  /** Whether the player response has no `captions` object at all: the uploader turned captions off. */
+  captionsMissing: boolean;
+  /** The index in `tracks` YouTube would show first, when it says. */
+  defaultTrackIndex: number | null;
   translationLanguages: TranslationLanguage[];
 }
 
 /** Where caption transcripts of YouTube videos come from. */
 export interface CaptionSource {
-  /**
-   * The captions of a video in the requested language or its fallback, translated by YouTube
-   * into `translateTo` when that is another language than the chosen track's; throws
-   * `VideoUnavailableError`, `TranslationUnavailableError` or `UpstreamError`.
-   */
-  fetchCaptions(videoId: string, language: string | undefined, translateTo?: string): Promise<VideoCaptions>;
   /** The video's caption tracks, without their bodies; throws `VideoUnavailableError` or `UpstreamError`. */
   listCaptions(videoId: string): Promise<CaptionListing>;
+  /**
+   * The words of a listed track, or with `translation` YouTube's translation of it (a language
+   * `translationTargetsOf` offers for it); throws `UpstreamError`.
+   */
+  readCaptions(listing: CaptionListing, track: CaptionTrack, translation?: TranslationLanguage): Promise<VideoCaptions>;
 }
 
 /**
@@ -69,32 +70,29 @@ export class YoutubeiCaptionSource implements CaptionSource {
     private readonly upstreamFetch: typeof fetch,
   ) {}
 
-  async fetchCaptions(videoId: string, language: string | undefined, translateTo?: string): Promise<VideoCaptions> {
-    const yt = await this.innertube();
-    const video = await this.player(yt, videoId);
-    const { details, tracks } = video;
-    if (!tracks || tracks.length === 0) throw noCaptions(details, tracks === null);
-    const track = chooseCaptionTrack(tracks, language, video.defaultTrackIndex);
-    if (!track) throw noCaptions(details, false);
-    if (translateTo !== undefined && !sameWrittenLanguage(translateTo, track.language)) {
-      return this.translated(video, track, translateTo);
-    }
-    const body = await this.captionBody(track.baseUrl);
-    if (body.trim().length > 0) {
-      return {
-        details,
-        language: track.language,
-        captionKind: track.kind,
-        sourceLanguage: null,
-        segments: parseOrFail(body),
-      };
-    }
-    return this.fromTranscriptPanel(yt, details, tracks);
-  }
-
   async listCaptions(videoId: string): Promise<CaptionListing> {
     const video = await this.player(await this.innertube(), videoId);
-    return { details: video.details, tracks: video.tracks ?? [], translationLanguages: video.translationLanguages };
+    return {
+      details: video.details,
+      tracks: video.tracks ?? [],
+      captionsMissing: video.tracks === null,
+      defaultTrackIndex: video.defaultTrackIndex,
+      translationLanguages: video.translationLanguages,
+    };
+  }
+
+  async readCaptions(
+    listing: CaptionListing,
+    track: CaptionTrack,
+    translation?: TranslationLanguage,
+  ): Promise<VideoCaptions> {
+    const { details } = listing;
+    if (translation) return this.translated(details, track, translation);
+    const body = await this.captionBody(track.baseUrl);
+    if (body.trim().length > 0) {
+      return { details, language: track.language, captionKind: track.kind, segments: parseOrFail(body) };
+    }
+    return this.fromTranscriptPanel(await this.innertube(), details, listing.tracks);
   }
 
   private async player(yt: Innertube, videoId: string): Promise<PlayableVideo> {
@@ -102,23 +100,15 @@ export class YoutubeiCaptionSource implements CaptionSource {
   }
 
   /**
-   * YouTube's machine translation of a track: its body with `&tlang=<code>`, for a language
-   * YouTube offers for it. The transcript panel cannot translate, so an empty body (YouTube
-   * wants a proof-of-origin token) fails instead of answering the untranslated words.
+   * YouTube's machine translation of a track: its body with `&tlang=<code>`. The transcript panel
+   * cannot translate, so an empty body (YouTube wants a proof-of-origin token) fails instead of
+   * answering the untranslated words.
    */
-  private async translated(video: PlayableVideo, track: CaptionTrack, translateTo: string): Promise<VideoCaptions> {
-    const { details } = video;
-    const targets = translationTargetsOf(track, video.translationLanguages);
-    const target = matchingLanguage(targets, translateTo, (language) => language.languageCode);
-    if (!target) {
-      const offered = targets.map((language) => language.languageCode);
-      throw new TranslationUnavailableError(
-        offered.length === 0
-          ? `YouTube does not translate the ${track.language} captions of video ${details.videoId}.`
-          : `YouTube does not translate the ${track.language} captions of video ${details.videoId} into ${translateTo}; it translates them into ${offered.join(", ")}.`,
-        offered,
-      );
-    }
+  private async translated(
+    details: VideoDetails,
+    track: CaptionTrack,
+    target: TranslationLanguage,
+  ): Promise<VideoCaptions> {
     const body = await this.captionBody(`${track.baseUrl}&tlang=${encodeURIComponent(target.languageCode)}`);
     if (body.trim().length === 0) {
       throw new UpstreamError(
@@ -126,13 +116,7 @@ export class YoutubeiCaptionSource implements CaptionSource {
         `YouTube served an empty translation of the captions of video ${details.videoId} (it wants a proof-of-origin token), and its transcript panel does not translate.`,
       );
     }
-    return {
-      details,
-      language: target.languageCode,
-      captionKind: "auto",
-      sourceLanguage: track.language,
-      segments: parseOrFail(body),
-    };
+    return { details, language: target.languageCode, captionKind: "auto", segments: parseOrFail(body) };
   }
 
   private async captionBody(url: string): Promise<string> {
@@ -162,7 +146,6 @@ export class YoutubeiCaptionSource implements CaptionSource {
       details,
       language: shown?.language ?? null,
       captionKind: shown?.kind ?? (automatic ? "auto" : null),
-      sourceLanguage: null,
       segments: panel.segments,
     };
   }
@@ -176,15 +159,4 @@ function parseOrFail(body: string): CaptionSegment[] {
       throw new UpstreamError("unparseable", error.message, undefined, { cause: error });
     throw error;
   }
-}
-
-/** No track at all: a past live stream keeps none, otherwise the uploader turned captions off or never had any. */
-function noCaptions(details: VideoDetails, captionsObjectMissing: boolean): VideoUnavailableError {
-  if (details.wasLive) {
-    return new VideoUnavailableError("was_live", `Video ${details.videoId} is a past live stream without captions.`);
-  }
-  if (captionsObjectMissing) {
-    return new VideoUnavailableError("captions_disabled", `Captions are disabled for video ${details.videoId}.`);
-  }
-  return new VideoUnavailableError("no_captions", `Video ${details.videoId} has no caption track.`);
 }

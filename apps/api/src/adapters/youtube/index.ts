@@ -5,13 +5,15 @@ import { type CaptionSource, YoutubeiCaptionSource } from "./caption-source.ts";
 import { createUpstreamFetch } from "./upstream-fetch.ts";
 import { YoutubeiVideoListSource } from "./video-list-source.ts";
 import type { VideoListSource } from "./video-lists.ts";
+import { type VideoPageSource, YoutubeiVideoPages } from "./video-metadata.ts";
 
 export type { DownloadedStream, RoutedStream, YoutubeAudio, YoutubeAudioSource } from "./audio-streams.ts";
 export type { CaptionListing, CaptionSource, VideoCaptions } from "./caption-source.ts";
 export { translationTargetsOf } from "./caption-source.ts";
 export type { CaptionTrack, TranslationLanguage } from "./player-response.ts";
-export { TranslationUnavailableError, UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
+export { UpstreamError, VideoUnavailableError } from "./upstream-errors.ts";
 export type { ListRow, ListTarget, UpstreamListPage, VideoListSource } from "./video-lists.ts";
+export type { VideoPage, VideoPageSource } from "./video-metadata.ts";
 
 const defaultOrigin = "https://www.youtube.com";
 
@@ -46,6 +48,8 @@ export interface YoutubeAdapter {
   lists: VideoListSource;
   /** Audio streams, for speech recognition of videos. */
   audio: YoutubeAudioSource;
+  /** What a video's page says about it, for its metadata. */
+  pages: VideoPageSource;
 }
 
 /** Builds the YouTube adapter; nothing touches the network until the first request. */
@@ -73,6 +77,7 @@ export function createYoutubeAdapter(config: YoutubeAdapterConfig = {}): Youtube
   return {
     captions: new YoutubeiCaptionSource(innertube, upstreamFetch),
     lists: new YoutubeiVideoListSource(innertube, config.now ?? (() => new Date())),
+    pages: new YoutubeiVideoPages(innertube),
     audio: new YoutubeiAudioSource(audioRoutes, {
       ...(mediaOrigin === undefined ? {} : { mediaOrigin }),
       ...withDownloadDefaults(config),

@@ -26,6 +26,8 @@ export interface VideoDetails {
   videoId: string;
   title: string | null;
   channel: string | null;
+  /** The description as the uploader wrote it (its chapters are timestamps in it). */
+  description: string | null;
   durationSeconds: number | null;
   thumbnailUrl: string | null;
   /** Streaming now. */
@@ -69,6 +71,7 @@ interface PlayerResponse {
     videoId?: string;
     title?: string;
     author?: string;
+    shortDescription?: string;
     lengthSeconds?: string;
     isLive?: boolean;
     isLiveContent?: boolean;
@@ -203,6 +206,10 @@ function readDetails(response: PlayerResponse, requestedVideoId: string): VideoD
     videoId: details.videoId ?? requestedVideoId,
     title: details.title ?? null,
     channel: details.author ?? null,
+    description:
+      typeof details.shortDescription === "string" && details.shortDescription.trim() !== ""
+        ? details.shortDescription
+        : null,
     // Live streams report 0 seconds: unknown, not empty.
     durationSeconds: Number.isFinite(length) && length > 0 ? length : null,
     thumbnailUrl: largest?.url ? (largest.url.split("?")[0] ?? null) : null,

@@ -1,4 +1,6 @@
-/** Why a call to YouTube failed; each maps to one API error code in the transcript service. */
+import { SourceError } from "../../sources/source-error.ts";
+
+/** Why a call to YouTube failed, below any content decision. */
 export type UpstreamFailureKind =
   /** YouTube answered but refused us: a bot check, a consent wall, a 429 or another block. */
   | "blocked"
@@ -11,20 +13,25 @@ export type UpstreamFailureKind =
   /** YouTube failed on its side (5xx after retries). */
   | "failed";
 
+/** What a client is told of any failure of the YouTube transport: none of them cost anything. */
+const transportAdvice = "Nothing was charged; retry with backoff.";
+
 /** A failure of the YouTube transport, below any content decision. */
-export class UpstreamError extends Error {
+export class UpstreamError extends SourceError {
+  declare readonly kind: UpstreamFailureKind;
+
   constructor(
-    readonly kind: UpstreamFailureKind,
+    kind: UpstreamFailureKind,
     message: string,
     readonly status?: number,
-    options?: { cause?: unknown },
+    options: { cause?: unknown } = {},
   ) {
-    super(message, options);
+    super(kind, message, { ...options, advice: transportAdvice });
     this.name = "UpstreamError";
   }
 }
 
-/** What YouTube said about the video itself; each reason is an API error code of the content family. */
+/** What YouTube said about the video itself. */
 export type VideoFailureReason =
   | "private"
   | "unavailable"
@@ -37,23 +44,12 @@ export type VideoFailureReason =
   | "captions_disabled";
 
 /** The video cannot give a transcript, for a reason YouTube stated. */
-export class VideoUnavailableError extends Error {
+export class VideoUnavailableError extends SourceError {
   constructor(
     readonly reason: VideoFailureReason,
     message: string,
   ) {
-    super(message);
+    super(reason, message);
     this.name = "VideoUnavailableError";
-  }
-}
-
-/** The captions cannot be translated into the language asked for; `available` lists the languages they can. */
-export class TranslationUnavailableError extends Error {
-  constructor(
-    message: string,
-    readonly available: readonly string[],
-  ) {
-    super(message);
-    this.name = "TranslationUnavailableError";
   }
 }

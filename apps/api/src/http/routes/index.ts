@@ -14,10 +14,11 @@ import { listTranscriptLanguages } from "./transcripts-languages.ts";
 import { listRoutes } from "./transcripts-lists.ts";
 import { fetchVideoTranscript } from "./transcripts-video.ts";
 import { getUsage } from "./usage.ts";
+import { getVideoMetadata } from "./videos-metadata.ts";
 
 /** The operations this server serves: each maps to the service behind it, when the server has that service. */
 export function liveRoutes(deps: AppDeps): LiveRoute[] {
-  const { transcripts, batches, captionLanguages, jobs, callbackTargets, lists, monitors, live, probes } =
+  const { transcripts, batches, captionLanguages, metadata, jobs, callbackTargets, lists, monitors, live, probes } =
     deps.services;
   return [
     healthCheck(deps),
@@ -27,6 +28,7 @@ export function liveRoutes(deps: AppDeps): LiveRoute[] {
     ...(transcripts ? [fetchVideoTranscript(deps, transcripts, callbackTargets)] : []),
     ...(batches ? [fetchTranscriptsBatch(deps, batches)] : []),
     ...(captionLanguages ? [listTranscriptLanguages(deps, captionLanguages)] : []),
+    ...(metadata ? [getVideoMetadata(deps, metadata)] : []),
     ...(jobs ? [getTranscriptJob(deps, jobs)] : []),
     ...(lists ? listRoutes(deps, lists) : []),
     ...(monitors ? monitorRoutes(deps, monitors) : []),
@@ -67,6 +69,7 @@ export const pendingOperations: Partial<Record<OperationId, string>> = {
   getTranscriptJob: "speech recognition configured on the server",
   fetchTranscriptsBatch: "YouTube access or audio sources configured on the server",
   listTranscriptLanguages: "YouTube access or audio sources configured on the server",
+  getVideoMetadata: "YouTube access or audio sources configured on the server",
   fetchChannelVideos: "listing sources configured on the server",
   fetchPlaylistVideos: "listing sources configured on the server",
   searchVideos: "listing sources configured on the server",

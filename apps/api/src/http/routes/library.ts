@@ -38,13 +38,17 @@ export function libraryRoutes(deps: AppDeps): LiveRoute[] {
         const auth = authOf(res);
         const body = bodyOf<RequestBody<"searchLibrary">>(req);
         const page = await library
-          .search(auth.accountId, {
-            query: body.query,
-            limit: body.limit ?? 10,
-            ...(body.cursor ? { cursor: body.cursor } : {}),
-            ...(body.platform === undefined ? {} : { platform: body.platform }),
-            ...(body.channel === undefined ? {} : { channel: body.channel }),
-          })
+          .search(
+            auth.accountId,
+            {
+              query: body.query,
+              limit: body.limit ?? 10,
+              ...(body.cursor ? { cursor: body.cursor } : {}),
+              ...(body.platform === undefined ? {} : { platform: body.platform }),
+              ...(body.channel === undefined ? {} : { channel: body.channel }),
+            },
+            deps.services.links,
+          )
           .catch((cause: unknown) => {
             throw storeUnreachable(cause);
           });

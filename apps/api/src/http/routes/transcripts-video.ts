@@ -2,15 +2,15 @@ import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import type { FullTranscript } from "../../services/audio-transcript-store.ts";
 import { type ChargeSettlement, usageBlock } from "../../services/credits.ts";
 import type { HeldSlot } from "../../services/slots.ts";
 import { segmentsAsJson } from "../../services/transcript-renderer.ts";
 import type { TranscriptJson } from "../../services/transcript-rendering-tasks.ts";
 import { type RenderingRequest, renderTranscript, requireWordTimes } from "../../services/transcript-renderings.ts";
+import type { SerialisedSegments, TranscriptMode } from "../../services/transcript-requests.ts";
 import { rendersInline, serialisedSize } from "../../services/transcript-size.ts";
+import type { FullTranscript } from "../../services/transcript-store.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
-import type { SerialisedSegments, TranscriptMode } from "../../services/video-transcripts.ts";
 import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhook-targets.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, publicBaseUrl, requestIdOf, slotOf } from "../locals.ts";
@@ -59,7 +59,7 @@ export function fetchVideoTranscript(
         ...withSettlement(res),
         ...(rendering.words ? { words: true } : {}),
       });
-      await sendOutcome(deps, res, outcome, rendering, auth.credits);
+      await sendOutcome(deps, res, outcome, rendering, auth.credits, body.chunk_by === "chapter");
     },
   };
 }
@@ -77,16 +77,18 @@ function withSettlement(res: Response): { settlement?: ChargeSettlement } {
 }
 
 /**
- * A transcript written out as `format` (or `timestamps`) asked, or the 202 of a job (nothing
- * charged yet). A job's result, polled or delivered, is a `FullTranscript` whatever the request
- * asked: the poll carries no options, so it has both `text` and `segments`.
+ * A transcript written out as `format` (or `timestamps`) asked, its chunks cut at its chapters
+ * with `chunk_by: "chapter"`, or the 202 of a job (nothing charged yet). A job's result, polled or
+ * delivered, is a `FullTranscript` whatever the request asked: the poll carries no options, so it
+ * has both `text` and `segments`.
  */
 async function sendOutcome(
   deps: AppDeps,
   res: Response,
   outcome: TranscriptOutcome,
-  rendering: RenderingRequest,
+  asked: RenderingRequest,
   balance: number | null,
+  byChapter: boolean,
 ): Promise<void> {
   if (outcome.kind === "job") {
     sendOk(res, "fetchVideoTranscript", 202, {
@@ -98,6 +100,7 @@ async function sendOutcome(
     });
     return;
   }
+  const rendering = byChapter ? { ...asked, chapters: outcome.transcript.chapters ?? [] } : asked;
   if (outcome.serialised && isPlainSegments(rendering) && !rendering.words && !isJsonWrapped(res)) {
     sendSpliced(res, outcome, outcome.serialised);
     return;
@@ -139,7 +142,7 @@ function fieldsBesideWords(transcript: FullTranscript): Omit<FullTranscript, "te
 
 /** The rendering that is the segments alone, as the store keeps them. */
 function isPlainSegments(rendering: RenderingRequest): boolean {
-  return rendering.format === "segments" && rendering.chunkSize === undefined;
+  return rendering.format === "segments" && rendering.chunkSize === undefined && rendering.chapters === undefined;
 }
 
 /**

@@ -2,6 +2,7 @@ import { type OperationId, openApiJsonPaths, type V1OperationId } from "@verbati
 import type { RequestHandler, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
+import { youtubeListPlatform } from "../../sources/youtube/youtube-listings.ts";
 import type { ApiVersion } from "../api-router.ts";
 import { type ErrorEnvelope, errorHandler } from "../error-handler.ts";
 import { keepListScope, type ListScope, optionalAuthOf, requestIdOf } from "../locals.ts";
@@ -44,7 +45,7 @@ export function apiV1(deps: AppDeps): ApiVersion<OperationId> {
 
 /** v1's lists are YouTube's (docs/decisions.md, "v1"): its rows and pages have no word for another platform. */
 const v1ListScope: ListScope = {
-  platforms: ["youtube"],
+  platforms: [youtubeListPlatform],
   refusal: (label) =>
     new ApiError("endpoint_platform_mismatch", `API v1 lists YouTube only, not ${label}; API v2 lists it.`, {
       extra: { retry_with: { endpoint: "/api/v2/transcripts/channel" } },

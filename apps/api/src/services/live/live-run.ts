@@ -14,7 +14,7 @@ import type { PublicFetch } from "../../adapters/net/public-fetch.ts";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import type { LiveResolution, LiveSources, LiveStreamRef } from "../../sources/live/index.ts";
-import { apiErrorOf } from "../../sources/source-error.ts";
+import { toApiError } from "../source-failures.ts";
 import { liveSessions } from "../../store/schema.ts";
 import type { Credits } from "../credits.ts";
 import type { LiveEndings, LiveOutcome } from "./live-endings.ts";
@@ -139,8 +139,7 @@ export class LiveRunner {
         accountId: row.accountId,
       });
     } catch (error) {
-      const mapped = apiErrorOf(error);
-      if (!(mapped instanceof ApiError)) throw mapped;
+      const mapped = toApiError(error);
       const lastHeard = (row.position as { at?: string } | null)?.at ?? (row.startedAt ?? row.createdAt).toISOString();
       const silentMs = this.options.now().getTime() - Date.parse(lastHeard);
       if (mapped.number < 5000 || silentMs > this.options.settings.silenceMs) throw mapped;
@@ -271,7 +270,7 @@ class SessionStream {
             accountId: this.row.accountId,
           })
           .catch((error: unknown) => {
-            throw apiErrorOf(error);
+            throw toApiError(error);
           });
         return fresh.state === "live" ? fresh.address : null;
       },

@@ -4,7 +4,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import { type LiveSources, liveSourceView } from "../../sources/live/index.ts";
-import { apiErrorOf } from "../../sources/source-error.ts";
+import { toApiError } from "../source-failures.ts";
 import type { Store } from "../../store/database.ts";
 import { accounts, liveSessions } from "../../store/schema.ts";
 import type { Credits } from "../credits.ts";
@@ -105,7 +105,7 @@ export class LiveSessions {
       });
       return { ref, resolved };
     })().catch((error: unknown) => {
-      throw apiErrorOf(error);
+      throw toApiError(error);
     });
     const { ref, resolved } = resolution;
     if (resolved.state === "over") {

@@ -1,7 +1,7 @@
 import type { ErrorCode, Schema } from "@verbatim/contract";
 import type { SpeechEngineInfo, SpeechSegment } from "../../adapters/asr/index.ts";
 import { ApiError, type ErrorExtra } from "../../errors.ts";
-import type { FullTranscript } from "../audio-transcript-store.ts";
+import type { FullTranscript } from "../transcript-store.ts";
 import { ingestedText } from "../segment-text.ts";
 import { ingestedWords } from "../word-timing.ts";
 import type { LiveSessionRow, RecordedLiveEvent } from "./live-store.ts";

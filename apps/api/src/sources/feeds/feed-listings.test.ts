@@ -35,6 +35,9 @@ function episode(title: string, publishedAt: string | null): FeedEpisode {
     durationSeconds: null,
     imageUrl: null,
     transcripts: [],
+    description: null,
+    keywords: [],
+    chaptersUrl: null,
   };
 }
 

@@ -53,7 +53,7 @@ export function createFeedListings(config: FeedListingsConfig): ClosableFeedList
     ...(config.proxyUrls === undefined ? {} : { proxyUrls: config.proxyUrls }),
   });
   return {
-    members: [new PodcastShowListings(directory, documents, config.spotify !== null), new FeedListings(documents)],
+    members: [new PodcastShowListings(directory, documents, directory.spotifyWebApi), new FeedListings(documents)],
     close: async () => {
       await Promise.all([fetch.close(), parser.close(), directory.close()]);
     },

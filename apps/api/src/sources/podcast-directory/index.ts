@@ -2,6 +2,7 @@ import { parseApplePodcastsLink } from "../apple-podcasts/apple-podcasts-link.ts
 import { SourceError } from "../source-error.ts";
 import { SpotifyEpisodes } from "../spotify/spotify-episodes.ts";
 import { parseSpotifyLink } from "../spotify/spotify-link.ts";
+import type { SpotifyWebApi } from "../spotify/spotify-web-api.ts";
 import { AppleDirectory, type Country } from "./apple-directory.ts";
 import type { DirectoryEpisode, DirectoryShow } from "./directory-answers.ts";
 import type { PodcastLinksConfig } from "./podcast-link-sources.ts";
@@ -25,6 +26,11 @@ export class PodcastDirectory {
     private readonly directory: AppleDirectory,
     private readonly spotify: SpotifyEpisodes,
   ) {}
+
+  /** Spotify's Web API, when the operator gave its credentials: its search has no public equivalent. */
+  get spotifyWebApi(): SpotifyWebApi | null {
+    return this.spotify.webApi;
+  }
 
   /** An Apple show id's public feed and newest episodes. */
   showFeed(showId: string, options: { country?: Country; signal?: AbortSignal } = {}): Promise<ShowFeed> {

@@ -59,6 +59,10 @@ export class PodcastLinkSources implements AudioSources, FeedReader {
     return this.web.publisherTranscript(...args);
   }
 
+  chapters(...args: Parameters<AudioSources["chapters"]>) {
+    return this.web.chapters(...args);
+  }
+
   isReachable(...args: Parameters<AudioSources["isReachable"]>) {
     return this.web.isReachable(...args);
   }

@@ -1,14 +1,15 @@
 import { describe, expect, it } from "vitest";
 import type { FeedDocuments } from "../feeds/feed-documents.ts";
 import { SourceError } from "../source-error.ts";
+import type { SpotifyWebApi } from "../spotify/spotify-web-api.ts";
 import type { PodcastDirectory } from "./index.ts";
 import { PodcastShowListings } from "./show-listings.ts";
 
 // Matching is offline: neither the directory nor the feed reader is called, so none is needed.
 const offline = {} as PodcastDirectory;
 const noDocuments = {} as FeedDocuments;
-const shows = new PodcastShowListings(offline, noDocuments, false);
-const withCredentials = new PodcastShowListings(offline, noDocuments, true);
+const shows = new PodcastShowListings(offline, noDocuments, null);
+const withCredentials = new PodcastShowListings(offline, noDocuments, {} as SpotifyWebApi);
 
 describe("PodcastShowListings.match, offline", () => {
   it.each([
@@ -76,16 +77,19 @@ describe("PodcastShowListings.match, offline", () => {
     expect((playlists as SourceError).kind).toBe("unsupported");
   });
 
-  it("refuses spotify search, naming the credentials only where the operator has not set them", () => {
+  it("searches spotify only with the Web API's credentials, naming them where the operator has not set them", () => {
     const without = shows.match({ kind: "search", query: "q", type: "video", platform: "spotify" }) as SourceError;
-    const withThem = withCredentials.match({
-      kind: "search",
-      query: "q",
-      type: "video",
+    expect(without.kind).toBe("unsupported");
+    expect(without.message).toMatch(/VERBATIM_SPOTIFY_CLIENT_ID and VERBATIM_SPOTIFY_CLIENT_SECRET/);
+    expect(withCredentials.match({ kind: "search", query: "q", type: "video", platform: "spotify" })).toMatchObject({
       platform: "spotify",
-    }) as SourceError;
-    expect([without.kind, withThem.kind]).toEqual(["unsupported", "unsupported"]);
-    expect(without.message).toMatch(/VERBATIM_SPOTIFY_CLIENT_ID/);
-    expect(withThem.message).not.toMatch(/VERBATIM_SPOTIFY_CLIENT_ID/);
+      identity: { kind: "search", platform: "spotify", query: "q", type: "video" },
+    });
+    const playlists = withCredentials.match({ kind: "search", query: "q", type: "playlist", platform: "spotify" });
+    expect((playlists as SourceError).kind).toBe("unsupported");
+    expect([shows.searchPlatforms, withCredentials.searchPlatforms]).toEqual([
+      ["apple", "rss"],
+      ["spotify", "apple", "rss"],
+    ]);
   });
 });

@@ -4,16 +4,14 @@ import { FeedListing } from "../feeds/feed-listings.ts";
 import type { Listing, ListingRequest, ListingSource } from "../listing-source.ts";
 import { SourceError } from "../source-error.ts";
 import { parseSpotifyLink } from "../spotify/spotify-link.ts";
+import { SpotifySearch } from "../spotify/spotify-search.ts";
+import type { SpotifyWebApi } from "../spotify/spotify-web-api.ts";
 import { DirectorySearch, type SearchPlatform } from "./directory-search.ts";
 import type { PodcastDirectory } from "./index.ts";
 
 /** Where Spotify's search would be enabled, for a client that asked for it on a server without. */
 const spotifySearchAdvice =
   "Spotify's search needs the Spotify Web API: the server's operator sets VERBATIM_SPOTIFY_CLIENT_ID and VERBATIM_SPOTIFY_CLIENT_SECRET (an app of Spotify's developer dashboard). Search with platform apple or rss meanwhile.";
-
-/** What a server with Spotify's credentials answers: the Web API's search is not read yet. */
-const spotifySearchUnserved =
-  "This server does not search Spotify yet, even with its Web API credentials; search with platform apple or rss, whose shows Spotify mostly serves from the same public feeds.";
 
 /**
  * Apple Podcasts and Spotify shows as lists of their episodes, and searches of Apple's public
@@ -27,14 +25,16 @@ export class PodcastShowListings implements ListingSource {
   readonly accepts = {
     channel: "an Apple Podcasts show link (podcasts.apple.com/…/id…) or a Spotify show link (open.spotify.com/show/…)",
   };
-  readonly searchPlatforms = ["apple", "rss"];
+  readonly searchPlatforms: readonly string[];
 
   constructor(
     private readonly directory: PodcastDirectory,
     private readonly documents: FeedDocuments,
-    /** Whether the operator gave Spotify's Web API credentials, which its search would need. */
-    private readonly spotifyCredentials: boolean,
-  ) {}
+    /** Spotify's Web API, which its search needs: null when the operator gave no credentials. */
+    private readonly spotifyWebApi: SpotifyWebApi | null,
+  ) {
+    this.searchPlatforms = spotifyWebApi === null ? ["apple", "rss"] : ["spotify", "apple", "rss"];
+  }
 
   match(request: ListingRequest): Listing | SourceError | null {
     switch (request.kind) {
@@ -85,9 +85,7 @@ export class PodcastShowListings implements ListingSource {
   }
 
   private matchSearch(request: Extract<ListingRequest, { kind: "search" }>): Listing | SourceError | null {
-    if (request.platform === "spotify") {
-      return new SourceError("unsupported", this.spotifyCredentials ? spotifySearchUnserved : spotifySearchAdvice);
-    }
+    if (request.platform === "spotify") return this.matchSpotifySearch(request);
     if (request.platform !== "apple" && request.platform !== "rss") return null;
     const platform: SearchPlatform = request.platform;
     if (request.type === "playlist") {
@@ -97,6 +95,17 @@ export class PodcastShowListings implements ListingSource {
       );
     }
     return new DirectorySearch(this.directory, { platform, query: request.query, type: request.type });
+  }
+
+  private matchSpotifySearch(request: Extract<ListingRequest, { kind: "search" }>): Listing | SourceError {
+    if (this.spotifyWebApi === null) return new SourceError("unsupported", spotifySearchAdvice);
+    if (request.type === "playlist") {
+      return new SourceError(
+        "unsupported",
+        "Spotify's search of podcasts has shows and episodes, no playlists: search with type video (episodes) or channel (shows).",
+      );
+    }
+    return new SpotifySearch(this.spotifyWebApi, { query: request.query, type: request.type });
   }
 
   /**

@@ -5,8 +5,7 @@ import type { AddressRule } from "../../adapters/net/address-rule.ts";
 import { megabytes } from "../../adapters/net/media-download.ts";
 import { createPublicFetch, type PublicFetch, readBodyWithin } from "../../adapters/net/public-fetch.ts";
 import { IsolatedParser } from "../../adapters/parsing/isolated-parser.ts";
-import { ApiError } from "../../errors.ts";
-import { SourceError, type SourceErrorKind } from "../source-error.ts";
+import { SourceError } from "../source-error.ts";
 
 /** How the podcast directory, Spotify's pages and its Web API are reached: as feeds and media are. */
 export interface WebReaderConfig {
@@ -71,7 +70,10 @@ export class WebReader {
         url,
         call.maxBytes,
         () =>
-          new ApiError("invalid_input", `${url.host} answered more than ${megabytes(call.maxBytes)} for ${url.href}.`),
+          new SourceError(
+            "invalid_input",
+            `${url.host} answered more than ${megabytes(call.maxBytes)} for ${url.href}.`,
+          ),
       );
       return { status: response.status, text: decodeText(bytes, response.headers.get("content-type")) };
     } catch (error) {
@@ -129,16 +131,14 @@ export function createWebReader(config: WebReaderConfig): ClosableWebReader {
   });
 }
 
-/** The kinds of the public fetch's and the parser's failures, which still speak the catalog's codes. */
-const kindOfCode: Partial<Record<ApiError["code"], SourceErrorKind>> = {
-  invalid_input: "invalid_input",
-  timeout: "timeout",
-  connection: "connection",
-  upstream_error: "blocked",
-};
-
-/** The `SourceError` a failure of the public fetch or the parser is; anything else passes unchanged. */
+/**
+ * A failure of the public fetch or the parser as the directory's: told with the advice of its
+ * kind, as a source's failures are, where the fetch's own message stands alone; a redirect loop
+ * is a refusal of the platform's. Anything else passes unchanged.
+ */
 export function sourceErrorOfFetch(error: unknown): unknown {
-  if (error instanceof SourceError || !(error instanceof ApiError)) return error;
-  return new SourceError(kindOfCode[error.code] ?? "unparseable", error.message, { cause: error });
+  if (!(error instanceof SourceError)) return error;
+  if (error.kind === "failed") return new SourceError("blocked", error.message, { cause: error });
+  if (error.advice === null) return new SourceError(error.kind, error.message, { cause: error });
+  return error;
 }

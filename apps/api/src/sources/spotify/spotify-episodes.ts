@@ -30,7 +30,8 @@ export interface SpotifyShowFeeds {
  * Spotify has (an exclusive) has no public feed to read.
  */
 export class SpotifyEpisodes {
-  private readonly webApi: SpotifyWebApi | null;
+  /** The Web API, when the operator gave credentials; else public pages are read. */
+  readonly webApi: SpotifyWebApi | null;
 
   constructor(
     private readonly reader: WebReader,

@@ -9,6 +9,7 @@ export type SpotifyLink =
 
 /** Spotify's ids are 22 base-62 characters. */
 const idPattern = "[A-Za-z0-9]{22}";
+export const spotifyIdPattern = new RegExp(`^${idPattern}$`);
 
 /**
  * `/episode/{id}` and `/show/{id}`, after an optional `intl-xx` (or `intl-xx-YY`) locale and an

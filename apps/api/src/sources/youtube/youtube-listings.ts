@@ -5,6 +5,9 @@ import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import type { ChannelOption, Listing, ListingMarker, ListingRequest, ListingSource } from "../listing-source.ts";
 import { SourceError, type SourceErrorKind } from "../source-error.ts";
 
+/** The wire's `platform` of YouTube's list pages. */
+export const youtubeListPlatform = "youtube";
+
 /** The channel options YouTube's channel lists take: its tabs, its orders and the search inside a channel. */
 const channelOptions: readonly ChannelOption[] = ["tab", "sort", "query"];
 
@@ -18,7 +21,7 @@ export class YoutubeListings implements ListingSource {
     channel: "a YouTube `@handle`, channel URL or UC... channel id",
     playlist: "a YouTube playlist id or a URL with a list parameter",
   };
-  readonly searchPlatforms = ["youtube"];
+  readonly searchPlatforms = [youtubeListPlatform];
 
   constructor(private readonly lists: VideoListSource) {}
 
@@ -30,7 +33,7 @@ export class YoutubeListings implements ListingSource {
         return this.matchPlaylist(request.playlist);
       case "search":
         // YouTube's search is the contract's default.
-        return request.platform === undefined || request.platform === "youtube"
+        return request.platform === undefined || request.platform === youtubeListPlatform
           ? new YoutubeListing(this.lists, { kind: "search", query: request.query, type: request.type })
           : null;
     }
@@ -87,8 +90,8 @@ export class YoutubeListings implements ListingSource {
 
 /** One YouTube list: the target the adapter reads, which is also what cursors are bound to. */
 class YoutubeListing implements Listing {
-  readonly platform = "youtube";
-  readonly monitorPlatform = "youtube";
+  readonly platform = youtubeListPlatform;
+  readonly monitorPlatform = youtubeListPlatform;
   readonly label: string;
   readonly identity: Record<string, unknown>;
   readonly options: readonly ChannelOption[];

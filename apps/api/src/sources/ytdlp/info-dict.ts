@@ -1,3 +1,4 @@
+import { chaptersFromStarts } from "../item-metadata.ts";
 import type { CaptionTrack, SourceDetails, SourceRef } from "../platform-source.ts";
 import { SourceError } from "../source-error.ts";
 import { platformOfExtractor } from "./ytdlp-platforms.ts";
@@ -46,10 +47,24 @@ export function detailsFromInfoDict(ref: SourceRef, info: InfoDict): SourceDetai
       ...tracksOf(item.automatic_captions, "auto"),
     ],
     declaredAudioBytes: positiveNumber(item.filesize) ?? positiveNumber(item.filesize_approx),
+    chapters: chaptersOf(item.chapters, positiveNumber(item.duration)),
   };
 }
 
-function firstVideoOf(info: InfoDict): InfoDict {
+/** yt-dlp's `chapters` (`[{start_time, end_time, title}]`), each ending where the next starts. */
+function chaptersOf(value: unknown, durationSeconds: number | null) {
+  if (!Array.isArray(value)) return [];
+  const starts = value.flatMap((chapter) => {
+    if (!isRecord(chapter)) return [];
+    const title = text(chapter.title);
+    const start = chapter.start_time;
+    return title && typeof start === "number" ? [{ title, start }] : [];
+  });
+  return chaptersFromStarts(starts, durationSeconds);
+}
+
+/** The item an info dict stands for: itself, or a playlist's (a post with several videos') first video. */
+export function firstVideoOf(info: InfoDict): InfoDict {
   if (info._type !== "playlist") return info;
   const [first] = Array.isArray(info.entries) ? info.entries : [];
   if (!isRecord(first)) throw new SourceError("unavailable", "The post holds no video.");

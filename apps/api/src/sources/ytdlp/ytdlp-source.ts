@@ -1,11 +1,15 @@
 import type { TimedSegment } from "../../adapters/audio-sources/audio-source.ts";
+import { DownloadCapReached } from "../../adapters/net/media-download.ts";
 import type { IsolatedParser } from "../../adapters/parsing/isolated-parser.ts";
 import { parseCaptionBody } from "../../adapters/youtube/caption-formats.ts";
 import { parseVideoReference } from "../../adapters/youtube/video-reference.ts";
 import { chooseCaptionTrack } from "../caption-choice.ts";
+import { generatedTranslationsOf, originalTrackOf } from "../caption-translations.ts";
+import type { ItemMetadata } from "../item-metadata.ts";
 import type {
   CaptionTrack,
   DownloadedAudio,
+  DownloadOptions,
   PlatformSource,
   SourceCallOptions,
   SourceCaptions,
@@ -15,6 +19,7 @@ import type {
 import { SourceError } from "../source-error.ts";
 import { type EgressCalls, guardedCall } from "./guarded-call.ts";
 import { detailsFromInfoDict, type InfoDict } from "./info-dict.ts";
+import { metadataFromInfoDict } from "./info-dict-metadata.ts";
 import { momentLinkOf, platformOfAddress, type YtdlpPlatform, ytdlpPlatforms } from "./ytdlp-platforms.ts";
 import type { YtdlpCallOptions } from "./ytdlp-sidecar.ts";
 
@@ -63,6 +68,9 @@ const bareTiktokId = /^\d{18,20}$/;
  * with limits of its own; signed media and caption addresses are used at once and never kept.
  */
 export class YtdlpSource implements PlatformSource {
+  readonly label = "the video platforms read through yt-dlp";
+  readonly bareIds = "a TikTok video id";
+  readonly readsAudio = true;
   private readonly resolveDeadlineMs: number;
   private readonly captionMaxBytes: number;
 
@@ -86,17 +94,36 @@ export class YtdlpSource implements PlatformSource {
   }
 
   async resolve(ref: SourceRef, options: SourceCallOptions = {}): Promise<SourceDetails> {
-    const engine = this.engineFor(ref);
-    const info = await this.throughGuard(
-      ref,
-      { maxBytes: 50 * 1024 * 1024, deadlineMs: this.resolveDeadlineMs },
-      (proxy) => engine.extract(ref.url, { proxy, deadlineMs: this.resolveDeadlineMs, ...callerOf(options) }),
-    );
-    return detailsFromInfoDict(ref, info);
+    return detailsFromInfoDict(ref, await this.extract(ref, options));
+  }
+
+  async metadata(ref: SourceRef, options: SourceCallOptions = {}): Promise<ItemMetadata> {
+    const info = await this.extract(ref, options);
+    return metadataFromInfoDict(this, detailsFromInfoDict(ref, info), info);
   }
 
   captionTrack(details: SourceDetails, language: string | undefined): CaptionTrack | null {
     return chooseCaptionTrack(details.captions, language, details.language);
+  }
+
+  translations(details: SourceDetails, track: CaptionTrack): CaptionTrack[] {
+    return generatedTranslationsOf(details, track, originalTrackOf(this, details));
+  }
+
+  untranslatable(): string | null {
+    return null;
+  }
+
+  captionless(details: SourceDetails): SourceError {
+    return new SourceError(
+      "no_captions",
+      `${details.url} has no captions on ${labelOf(details.ref)}. Speech recognition would transcribe it.`,
+    );
+  }
+
+  /** The item resolved again: it is still there for whoever asks. */
+  async mayServeKept(): Promise<boolean> {
+    return true;
   }
 
   async captions(
@@ -122,24 +149,37 @@ export class YtdlpSource implements PlatformSource {
     return { language: track.language, kind: track.kind, segments };
   }
 
-  async download(
-    ref: SourceRef,
-    directory: string,
-    options: SourceCallOptions & { maxBytes: number },
-  ): Promise<DownloadedAudio> {
+  /** A caller's own lower cap (an inline attempt) ends the download with `DownloadCapReached`, as other media's. */
+  async download(ref: SourceRef, directory: string, options: DownloadOptions): Promise<DownloadedAudio> {
     const engine = this.engineFor(ref);
     const limits = {
       maxBytes: Math.min(options.maxBytes, this.options.downloadMaxBytes),
       deadlineMs: this.options.downloadTimeoutMs,
     };
-    return this.throughGuard(ref, limits, (proxy) =>
-      engine.downloadAudio(ref.url, directory, { proxy, ...limits, ...callerOf(options) }),
-    );
+    try {
+      return await this.throughGuard(ref, limits, (proxy) =>
+        engine.downloadAudio(ref.url, directory, { proxy, ...limits, ...callerOf(options) }),
+      );
+    } catch (error) {
+      const capped = options.maxBytes < this.options.downloadMaxBytes;
+      if (capped && error instanceof SourceError && error.kind === "too_large") {
+        throw new DownloadCapReached(options.maxBytes);
+      }
+      throw error;
+    }
   }
 
   linkAt(url: string, seconds: number): string {
     const platform = platformOfUrl(url);
     return platform ? momentLinkOf(url, platform.momentLink, seconds) : url;
+  }
+
+  /** The item's info dict, as yt-dlp prints it for `-J`. */
+  private extract(ref: SourceRef, options: SourceCallOptions): Promise<InfoDict> {
+    const engine = this.engineFor(ref);
+    return this.throughGuard(ref, { maxBytes: 50 * 1024 * 1024, deadlineMs: this.resolveDeadlineMs }, (proxy) =>
+      engine.extract(ref.url, { proxy, deadlineMs: this.resolveDeadlineMs, ...callerOf(options) }),
+    );
   }
 
   /** yt-dlp for a platform this server reads, or the reason it does not. */

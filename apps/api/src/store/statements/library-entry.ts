@@ -68,7 +68,7 @@ export function searchConfigOf(language: SQL): SQL {
 
 /**
  * SHA-256 of the language and segments (jsonb): the same words delivered again are not indexed
- * again. A stored YouTube transcript keeps the same hash of its words (`youtube_transcripts.content_hash`).
+ * again. A stored transcript keeps the same hash of its words (`stored_transcripts.content_hash`).
  */
 export function contentHashOf(language: SQL, segments: SQL): SQL {
   return sql`encode(sha256(convert_to(jsonb_build_array(${language}, ${segments})::text, 'UTF8')), 'base64')`;

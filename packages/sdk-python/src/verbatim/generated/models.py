@@ -24,6 +24,9 @@ ChannelTab = Literal["videos", "shorts", "live"]
 CheckInterval = Literal[15, 60, 360, 1440]
 """How often a monitor checks its channel, profile or feed, in minutes."""
 
+ChunkBy = Literal["size", "chapter"]
+"""How `chunks` are cut."""
+
 ChunkSize = int
 """Characters of text in one chunk for a language model, 100 to 10,000."""
 
@@ -72,8 +75,17 @@ LiveReading = Literal["hls", "icecast"]
 LiveSessionId = str
 """A live session's id: `live_` and a ULID."""
 
-LiveStatus = Literal["waiting", "live", "ended", "stopped", "failed"]
+LiveSessionStatus = Literal["waiting", "live", "ended", "stopped", "failed"]
 """Where a live session stands."""
+
+LiveStatus = Literal["not_live", "was_live"]
+"""Whether an item was streamed live: `not_live` (uploaded, or a podcast or media file),
+`was_live` (a recording of a past live stream). An item live now, or scheduled, is refused
+(422 `live_stream`).
+"""
+
+MediaTime = float
+"""A moment of the media, in seconds from its beginning."""
 
 MonitorId = str
 """A monitor's id: `mon_` and a ULID."""
@@ -312,6 +324,11 @@ class BatchRowOk(ApiModel):
     source_language: Optional[str] = Field(default=None)
     """For a translation (`translate_to`): the language of the track it was translated from."""
 
+    chapters: Optional[List[Chapter]] = Field(default=None)
+    """The item's chapters, present when the source has some: YouTube's chapter timestamps in the
+    description, a platform's chapters, a podcast's `podcast:chapters` file.
+    """
+
     text: str
     """The whole transcript as one string."""
 
@@ -506,6 +523,19 @@ class ChannelRow(ApiModel):
 
     thumbnail_url: Optional[str]
     """A picture of the channel."""
+
+
+class Chapter(ApiModel):
+    """One chapter of an item: a titled stretch of its media."""
+
+    title: str
+    """The chapter's title, as the source gives it."""
+
+    start: float
+    """Where it starts, in seconds from the beginning of the media."""
+
+    end: Optional[MediaTime]
+    """Where it ends: where the next chapter starts, or the end of the media; `null` when the media's length is unknown."""
 
 
 class ConnectionError(ApiModel):
@@ -793,6 +823,11 @@ class FullTranscript(ApiModel):
 
     source_language: Optional[str] = Field(default=None)
     """For a translation (`translate_to`): the language of the track it was translated from."""
+
+    chapters: Optional[List[Chapter]] = Field(default=None)
+    """The item's chapters, present when the source has some: YouTube's chapter timestamps in the
+    description, a platform's chapters, a podcast's `podcast:chapters` file.
+    """
 
     text: str
     """The whole transcript as one string."""
@@ -1589,7 +1624,7 @@ class LiveSession(ApiModel):
     id: LiveSessionId
     """The session's id (`live_...`)."""
 
-    status: LiveStatus
+    status: LiveSessionStatus
     """Where the session stands."""
 
     end_reason: Optional[LiveEndReason]
@@ -1650,7 +1685,7 @@ class LiveSessionDetail(ApiModel):
     id: LiveSessionId
     """The session's id (`live_...`)."""
 
-    status: LiveStatus
+    status: LiveSessionStatus
     """Where the session stands."""
 
     end_reason: Optional[LiveEndReason]
@@ -1906,6 +1941,39 @@ class MembersOnlyError(ApiModel):
 
     docs: str
     """Link to this error's description, served by the API at `/docs/errors/{code}`."""
+
+
+class MetadataChannel(ApiModel):
+    """Who published an item. Every key is present; `null` where the source does not say."""
+
+    id: Optional[str]
+    """The channel's or creator's id on the platform (YouTube's `UC…`, TikTok's `secUid`)."""
+
+    name: Optional[str]
+    """Its name as the platform shows it: a channel, a creator's handle or display name, a podcast show."""
+
+    url: Optional[str]
+    """Its page: a channel or profile, or a show's web site."""
+
+
+class MetadataRequest(ApiModel):
+    """Read what a source says about one item, without its words."""
+
+    video: str
+    """The item, as `POST /transcripts/video` takes it: a YouTube id or link, a platform link, a podcast episode, a feed or a media file."""
+
+
+class MetadataStats(ApiModel):
+    """Engagement counts, each `null` where the platform does not show it."""
+
+    views: Optional[int]
+    """Views or plays."""
+
+    likes: Optional[int]
+    """Likes."""
+
+    comments: Optional[int]
+    """Comments."""
 
 
 class Monitor(ApiModel):
@@ -2728,8 +2796,9 @@ class SearchRequest(ApiModel):
     """What to return. `since_video_id` needs the default, `video`."""
 
     platform: Optional[SearchPlatform] = Field(default="youtube")
-    """Where to search: `youtube`, `apple` or `rss`. `tiktok` and `instagram` have no public
-    search to read, and `spotify` is not served yet; each answers 422 `unsupported_platform`.
+    """Where to search: `youtube`, `apple`, `rss`, or `spotify` on a server with Spotify's Web API
+    credentials (elsewhere 422 `unsupported_platform`, saying how to enable it). `tiktok` and
+    `instagram` have no public search to read: 422 `unsupported_platform`.
     `type: playlist` is YouTube's only. Every row's `url` is accepted as it is by the video
     endpoint (episodes) or the channel endpoint (shows).
     """
@@ -2780,6 +2849,19 @@ class SpeechEngineInfo(ApiModel):
     (the embedded engine's default is `modified_beam_search/4`). Absent where the engine does not
     say (an OpenAI-compatible server decides itself) and on transcripts kept from before it was recorded.
     """
+
+
+class Thumbnail(ApiModel):
+    """A picture of an item in one size."""
+
+    url: str
+    """Its address. Platforms other than YouTube sign theirs and let them expire: copy the image rather than link to it."""
+
+    width: Optional[int]
+    """Pixels across, when the source says."""
+
+    height: Optional[int]
+    """Pixels down, when the source says."""
 
 
 class TimeoutError(ApiModel):
@@ -2859,6 +2941,11 @@ class Transcript(ApiModel):
     source_language: Optional[str] = Field(default=None)
     """For a translation (`translate_to`): the language of the track it was translated from."""
 
+    chapters: Optional[List[Chapter]] = Field(default=None)
+    """The item's chapters, present when the source has some: YouTube's chapter timestamps in the
+    description, a platform's chapters, a podcast's `podcast:chapters` file.
+    """
+
     text: Optional[str] = Field(default=None)
     """The whole transcript as one string (`format: "text"`, or `timestamps: false`)."""
 
@@ -2889,6 +2976,9 @@ class TranscriptChunk(ApiModel):
 
     end: float
     """End of its last segment, in seconds."""
+
+    chapter: Optional[str] = Field(default=None)
+    """With `chunk_by: "chapter"`: the title of the chapter the chunk lies in; absent before the first chapter."""
 
 
 class TranscriptEnvelope(ApiModel):
@@ -2995,6 +3085,12 @@ class TranscriptRequest(ApiModel):
     """Also cut the transcript into `chunks` of at most this many characters for a language model:
     cut at segment boundaries, a segment split at spaces only when it alone is longer (a single
     longer word stays whole). A job's chunks come from `GET /library/{id}`.
+    """
+
+    chunk_by: Optional[ChunkBy] = Field(default=None)
+    """How `chunks` are cut: `size` (the default) by `chunk_size`, when it is sent; `chapter` at
+    the source's `chapters`, a chapter longer than `chunk_size` cut into several. `chapter` gives
+    `chunks` even without `chunk_size`: one per chapter.
     """
 
     words: Optional[bool] = Field(default=False)
@@ -3246,6 +3342,79 @@ class ValidationIssue(ApiModel):
     """What is wrong with the value there."""
 
 
+class VideoMetadata(ApiModel):
+    """What a source says about one item, without its words. Every key is present; `null` or empty where the source does not say."""
+
+    kind: Literal["video_metadata"]
+    """Always `video_metadata`."""
+
+    platform: Platform
+    """The platform of the item."""
+
+    video_id: str
+    """The item's id, as a transcript of it carries it."""
+
+    url: Optional[str]
+    """The canonical address of the item."""
+
+    title: Optional[str]
+    """The title of the video, post or episode."""
+
+    description: Optional[str]
+    """The description as the platform shows it: a video's description, a post's caption, an episode's show notes."""
+
+    channel: MetadataChannel
+    """Who published it."""
+
+    duration: Optional[float]
+    """Length in seconds."""
+
+    published_at: Optional[str]
+    """When it was published."""
+
+    language: Optional[str]
+    """BCP-47 language the item is spoken in, where the source says."""
+
+    tags: List[str]
+    """The keywords, hashtags or categories the publisher gave it."""
+
+    chapters: List[Chapter]
+    """Its chapters in order: the platform's own, the timestamps of a YouTube description
+    (`0:00 Intro`), or a podcast's `podcast:chapters` file; empty when it has none.
+    """
+
+    thumbnails: List[Thumbnail]
+    """Pictures of the item, smallest first."""
+
+    stats: Optional[MetadataStats]
+    """Engagement counts; `null` for sources that show none (podcasts, media files)."""
+
+    live_status: Optional[LiveStatus]
+    """Whether it was streamed live; `null` where the platform does not say."""
+
+    captions: List[CaptionLanguage]
+    """Its caption tracks, as `POST /transcripts/languages` lists them; empty when it has none."""
+
+    podcast: Optional[PodcastInfo] = Field(default=None)
+    """Present for a podcast episode: the show and episode the input resolved to."""
+
+
+class VideoMetadataEnvelope(ApiModel):
+    """The body of every successful response."""
+
+    ok: Literal[True]
+    """Always `true` on success."""
+
+    request_id: RequestId
+    """The request's id (`req_...`); equal to the `X-Request-Id` header."""
+
+    data: VideoMetadata
+    """The result of the operation."""
+
+    usage: Usage
+    """Credit usage of the call."""
+
+
 class VideoPage(ApiModel):
     """One page of a channel, playlist or search."""
 
@@ -3403,7 +3572,7 @@ WebhookEvent = Annotated[Union[TranscriptJobCompletedWebhook, TranscriptJobFaile
 """Any event Verbatim delivers by webhook, told apart by `type`."""
 
 # The models name the unions above, which are defined after them.
-for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionLanguage, CaptionLanguages, CaptionLanguagesEnvelope, CaptionsDisabledError, ChannelRequest, ChannelRow, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LanguagesRequest, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LibraryTranscript, LibraryTranscriptEnvelope, LiveCreate, LiveEndedEvent, LiveEndedWebhook, LiveFailedEvent, LiveFailedWebhook, LiveGapEvent, LiveGapWebhook, LiveLibraryEntry, LiveLimits, LivePartialEvent, LiveSegment, LiveSegmentEvent, LiveSegmentsWebhook, LiveSession, LiveSessionDetail, LiveSessionDetailEnvelope, LiveSessionEnvelope, LiveSessionList, LiveSessionListEnvelope, LiveSource, LiveStartedEvent, LiveStartedWebhook, LiveStreamError, Me, MeEnvelope, MembersOnlyError, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, QueueDepth, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, RetryWithTranslation, SearchRequest, Segment, SpeechEngineInfo, TimeoutError, Transcript, TranscriptChunk, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, TranslationTarget, TranslationUnavailableError, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError, Word, WorkerHeartbeat):
+for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionLanguage, CaptionLanguages, CaptionLanguagesEnvelope, CaptionsDisabledError, ChannelRequest, ChannelRow, Chapter, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LanguagesRequest, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LibraryTranscript, LibraryTranscriptEnvelope, LiveCreate, LiveEndedEvent, LiveEndedWebhook, LiveFailedEvent, LiveFailedWebhook, LiveGapEvent, LiveGapWebhook, LiveLibraryEntry, LiveLimits, LivePartialEvent, LiveSegment, LiveSegmentEvent, LiveSegmentsWebhook, LiveSession, LiveSessionDetail, LiveSessionDetailEnvelope, LiveSessionEnvelope, LiveSessionList, LiveSessionListEnvelope, LiveSource, LiveStartedEvent, LiveStartedWebhook, LiveStreamError, Me, MeEnvelope, MembersOnlyError, MetadataChannel, MetadataRequest, MetadataStats, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, QueueDepth, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, RetryWithTranslation, SearchRequest, Segment, SpeechEngineInfo, Thumbnail, TimeoutError, Transcript, TranscriptChunk, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, TranslationTarget, TranslationUnavailableError, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoMetadata, VideoMetadataEnvelope, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError, Word, WorkerHeartbeat):
     _model.model_rebuild()
 
-__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "CheckInterval", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LastEventId", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListPlatform", "ListRow", "LiveCreate", "LiveEndReason", "LiveEndedEvent", "LiveEndedWebhook", "LiveEvent", "LiveEventsPath", "LiveFailedEvent", "LiveFailedWebhook", "LiveGapEvent", "LiveGapReason", "LiveGapWebhook", "LiveLibraryEntry", "LiveLimits", "LivePartialEvent", "LivePollPath", "LiveReading", "LiveSegment", "LiveSegmentEvent", "LiveSegmentsWebhook", "LiveSession", "LiveSessionDetail", "LiveSessionDetailEnvelope", "LiveSessionEnvelope", "LiveSessionId", "LiveSessionList", "LiveSessionListEnvelope", "LiveSource", "LiveStartedEvent", "LiveStartedWebhook", "LiveStatus", "LiveStreamError", "Me", "MeEnvelope", "MembersOnlyError", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorPlatform", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PodcastResolution", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchPlatform", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "Word", "WordTiming", "WorkerHeartbeat", "WorkerId"]
+__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "Chapter", "CheckInterval", "ChunkBy", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LastEventId", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListPlatform", "ListRow", "LiveCreate", "LiveEndReason", "LiveEndedEvent", "LiveEndedWebhook", "LiveEvent", "LiveEventsPath", "LiveFailedEvent", "LiveFailedWebhook", "LiveGapEvent", "LiveGapReason", "LiveGapWebhook", "LiveLibraryEntry", "LiveLimits", "LivePartialEvent", "LivePollPath", "LiveReading", "LiveSegment", "LiveSegmentEvent", "LiveSegmentsWebhook", "LiveSession", "LiveSessionDetail", "LiveSessionDetailEnvelope", "LiveSessionEnvelope", "LiveSessionId", "LiveSessionList", "LiveSessionListEnvelope", "LiveSessionStatus", "LiveSource", "LiveStartedEvent", "LiveStartedWebhook", "LiveStatus", "LiveStreamError", "Me", "MeEnvelope", "MediaTime", "MembersOnlyError", "MetadataChannel", "MetadataRequest", "MetadataStats", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorPlatform", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PodcastResolution", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchPlatform", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "Thumbnail", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoMetadata", "VideoMetadataEnvelope", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "Word", "WordTiming", "WorkerHeartbeat", "WorkerId"]

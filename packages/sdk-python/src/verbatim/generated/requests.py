@@ -7,7 +7,7 @@ from typing import Dict, List, Literal, Optional, Union
 
 from typing_extensions import Required, TypedDict
 
-from .models import BatchItem, ChannelSort, ChannelTab, CheckInterval, ChunkSize, Cursor, LanguageTag, LiveStatus, MonitorName, MonitorPlatform, Platform, SearchPlatform, SearchType, TimestampStyle, TranscriptFormat, TranscriptMode, WebhookUrl
+from .models import BatchItem, ChannelSort, ChannelTab, CheckInterval, ChunkBy, ChunkSize, Cursor, LanguageTag, LiveSessionStatus, MonitorName, MonitorPlatform, Platform, SearchPlatform, SearchType, TimestampStyle, TranscriptFormat, TranscriptMode, WebhookUrl
 
 
 class LibrarySearchRequestOptions(TypedDict, total=False):
@@ -165,8 +165,9 @@ class SearchRequestOptions(TypedDict, total=False):
     """What to return. `since_video_id` needs the default, `video`."""
 
     platform: SearchPlatform
-    """Where to search: `youtube`, `apple` or `rss`. `tiktok` and `instagram` have no public
-    search to read, and `spotify` is not served yet; each answers 422 `unsupported_platform`.
+    """Where to search: `youtube`, `apple`, `rss`, or `spotify` on a server with Spotify's Web API
+    credentials (elsewhere 422 `unsupported_platform`, saying how to enable it). `tiktok` and
+    `instagram` have no public search to read: 422 `unsupported_platform`.
     `type: playlist` is YouTube's only. Every row's `url` is accepted as it is by the video
     endpoint (episodes) or the channel endpoint (shows).
     """
@@ -221,6 +222,12 @@ class TranscriptRequestOptions(TypedDict, total=False):
     longer word stays whole). A job's chunks come from `GET /library/{id}`.
     """
 
+    chunk_by: ChunkBy
+    """How `chunks` are cut: `size` (the default) by `chunk_size`, when it is sent; `chapter` at
+    the source's `chapters`, a chapter longer than `chunk_size` cut into several. `chapter` gives
+    `chunks` even without `chunk_size`: one per chapter.
+    """
+
     words: bool
     """Also time each word: every segment carries `words`, and `word_timing` says whether the times
     came from the source or were estimated. Same price. With `format: "vtt"` the cues carry WebVTT
@@ -236,6 +243,12 @@ class TranscriptRequestOptions(TypedDict, total=False):
     """A public https URL that receives the finished transcript when the request becomes a
     job. Deliveries are signed with Standard Webhooks headers.
     """
+
+
+class MetadataRequestOptions(TypedDict, total=False):
+    """The keyword arguments of a `MetadataRequest` beside its `video`, which the method takes first."""
+
+
 
 
 class ListLibraryQuery(TypedDict, total=False):
@@ -268,7 +281,7 @@ class GetLibraryTranscriptQuery(TypedDict, total=False):
 class ListLiveSessionsQuery(TypedDict, total=False):
     """The query parameters of `listLiveSessions`."""
 
-    status: LiveStatus
+    status: LiveSessionStatus
     """Only sessions with this status."""
 
     limit: int
@@ -326,6 +339,7 @@ REQUEST_LEADS: Dict[str, Optional[str]] = {
     "PlaylistRequest": "playlist",
     "SearchRequest": "query",
     "TranscriptRequest": "video",
+    "MetadataRequest": "video",
 }
 """The field each request body's method takes first, by the body's schema name."""
 
@@ -334,4 +348,4 @@ WIRE_NAMES: Dict[str, str] = {
 }
 """The names keyword arguments are sent by where Python cannot spell them (``from_`` is ``from``)."""
 
-__all__ = ["LibrarySearchRequestOptions", "LiveCreateOptions", "MonitorCreateOptions", "MonitorUpdateOptions", "BatchRequestOptions", "ChannelRequestOptions", "LanguagesRequestOptions", "PlaylistRequestOptions", "SearchRequestOptions", "TranscriptRequestOptions", "ListLibraryQuery", "GetLibraryTranscriptQuery", "ListLiveSessionsQuery", "GetLiveSessionQuery", "ListMonitorEventsQuery", "GetTranscriptJobQuery", "GetUsageQuery", "REQUEST_LEADS", "WIRE_NAMES"]
+__all__ = ["LibrarySearchRequestOptions", "LiveCreateOptions", "MonitorCreateOptions", "MonitorUpdateOptions", "BatchRequestOptions", "ChannelRequestOptions", "LanguagesRequestOptions", "PlaylistRequestOptions", "SearchRequestOptions", "TranscriptRequestOptions", "MetadataRequestOptions", "ListLibraryQuery", "GetLibraryTranscriptQuery", "ListLiveSessionsQuery", "GetLiveSessionQuery", "ListMonitorEventsQuery", "GetTranscriptJobQuery", "GetUsageQuery", "REQUEST_LEADS", "WIRE_NAMES"]

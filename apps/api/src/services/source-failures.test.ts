@@ -1,16 +1,15 @@
 import { errorTable } from "@verbatim/contract";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../errors.ts";
-import { apiErrorOf, SourceError } from "./source-error.ts";
+import { SourceError } from "../sources/source-error.ts";
+import { toApiError } from "./source-failures.ts";
 
 /** The envelope's error block of a source failure, as a client reads it. */
 function blockOf(error: SourceError): Record<string, unknown> {
-  const mapped = apiErrorOf(error);
-  if (!(mapped instanceof ApiError)) throw new Error("expected an ApiError");
+  const mapped = toApiError(error);
   return { status: mapped.status, ...mapped.toBody("https://verbatim.example") };
 }
 
-describe("apiErrorOf for a podcast show's failures", () => {
+describe("toApiError for a podcast show's failures", () => {
   it("answers a show link where an episode is needed as 422 invalid_input with retry_with the channel endpoint", () => {
     expect(blockOf(new SourceError("listing", "A show, not an episode."))).toEqual({
       status: 422,
@@ -44,7 +43,7 @@ describe("apiErrorOf for a podcast show's failures", () => {
   });
 });
 
-describe("apiErrorOf for a list's failures", () => {
+describe("toApiError for a list's failures", () => {
   it("answers an item sent where a list is needed as 422 endpoint_platform_mismatch with retry_with the video endpoint", () => {
     expect(blockOf(new SourceError("item_not_list", "A post, not a profile."))).toEqual({
       status: 422,
@@ -70,7 +69,7 @@ describe("apiErrorOf for a list's failures", () => {
   );
 });
 
-describe("apiErrorOf for an item that is live", () => {
+describe("toApiError for live streams", () => {
   it("answers 422 live_stream (4101) with retry_with naming POST /live, which transcribes it as it plays", () => {
     expect(blockOf(new SourceError("live_stream", "The item is live."))).toEqual({
       status: 422,
@@ -79,6 +78,17 @@ describe("apiErrorOf for an item that is live", () => {
       message: "The item is live.",
       docs: "https://verbatim.example/docs/errors/live_stream",
       retry_with: { endpoint: "/api/v2/live" },
+    });
+  });
+
+  it("answers a live session asked of a recording as 422 invalid_input with retry_with the video endpoint", () => {
+    expect(blockOf(new SourceError("not_live", "The item is a recording."))).toEqual({
+      status: 422,
+      code: "invalid_input",
+      number: errorTable.invalid_input.number,
+      message: "The item is a recording.",
+      docs: "https://verbatim.example/docs/errors/invalid_input",
+      retry_with: { endpoint: "/api/v2/transcripts/video" },
     });
   });
 });

@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { translationTargetsOf } from "./caption-source.ts";
-import { chooseCaptionTrack, sameWrittenLanguage } from "./caption-track-choice.ts";
-import type { CaptionTrack } from "./player-response.ts";
+import { translationTargetsOf } from "../../adapters/youtube/caption-source.ts";
+import { sameWrittenLanguage } from "../../adapters/youtube/language-tags.ts";
+import type { CaptionTrack } from "../../adapters/youtube/player-response.ts";
+import { chooseCaptionTrack as chooseByRule } from "../caption-choice.ts";
+import { originalLanguageOf } from "./youtube-source.ts";
+
+/** YouTube's choice: the one captions-first rule, with the video's original language as its tracks tell it. */
+function chooseCaptionTrack(
+  tracks: readonly CaptionTrack[],
+  requested: string | undefined,
+  defaultTrackIndex: number | null,
+) {
+  return chooseByRule(tracks, requested, originalLanguageOf(tracks, defaultTrackIndex)) ?? undefined;
+}
 
 const track = (language: string, kind: "manual" | "auto" = "manual"): CaptionTrack => ({
   language,
