@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../../errors.ts";
+import { SourceError } from "../../sources/source-error.ts";
 import type { PublicFetch } from "../net/public-fetch.ts";
 import { type LivePiece, type LiveReadOptions, readHls, readIcecast } from "./live-stream.ts";
 
@@ -158,7 +158,7 @@ describe("readHls", () => {
     expect(resolutions).toBe(3);
   });
 
-  it("fails with audio_ineligible when the stream brings more bytes per minute of media than allowed", async () => {
+  it("fails with media_too_large (audio_ineligible) when the stream brings more bytes per minute of media than allowed", async () => {
     const origin = new FakeOrigin();
     const playlist = origin.window(0, 9, true);
     origin.playlist = () => new Response(playlist);
@@ -168,8 +168,8 @@ describe("readHls", () => {
       options(origin, { maxBytesPerMinute: 1_000, edgeSegments: 10 }),
     );
     const failure = await readAll(reader).catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(ApiError);
-    expect(failure).toMatchObject({ code: "audio_ineligible", status: 422 });
+    expect(failure).toBeInstanceOf(SourceError);
+    expect(failure).toMatchObject({ kind: "media_too_large" });
   });
 
   it("refuses a playlist that is no HLS as invalid_input", async () => {

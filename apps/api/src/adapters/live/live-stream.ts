@@ -1,5 +1,5 @@
 import { setTimeout as delay } from "node:timers/promises";
-import { ApiError } from "../../errors.ts";
+import { SourceError, type SourceErrorKind } from "../../sources/source-error.ts";
 import { type PublicFetch, readBodyWithin } from "../net/public-fetch.ts";
 import {
   audioRendition,
@@ -51,6 +51,13 @@ export interface LiveReadOptions {
 /** Fresh addresses tried in a row, each gone as soon as it is read, before the stream is taken for over. */
 const maxResolutionsInARow = 3;
 
+/** Failures that pass: the stream's server or the way to it may answer again (the catalog's 5xxx). */
+const transientKinds: ReadonlySet<SourceErrorKind> = new Set(["blocked", "failed", "timeout", "connection"]);
+
+function isTransient(error: unknown): error is SourceError {
+  return error instanceof SourceError && transientKinds.has(error.kind);
+}
+
 /** The playlist's address no longer answers: a platform's signed address expired, or the stream was taken down. */
 class PlaylistGone extends Error {}
 
@@ -58,7 +65,7 @@ class PlaylistGone extends Error {}
  * Reads an HLS live playlist from its live edge (or after `resumeAfter`) as it grows, segment by
  * segment, until `#EXT-X-ENDLIST`, or `silenceMs` without a new segment. Segments that left the
  * window before they were read are reported as a gap. A stream that brings more than
- * `maxBytesPerMinute` per minute of media fails with `audio_ineligible`.
+ * `maxBytesPerMinute` per minute of media fails with `media_too_large`.
  */
 export async function* readHls(first: string, options: LiveReadOptions): AsyncGenerator<LivePiece, LiveStreamEnd> {
   const now = options.now ?? Date.now;
@@ -98,7 +105,7 @@ export async function* readHls(first: string, options: LiveReadOptions): AsyncGe
         pendingDiscontinuity = true;
         continue;
       }
-      if (!(error instanceof ApiError) || error.number < 5000) throw error;
+      if (!isTransient(error)) throw error;
       lastFailure = error;
       // A stream that played and then could not be reached for the whole silence has gone off the air.
       if (now() - lastMediaAt > options.silenceMs) {
@@ -222,7 +229,8 @@ export async function* readIcecast(
     } catch (error) {
       options.signal.throwIfAborted();
       if (silent) return "silent";
-      const transient = !(error instanceof ApiError) || error.number >= 5000;
+      // A connection that drops mid-body fails with no source's kind: it is made again too.
+      const transient = !(error instanceof SourceError) || isTransient(error);
       if (!transient || !receivedAny) throw error;
       if (now() - lastMediaAt > options.silenceMs) return "silent";
       reconnecting = true;
@@ -245,13 +253,13 @@ async function loadMedia(address: string, options: LiveReadOptions): Promise<Med
     try {
       parsed = parsePlaylist(text, current);
     } catch (error) {
-      if (error instanceof PlaylistError) throw new ApiError("invalid_input", `${current}: ${error.message}`);
+      if (error instanceof PlaylistError) throw new SourceError("invalid_input", `${current}: ${error.message}`);
       throw error;
     }
     if (parsed.kind === "media") return parsed;
     current = audioRendition(parsed);
   }
-  throw new ApiError("invalid_input", `${address} leads from master playlist to master playlist.`);
+  throw new SourceError("invalid_input", `${address} leads from master playlist to master playlist.`);
 }
 
 async function fetchText(address: string, options: LiveReadOptions): Promise<string> {
@@ -269,7 +277,7 @@ async function fetchText(address: string, options: LiveReadOptions): Promise<str
     response,
     url,
     maxPlaylistChars,
-    () => new ApiError("invalid_input", `The playlist at ${address} is larger than ${maxPlaylistChars} bytes.`),
+    () => new SourceError("too_large", `The playlist at ${address} is larger than ${maxPlaylistChars} bytes.`),
   );
   return body.toString("utf8");
 }
@@ -294,20 +302,20 @@ async function initSection(uri: string, cache: Map<string, Buffer>, options: Liv
   const cached = cache.get(uri);
   if (cached) return cached;
   const bytes = await fetchSegment({ sequence: -1, uri, duration: 0, discontinuity: false }, options);
-  if (bytes === null) throw new ApiError("unavailable", `The stream's initialisation section ${uri} is gone.`);
+  if (bytes === null) throw new SourceError("unavailable", `The stream's initialisation section ${uri} is gone.`);
   cache.set(uri, bytes);
   return bytes;
 }
 
-function unavailable(address: string, status: number): ApiError {
+function unavailable(address: string, status: number): SourceError {
   return status >= 500
-    ? new ApiError("upstream_unavailable", `${address} answered ${status}. Retry with backoff.`)
-    : new ApiError("unavailable", `${address} answered ${status}: the stream cannot be read.`);
+    ? new SourceError("failed", `${address} answered ${status}. Retry with backoff.`, { advice: null })
+    : new SourceError("unavailable", `${address} answered ${status}: the stream cannot be read.`);
 }
 
-function tooManyBytes(maxBytesPerMinute: number): ApiError {
-  return new ApiError(
-    "audio_ineligible",
+function tooManyBytes(maxBytesPerMinute: number): SourceError {
+  return new SourceError(
+    "media_too_large",
     `The stream brings more than ${Math.round(maxBytesPerMinute / 1024 / 1024)} MiB per minute, the most a live session reads (VERBATIM_LIVE_MAX_BYTES_PER_MINUTE).`,
   );
 }

@@ -14,9 +14,9 @@ import type { PublicFetch } from "../../adapters/net/public-fetch.ts";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import type { LiveResolution, LiveSources, LiveStreamRef } from "../../sources/live/index.ts";
-import { toApiError } from "../source-failures.ts";
 import { liveSessions } from "../../store/schema.ts";
 import type { Credits } from "../credits.ts";
+import { isAnswerable, toApiError } from "../source-failures.ts";
 import type { LiveEndings, LiveOutcome } from "./live-endings.ts";
 import { type ClaimedSession, LeaseLost, type LiveSessionRow, type LiveStore } from "./live-store.ts";
 import { failureOf, segmentFields } from "./live-views.ts";
@@ -116,12 +116,11 @@ export class LiveRunner {
         return;
       }
       log.error({ err: error }, "live session failed");
-      const failure =
-        error instanceof ApiError
-          ? failureOf(error)
-          : failureOf(
-              new ApiError("internal_error", "The live session failed unexpectedly; what it transcribed is kept."),
-            );
+      const failure = isAnswerable(error)
+        ? failureOf(toApiError(error))
+        : failureOf(
+            new ApiError("internal_error", "The live session failed unexpectedly; what it transcribed is kept."),
+          );
       await this.options.endings
         .end(row.id, lease.owner, { kind: "failed", failure })
         .catch((err: unknown) => log.error({ err }, "a failed live session could not be recorded as failed"));

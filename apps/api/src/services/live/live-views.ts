@@ -1,8 +1,8 @@
 import type { ErrorCode, Schema } from "@verbatim/contract";
 import type { SpeechEngineInfo, SpeechSegment } from "../../adapters/asr/index.ts";
 import { ApiError, type ErrorExtra } from "../../errors.ts";
-import type { FullTranscript } from "../transcript-store.ts";
 import { ingestedText } from "../segment-text.ts";
+import type { FullTranscript } from "../transcript-store.ts";
 import { ingestedWords } from "../word-timing.ts";
 import type { LiveSessionRow, RecordedLiveEvent } from "./live-store.ts";
 

@@ -1,6 +1,5 @@
 import { maxPlaylistChars, PlaylistError, parsePlaylist } from "../../adapters/live/hls-playlist.ts";
 import { type PublicFetch, readBodyWithin } from "../../adapters/net/public-fetch.ts";
-import { ApiError } from "../../errors.ts";
 import { SourceError } from "../source-error.ts";
 import type { LiveResolution, LiveResolveOptions, LiveSource, LiveStreamRef } from "./live-source.ts";
 
@@ -28,8 +27,6 @@ export class DirectLiveStreams implements LiveSource {
     const response = await this.fetch(ref.url, {
       headers: { "icy-metadata": "0" },
       ...(options.signal ? { signal: options.signal } : {}),
-    }).catch((error: unknown) => {
-      throw sourceErrorOf(error);
     });
     if (!response.ok) {
       await response.body?.cancel().catch(() => undefined);
@@ -48,10 +45,8 @@ export class DirectLiveStreams implements LiveSource {
       response,
       new URL(ref.url),
       maxPlaylistChars,
-      () => new ApiError("invalid_input", `${ref.url} answers more than a playlist: it is no live stream.`),
-    ).catch((error: unknown) => {
-      throw sourceErrorOf(error);
-    });
+      () => new SourceError("invalid_input", `${ref.url} answers more than a playlist: it is no live stream.`),
+    );
     const text = body.toString("utf8");
     if (!text.trimStart().startsWith("#EXTM3U")) {
       throw new SourceError(
@@ -74,12 +69,4 @@ export class DirectLiveStreams implements LiveSource {
     }
     return { state: "live", reading: "hls", address: ref.url, details };
   }
-}
-
-/** The public fetch's refusals and failures in a source's terms. */
-function sourceErrorOf(error: unknown): unknown {
-  if (!(error instanceof ApiError)) return error;
-  if (error.code === "invalid_input") return new SourceError("invalid_input", error.message, { cause: error });
-  if (error.code === "timeout") return new SourceError("timeout", error.message, { cause: error });
-  return new SourceError("connection", error.message, { cause: error });
 }
