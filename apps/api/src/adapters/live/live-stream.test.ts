@@ -176,7 +176,7 @@ describe("readHls", () => {
     const origin = new FakeOrigin();
     origin.playlist = () => new Response("<html>a page</html>");
     await expect(readAll(readHls("https://cdn.example.org/live.m3u8", options(origin)))).rejects.toMatchObject({
-      code: "invalid_input",
+      kind: "invalid_input",
     });
   });
 });

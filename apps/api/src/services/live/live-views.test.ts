@@ -49,6 +49,12 @@ const youtube = {
   title: "A hearing",
   channel: "Verbatim Tests",
 };
+const youtubeStream = {
+  kind: "platform",
+  platform: "youtube",
+  url: youtube.url,
+  recording: "LiVeHeArInG",
+};
 const radio = {
   url: "https://radio.example.org/stream",
   platform: "file",
@@ -66,7 +72,7 @@ describe("a live session's transcript for the library", () => {
   ];
 
   it("is a YouTube broadcast's own entry, which YouTube's captions of the past stream may replace", () => {
-    const transcript = liveTranscript(row(youtube), segments, engine);
+    const transcript = liveTranscript(row(youtube, { stream: youtubeStream }), segments, engine);
     expect(transcript).toMatchObject({
       video_id: "LiVeHeArInG",
       platform: "youtube",
@@ -77,7 +83,7 @@ describe("a live session's transcript for the library", () => {
       speech_engine: { engine: "sherpa-onnx", model: "zipformer", decoding: "greedy_search" },
     });
     expect(transcript?.segments.map((segment) => segment.text)).toEqual(["ask not", "what your country"]);
-    expect(sessionView(row(youtube, { libraryEntry: "youtube:LiVeHeArInG" })).library).toEqual({
+    expect(sessionView(row(youtube, { stream: youtubeStream, libraryEntry: "youtube:LiVeHeArInG" })).library).toEqual({
       id: "youtube:LiVeHeArInG",
       replaceable_by_captions: true,
     });
@@ -92,6 +98,16 @@ describe("a live session's transcript for the library", () => {
       id: "file:live_01JD7XT4C6E8G0J2K4N6Q8S0V2",
       replaceable_by_captions: false,
     });
+  });
+
+  it("is an entry of its own, under the session's id, for a channel's stream recorded as no item", () => {
+    const stream = { kind: "platform", platform: "youtube", url: youtube.url, recording: null };
+    expect(liveTranscript(row(youtube, { stream }), segments, engine)).toMatchObject({
+      video_id: "live_01JD7XT4C6E8G0J2K4N6Q8S0V2",
+    });
+    expect(
+      sessionView(row(youtube, { stream, libraryEntry: "youtube:live_01JD7XT4C6E8G0J2K4N6Q8S0V2" })).library,
+    ).toMatchObject({ replaceable_by_captions: false });
   });
 
   it("is nothing when the session heard no words", () => {

@@ -1,6 +1,7 @@
 import type { ErrorCode, Schema } from "@verbatim/contract";
 import type { SpeechEngineInfo, SpeechSegment } from "../../adapters/asr/index.ts";
 import { ApiError, type ErrorExtra } from "../../errors.ts";
+import type { LiveStreamRef } from "../../sources/live/live-source.ts";
 import { ingestedText } from "../segment-text.ts";
 import type { FullTranscript } from "../transcript-store.ts";
 import { ingestedWords } from "../word-timing.ts";
@@ -62,7 +63,7 @@ export function sessionView(row: LiveSessionRow): LiveSessionView {
     audio_seconds: Math.round(row.audioSeconds * 1000) / 1000,
     credits_spent: row.chargedMinutes,
     last_event_seq: Number(row.lastSeq),
-    library: row.libraryEntry ? { id: row.libraryEntry, replaceable_by_captions: source.platform === "youtube" } : null,
+    library: row.libraryEntry ? { id: row.libraryEntry, replaceable_by_captions: recordingOf(row) !== null } : null,
   };
 }
 
@@ -75,10 +76,16 @@ export function failureOf(error: ApiError): LiveFailure {
   return { code: error.code, message: error.message, ...(error.extra === undefined ? {} : { extra: error.extra }) };
 }
 
+/** The item the session's stream is recorded as, when its source says (`LiveStreamRef.recording`). */
+function recordingOf(row: LiveSessionRow): string | null {
+  const stream = row.stream as unknown as Partial<LiveStreamRef>;
+  return stream.kind === "platform" ? (stream.recording ?? null) : null;
+}
+
 /**
  * The session's transcript, for the library: its final segments in order, timed from the start of
- * the session. A YouTube broadcast is the video's entry (a later fetch of its captions replaces
- * it); any other session is an entry of its own, under its id. Null when it heard no words.
+ * the session. A broadcast recorded as an item is that item's entry (a later fetch of its captions
+ * replaces it); any other session is an entry of its own, under its id. Null when it heard no words.
  */
 export function liveTranscript(
   row: LiveSessionRow,
@@ -92,7 +99,7 @@ export function liveTranscript(
   const duration = Math.max(row.timelineSeconds, last ? last.start + last.duration : 0);
   return {
     kind: "transcript",
-    video_id: source.platform === "youtube" && source.video_id ? source.video_id : row.id,
+    video_id: recordingOf(row) ?? row.id,
     url: source.url,
     platform: source.platform,
     title: source.title,

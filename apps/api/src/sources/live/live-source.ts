@@ -6,7 +6,17 @@ import { SourceError } from "../source-error.ts";
  */
 export type LiveStreamRef =
   | { kind: "direct"; url: string }
-  | { kind: "platform"; platform: "youtube" | "twitch"; url: string };
+  | {
+      kind: "platform";
+      platform: "youtube" | "twitch";
+      url: string;
+      /**
+       * The item the broadcast's recording stays, whose captions the video endpoint reads later:
+       * the session's transcript is that item's library entry until they replace it. Null for a
+       * channel's stream, which records under no id known when it plays.
+       */
+      recording: string | null;
+    };
 
 /** What the platform says of the broadcast. */
 export interface LiveDetails {

@@ -104,13 +104,23 @@ describe("YtdlpLiveStreams", () => {
   const streams = new YtdlpLiveStreams({ engine: null, absentAdvice: "Install yt-dlp.", egress });
 
   it.each([
-    ["https://www.youtube.com/watch?v=LiVeHeArInG", "youtube", "https://www.youtube.com/watch?v=LiVeHeArInG"],
-    ["https://youtu.be/LiVeHeArInG", "youtube", "https://www.youtube.com/watch?v=LiVeHeArInG"],
-    ["https://www.youtube.com/live/LiVeHeArInG?si=x", "youtube", "https://www.youtube.com/watch?v=LiVeHeArInG"],
-    ["https://www.twitch.tv/VerbatimTests", "twitch", "https://www.twitch.tv/verbatimtests"],
-    ["https://m.twitch.tv/verbatimtests/", "twitch", "https://www.twitch.tv/verbatimtests"],
-  ])("takes %s as a %s broadcast", (input, platform, url) => {
-    expect(streams.match(new URL(input))).toEqual({ kind: "platform", platform, url });
+    [
+      "https://www.youtube.com/watch?v=LiVeHeArInG",
+      "youtube",
+      "https://www.youtube.com/watch?v=LiVeHeArInG",
+      "LiVeHeArInG",
+    ],
+    ["https://youtu.be/LiVeHeArInG", "youtube", "https://www.youtube.com/watch?v=LiVeHeArInG", "LiVeHeArInG"],
+    [
+      "https://www.youtube.com/live/LiVeHeArInG?si=x",
+      "youtube",
+      "https://www.youtube.com/watch?v=LiVeHeArInG",
+      "LiVeHeArInG",
+    ],
+    ["https://www.twitch.tv/VerbatimTests", "twitch", "https://www.twitch.tv/verbatimtests", null],
+    ["https://m.twitch.tv/verbatimtests/", "twitch", "https://www.twitch.tv/verbatimtests", null],
+  ])("takes %s as a %s broadcast, recorded as item %s", (input, platform, url, recording) => {
+    expect(streams.match(new URL(input))).toEqual({ kind: "platform", platform, url, recording });
   });
 
   it.each([
@@ -134,7 +144,12 @@ describe("YtdlpLiveStreams", () => {
       absentAdvice: "Install yt-dlp.",
       egress,
     });
-    const ref = { kind: "platform", platform: "twitch", url: "https://www.twitch.tv/verbatimtests" } as const;
+    const ref = {
+      kind: "platform",
+      platform: "twitch",
+      url: "https://www.twitch.tv/verbatimtests",
+      recording: null,
+    } as const;
     expect((await withEngine.resolve(ref)).state).toBe("live");
     expect(asked).toEqual([
       { url: "https://www.twitch.tv/verbatimtests", proxy: "http://call-test:secret@127.0.0.1:9" },
@@ -151,7 +166,12 @@ describe("YtdlpLiveStreams", () => {
       absentAdvice: "Install yt-dlp.",
       egress,
     });
-    const ref = { kind: "platform", platform: "youtube", url: "https://www.youtube.com/watch?v=UpCoMiNgEvT" } as const;
+    const ref = {
+      kind: "platform",
+      platform: "youtube",
+      url: "https://www.youtube.com/watch?v=UpCoMiNgEvT",
+      recording: "UpCoMiNgEvT",
+    } as const;
     expect(await withEngine.resolve(ref)).toMatchObject({
       state: "waiting",
       startsAt: null,
@@ -160,7 +180,12 @@ describe("YtdlpLiveStreams", () => {
   });
 
   it("refuses a broadcast as unsupported, saying how to enable it, where yt-dlp is not installed", async () => {
-    const ref = { kind: "platform", platform: "youtube", url: "https://www.youtube.com/watch?v=LiVeHeArInG" } as const;
+    const ref = {
+      kind: "platform",
+      platform: "youtube",
+      url: "https://www.youtube.com/watch?v=LiVeHeArInG",
+      recording: "LiVeHeArInG",
+    } as const;
     await expect(streams.resolve(ref)).rejects.toMatchObject({
       kind: "unsupported",
       message: expect.stringMatching(/Install yt-dlp/),

@@ -43,13 +43,23 @@ export class YtdlpLiveStreams implements LiveSource {
       const parts = url.pathname.split("/").filter(Boolean);
       const [channel] = parts;
       if (parts.length === 1 && channel && /^\w{2,25}$/.test(channel) && !twitchPages.has(channel.toLowerCase())) {
-        return { kind: "platform", platform: "twitch", url: `https://www.twitch.tv/${channel.toLowerCase()}` };
+        return {
+          kind: "platform",
+          platform: "twitch",
+          url: `https://www.twitch.tv/${channel.toLowerCase()}`,
+          recording: null,
+        };
       }
       return null;
     }
     const reference = parseVideoReference(url.href);
     if (reference.kind !== "youtube") return null;
-    return { kind: "platform", platform: "youtube", url: `https://www.youtube.com/watch?v=${reference.videoId}` };
+    return {
+      kind: "platform",
+      platform: "youtube",
+      url: `https://www.youtube.com/watch?v=${reference.videoId}`,
+      recording: reference.videoId,
+    };
   }
 
   async resolve(ref: LiveStreamRef, options: LiveResolveOptions = {}): Promise<LiveResolution> {
