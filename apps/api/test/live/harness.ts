@@ -12,7 +12,7 @@ import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform, type Platform } from "../../src/platform.ts";
 import type { PlanName } from "../../src/services/plans.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
-import { createLiveSources } from "../../src/sources/live/index.ts";
+import { createLiveSources, type LiveSource } from "../../src/sources/live/index.ts";
 import type { Store } from "../../src/store/database.ts";
 import { LiveWorkers } from "../../src/workers/live-workers.ts";
 import { type Answer, send } from "../support/http.ts";
@@ -35,6 +35,8 @@ export interface LiveServerOptions {
   workers?: boolean;
   /** Milliseconds without new media after which a stream is over; default 8 s. */
   silenceMs?: number;
+  /** The platforms' broadcasts (what yt-dlp resolves in production); without it, every address is read directly. */
+  platforms?: LiveSource;
 }
 
 /** An API process with live sessions over a store, and its live workers. */
@@ -129,10 +131,15 @@ async function liveDeps(store: Store, options: LiveServerOptions) {
   const live: LiveDeps = {
     engine: liveEngine,
     ...(webhooks ? { webhooks } : {}),
-    sources: createLiveSources(null, fetch),
+    sources: createLiveSources(options.platforms ?? null, fetch),
     fetch,
     webhookTargets: { allowPrivateTargets },
-    settings: { silenceMs: options.silenceMs ?? 8_000, maxBytesPerMinute: 32 * 1024 * 1024, minPollMs: 200 },
+    settings: {
+      silenceMs: options.silenceMs ?? 8_000,
+      maxBytesPerMinute: 32 * 1024 * 1024,
+      minPollMs: 200,
+      waitingRecheckMs: 300,
+    },
     stopWaitMs: 20_000,
     keepAliveMs: 5_000,
   };

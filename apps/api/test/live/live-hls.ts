@@ -61,6 +61,8 @@ export interface PacedPlaylist {
   /** The segments released so far. */
   released(): number;
   stop(): void;
+  /** The playlist answers 403 from now on, as a platform's signed address does once it expired. */
+  expire(): void;
 }
 
 /** A recording cut into HLS segments of about `seconds` each (AAC in MPEG-TS, as live encoders send). */
@@ -122,7 +124,7 @@ export async function speechRecording(seconds: number): Promise<{ path: string; 
 export async function startLiveHlsServer(): Promise<LiveHlsServer> {
   const root = await mkdtemp(join(tmpdir(), "verbatim-live-hls-"));
   const requests: string[] = [];
-  const playlists = new Map<string, { text: () => string; segment: (file: string) => Buffer | null }>();
+  const playlists = new Map<string, { text: () => string | null; segment: (file: string) => Buffer | null }>();
   const encoders = new Set<ChildProcess>();
   const timers = new Set<NodeJS.Timeout>();
 
@@ -137,7 +139,9 @@ export async function startLiveHlsServer(): Promise<LiveHlsServer> {
     const paced = playlists.get(name);
     if (paced) {
       if (file === "index.m3u8") {
-        res.writeHead(200, { "content-type": "application/vnd.apple.mpegurl" }).end(paced.text());
+        const text = paced.text();
+        if (text === null) res.writeHead(403).end("expired");
+        else res.writeHead(200, { "content-type": "application/vnd.apple.mpegurl" }).end(text);
         return;
       }
       const bytes = paced.segment(file);
@@ -207,6 +211,7 @@ export async function startLiveHlsServer(): Promise<LiveHlsServer> {
     paced(name, segments, options = {}) {
       const window = options.window ?? 5;
       let released = Math.min(segments.length, options.initial ?? 1);
+      let expired = false;
       let timer: NodeJS.Timeout | undefined;
       const release = () => {
         if (released >= segments.length) return;
@@ -220,6 +225,7 @@ export async function startLiveHlsServer(): Promise<LiveHlsServer> {
       const first = () => Math.max(0, released - window);
       playlists.set(name, {
         text() {
+          if (expired) return null;
           const listed = segments.slice(first(), released);
           const target = Math.ceil(Math.max(...segments.map((segment) => segment.duration)));
           const lines = [
@@ -245,6 +251,9 @@ export async function startLiveHlsServer(): Promise<LiveHlsServer> {
         released: () => released,
         stop() {
           clearTimeout(timer);
+        },
+        expire() {
+          expired = true;
         },
       };
     },

@@ -37,6 +37,9 @@ const retryResolveMs = 15_000;
 /** The longest a waiting session sleeps before its broadcast is looked at again. */
 const maxWaitingMs = 5 * 60_000;
 
+/** How soon a waiting broadcast is looked at again at the earliest, when the platform says no start or a past one. */
+const defaultWaitingRecheckMs = 30_000;
+
 /** How a worker reads and recognises streams (`VERBATIM_LIVE_*`). */
 export interface LiveRunSettings {
   /** Milliseconds without new media after which a stream is over. */
@@ -47,6 +50,8 @@ export interface LiveRunSettings {
   partialIntervalMs?: number;
   /** The shortest wait between two reads of a playlist; default the reader's. */
   minPollMs?: number;
+  /** How soon an announced broadcast that has not started is looked at again at the earliest; default 30 s. */
+  waitingRecheckMs?: number;
 }
 
 export interface LiveRunnerOptions {
@@ -100,8 +105,9 @@ export class LiveRunner {
       const resolution = await this.resolve(row, lease);
       if (resolution === null) return;
       if (resolution.state === "waiting") {
-        const startsAt = resolution.startsAt?.getTime() ?? 0;
-        const next = Math.min(Math.max(startsAt, this.options.now().getTime() + 30_000), Date.now() + maxWaitingMs);
+        const now = this.options.now().getTime();
+        const soonest = now + (this.options.settings.waitingRecheckMs ?? defaultWaitingRecheckMs);
+        const next = Math.min(Math.max(resolution.startsAt?.getTime() ?? 0, soonest), now + maxWaitingMs);
         await this.options.sessions.release(row.id, lease.owner, new Date(next));
         return;
       }
