@@ -18,7 +18,9 @@ class ScriptedBroadcasts implements LiveSource {
 
   match(url: URL): LiveStreamRef | null {
     const id = url.hostname === "www.youtube.com" ? url.searchParams.get("v") : null;
-    return id ? { kind: "platform", platform: "youtube", url: `https://www.youtube.com/watch?v=${id}` } : null;
+    return id
+      ? { kind: "platform", platform: "youtube", url: `https://www.youtube.com/watch?v=${id}`, recording: id }
+      : null;
   }
 
   async resolve(ref: LiveStreamRef): Promise<LiveResolution> {
