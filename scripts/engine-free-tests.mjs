@@ -115,6 +115,10 @@ export const engineIndependent = new Map([
     "the operator's allow-list, applied before yt-dlp runs; the item it allows is stored and charged as in test/audio/",
   ],
   [
+    "apps/api/test/live/clients.test.ts",
+    "the Node SDK, its command line and the MCP tools as clients of live sessions; the sessions' store, leases and charges are asserted by the other files of test/live/, run on PostgreSQL",
+  ],
+  [
     "apps/api/test/platforms/platform-no-network.test.ts",
     "a refused connection answers 503 before anything is stored or charged",
   ],

@@ -1,6 +1,7 @@
 import type { SpeechEngine } from "./adapters/asr/index.ts";
 import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
 import type { ResolveAll } from "./adapters/net/address-rule.ts";
+import type { PublicFetch } from "./adapters/net/public-fetch.ts";
 import type { CaptionSource, VideoPageSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
 import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { DependencyProbe, Services } from "./deps.ts";
@@ -10,6 +11,12 @@ import { AudioTranscripts } from "./services/audio-transcripts.ts";
 import { Batches } from "./services/batches.ts";
 import { CaptionLanguageLists } from "./services/caption-languages.ts";
 import { EventCursors } from "./services/event-cursors.ts";
+import { LiveEndings } from "./services/live/live-endings.ts";
+import { LiveFeed } from "./services/live/live-feed.ts";
+import { LiveRunner, type LiveRunSettings } from "./services/live/live-run.ts";
+import { LiveSessions } from "./services/live/live-sessions.ts";
+import { LiveStore } from "./services/live/live-store.ts";
+import { LiveWebhooks } from "./services/live/live-webhooks.ts";
 import type { MonitorEvents } from "./services/monitor-events.ts";
 import { Monitors } from "./services/monitors.ts";
 import { SpeechRecognition, type TranscriptionQueue } from "./services/speech-recognition.ts";
@@ -24,6 +31,7 @@ import type { WebhookTargetRule } from "./services/webhook-targets.ts";
 import { createSourceRegistry, type PlatformSources, type SourceRegistry } from "./sources/index.ts";
 import { ListingRegistry } from "./sources/listing-registry.ts";
 import type { ListingSource } from "./sources/listing-source.ts";
+import type { LiveSources } from "./sources/live/index.ts";
 import { YoutubeListings } from "./sources/youtube/youtube-listings.ts";
 
 /** What the services of a process are built from: the account platform, and the adapters configured (or a test's). */
@@ -44,6 +52,31 @@ export interface ServiceParts {
   listings?: readonly ListingSource[];
   /** Monitors; without them (or without any listing source) the monitor operations answer 404 as not live yet. */
   monitors?: MonitorDeps;
+  /**
+   * Live sessions; without them, or with an engine that does not recognise live streams, the
+   * live operations answer 404 as not live yet.
+   */
+  live?: LiveDeps;
+}
+
+/** What live sessions need. */
+export interface LiveDeps {
+  /** The speech engine; it must recognise live streams (`startLive`). */
+  engine: SpeechEngine;
+  /** Where sessions' webhooks go; without it they are not sent. */
+  webhooks?: WebhookOutbox;
+  sources: LiveSources;
+  /** The public fetch streams are read through, under the public-address rule. */
+  fetch: PublicFetch;
+  /** The address rule a session's `webhook_url` must pass. */
+  webhookTargets: WebhookTargetRule;
+  settings: LiveRunSettings;
+  /** How often at most a session's segments are delivered; default `defaultWebhookBatchMs`. */
+  webhookBatchMs?: number;
+  /** How long `DELETE /live/{id}` waits for the session's worker to end it; default the service's. */
+  stopWaitMs?: number;
+  /** How long a quiet event stream waits before a keep-alive comment; default the service's. */
+  keepAliveMs?: number;
 }
 
 /** What the YouTube operations need. */
@@ -99,6 +132,8 @@ export interface ProcessServices extends Services {
   audioTranscripts?: AudioTranscripts;
   /** Speech recognition, whose jobs the transcription workers run; absent without `audio`. */
   speechRecognition?: SpeechRecognition;
+  /** What the live workers run: the sessions' rows, and the run of one session; absent without live sessions. */
+  liveWork?: { store: LiveStore; runner: LiveRunner; feed: LiveFeed };
 }
 
 /**
@@ -171,8 +206,54 @@ export function composeServices(parts: ServiceParts): ProcessServices {
         }
       : {}),
     links: sources,
+    ...(parts.live?.engine.startLive ? liveServices(platform, parts.live, { now, logger }) : {}),
     probes: audio ? dependencyProbes(audio) : [],
     renderer: new TranscriptRenderer(),
+  };
+}
+
+/** Live sessions as the API serves them, and what the workers run them with, on one store and one feed. */
+function liveServices(
+  platform: Platform,
+  live: LiveDeps,
+  options: { now: () => Date; logger: Logger },
+): Required<Pick<ProcessServices, "live" | "liveWork">> {
+  const { store, credits, library } = platform;
+  const feed = new LiveFeed(store, options.logger);
+  const sessions = new LiveStore(store, feed, options.now);
+  const webhooks = new LiveWebhooks(live.webhooks, options.now, live.webhookBatchMs);
+  const endings = new LiveEndings(sessions, library, webhooks, () => live.engine.info, options.now);
+  return {
+    live: new LiveSessions({
+      store,
+      sessions,
+      feed,
+      endings,
+      sources: live.sources,
+      credits,
+      cursors: new EventCursors(store, options.now),
+      webhookTargets: live.webhookTargets,
+      engineLanguage: live.engine.info.language,
+      now: options.now,
+      ...(live.stopWaitMs === undefined ? {} : { stopWaitMs: live.stopWaitMs }),
+      ...(live.keepAliveMs === undefined ? {} : { keepAliveMs: live.keepAliveMs }),
+    }),
+    liveWork: {
+      store: sessions,
+      feed,
+      runner: new LiveRunner({
+        sessions,
+        endings,
+        webhooks,
+        sources: live.sources,
+        engine: live.engine,
+        fetch: live.fetch,
+        credits,
+        now: options.now,
+        logger: options.logger,
+        settings: live.settings,
+      }),
+    },
   };
 }
 

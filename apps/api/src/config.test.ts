@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jobsConfigFrom, loadConfig, spotifyCredentialsFrom, youtubeConfigFrom } from "./config.ts";
+import { jobsConfigFrom, liveConfigFrom, loadConfig, spotifyCredentialsFrom, youtubeConfigFrom } from "./config.ts";
 
 describe("youtubeConfigFrom", () => {
   it("keeps the adapter's defaults when nothing is set", () => {
@@ -67,6 +67,33 @@ describe("loadConfig: VERBATIM_WEBHOOK_RETRY_SCHEDULE", () => {
   it.each(["5,,30", "5,abc", "0,5", "-5", "1.5", "5;30"])("stops start-up on %j, naming the variable", (value) => {
     expect(() => loadConfig({ VERBATIM_WEBHOOK_RETRY_SCHEDULE: value })).toThrow(
       /^VERBATIM_WEBHOOK_RETRY_SCHEDULE must list whole seconds above 0/,
+    );
+  });
+});
+
+describe("liveConfigFrom", () => {
+  it("defaults to 4 sessions a worker, a 15 s lease, 60 s of silence and 32 MiB per minute of media", () => {
+    expect(liveConfigFrom({})).toEqual({
+      sessions: 4,
+      leaseSeconds: 15,
+      silenceSeconds: 60,
+      maxBytesPerMinute: 32 * 1024 * 1024,
+    });
+  });
+
+  it("reads each variable, and stops start-up on a value out of bounds, naming it", () => {
+    expect(
+      liveConfigFrom({
+        VERBATIM_LIVE_SESSIONS: "0",
+        VERBATIM_LIVE_LEASE_SECONDS: "30",
+        VERBATIM_LIVE_SILENCE_SECONDS: "120",
+        VERBATIM_LIVE_MAX_BYTES_PER_MINUTE: "1048576",
+      }),
+    ).toEqual({ sessions: 0, leaseSeconds: 30, silenceSeconds: 120, maxBytesPerMinute: 1048576 });
+    expect(() => liveConfigFrom({ VERBATIM_LIVE_SESSIONS: "1.5" })).toThrow(/VERBATIM_LIVE_SESSIONS/);
+    expect(() => liveConfigFrom({ VERBATIM_LIVE_LEASE_SECONDS: "0" })).toThrow(/VERBATIM_LIVE_LEASE_SECONDS/);
+    expect(() => liveConfigFrom({ VERBATIM_LIVE_MAX_BYTES_PER_MINUTE: "100" })).toThrow(
+      /VERBATIM_LIVE_MAX_BYTES_PER_MINUTE/,
     );
   });
 });

@@ -65,6 +65,11 @@ export interface Config {
   jobs: JobsConfig;
   /** The worker role's scheduled work: `VERBATIM_SCHEDULER_TICK_SECONDS`, `VERBATIM_MONITOR_CLAIM_SECONDS`. */
   scheduler: SchedulerConfig;
+  /**
+   * Live sessions: `VERBATIM_LIVE_SESSIONS`, `VERBATIM_LIVE_LEASE_SECONDS`, `VERBATIM_LIVE_SILENCE_SECONDS`,
+   * `VERBATIM_LIVE_MAX_BYTES_PER_MINUTE`.
+   */
+  live: LiveConfig;
   /** `/metrics` and shutdown: `VERBATIM_METRICS_TOKEN`, `VERBATIM_METRICS_PORT`, `VERBATIM_SHUTDOWN_GRACE_SECONDS`. */
   operations: OperationsConfig;
   /**
@@ -133,6 +138,17 @@ export interface JobsConfig {
   heartbeatSeconds: number;
 }
 
+export interface LiveConfig {
+  /** Live sessions a worker process runs at once; default 4 (a session takes about 3 % of a core). */
+  sessions: number;
+  /** Seconds a worker's lease on a session lives without renewal; another worker takes the session over after. */
+  leaseSeconds: number;
+  /** Seconds without new media after which a stream is over. */
+  silenceSeconds: number;
+  /** Bytes a session may read per minute of media; a stream is not a download, so it has no byte cap. */
+  maxBytesPerMinute: number;
+}
+
 export interface WebhookConfig {
   /** Milliseconds to wait before each retry of a failed attempt; after the last, the delivery fails. */
   retryDelaysMs: number[];
@@ -166,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     allowPrivateTargets: switchFrom("VERBATIM_ALLOW_PRIVATE_TARGETS", env.VERBATIM_ALLOW_PRIVATE_TARGETS),
     downloads: downloadLimitsFrom(env),
     jobs: jobsConfigFrom(env),
+    live: liveConfigFrom(env),
     scheduler: {
       tickSeconds: numberFrom("VERBATIM_SCHEDULER_TICK_SECONDS", env.VERBATIM_SCHEDULER_TICK_SECONDS, 5, { min: 0.1 }),
       claimSeconds: numberFrom("VERBATIM_MONITOR_CLAIM_SECONDS", env.VERBATIM_MONITOR_CLAIM_SECONDS, 600, {
@@ -226,6 +243,21 @@ export function jobsConfigFrom(env: NodeJS.ProcessEnv): JobsConfig {
     // A worker that finishes a job waits out the rest of its poll interval before the next: keep it short.
     pollSeconds: numberFrom("VERBATIM_JOB_POLL_SECONDS", env.VERBATIM_JOB_POLL_SECONDS, 0.5, { min: 0.5 }),
     heartbeatSeconds,
+  };
+}
+
+/** The live session settings; unset values take their defaults. */
+export function liveConfigFrom(env: NodeJS.ProcessEnv): LiveConfig {
+  return {
+    sessions: numberFrom("VERBATIM_LIVE_SESSIONS", env.VERBATIM_LIVE_SESSIONS, 4, { min: 0, integer: true }),
+    leaseSeconds: numberFrom("VERBATIM_LIVE_LEASE_SECONDS", env.VERBATIM_LIVE_LEASE_SECONDS, 15, { min: 1 }),
+    silenceSeconds: numberFrom("VERBATIM_LIVE_SILENCE_SECONDS", env.VERBATIM_LIVE_SILENCE_SECONDS, 60, { min: 1 }),
+    maxBytesPerMinute: numberFrom(
+      "VERBATIM_LIVE_MAX_BYTES_PER_MINUTE",
+      env.VERBATIM_LIVE_MAX_BYTES_PER_MINUTE,
+      32 * 1024 * 1024,
+      { min: 1024, integer: true },
+    ),
   };
 }
 

@@ -5,6 +5,7 @@ import type { Platform } from "./platform.ts";
 import type { Batches } from "./services/batches.ts";
 import type { CaptionLanguageLists } from "./services/caption-languages.ts";
 import type { MomentLinks } from "./services/library-snippets.ts";
+import type { LiveSessions } from "./services/live/live-sessions.ts";
 import type { Monitors } from "./services/monitors.ts";
 import type { TranscriptJobs } from "./services/transcript-jobs.ts";
 import type { TranscriptRenderer } from "./services/transcript-renderer.ts";
@@ -66,6 +67,8 @@ export interface Services {
   /** Pages of the lists every listing source reads: channels, profiles, feeds, playlists and searches. */
   lists?: VideoLists;
   monitors?: Monitors;
+  /** Live sessions: streams transcribed as they play; absent without live sources and a streaming speech engine. */
+  live?: LiveSessions;
   /** Where the library's snippets link to: the moment of an item, as the source serving its platform opens it. */
   links: MomentLinks;
   /** What the deep health check asks besides the database. */

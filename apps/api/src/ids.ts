@@ -2,7 +2,7 @@ import { randomFillSync } from "node:crypto";
 import { monotonicFactory } from "ulid";
 
 /** The prefixes of Verbatim's ids, as the wire format names them. */
-export type IdPrefix = "req" | "acct" | "key" | "ses" | "job" | "mon" | "evt" | "whsec" | "slot" | "wrk";
+export type IdPrefix = "req" | "acct" | "key" | "ses" | "job" | "mon" | "evt" | "whsec" | "slot" | "wrk" | "live";
 
 /**
  * Random bytes drawn from the CSPRNG a pool at a time: ulid's own generator asks it for one byte per

@@ -5,6 +5,7 @@ import { createSpeechEngine } from "./adapters/asr/index.ts";
 import { meteredSpeechEngine } from "./adapters/asr/metered-engine.ts";
 import { createAudioSources } from "./adapters/audio-sources/index.ts";
 import { withDownloadDefaults } from "./adapters/net/media-download.ts";
+import { createPublicFetch } from "./adapters/net/public-fetch.ts";
 import { createYoutubeAdapter } from "./adapters/youtube/index.ts";
 import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
@@ -23,9 +24,11 @@ import { createWebhooks } from "./services/webhook-deliverer.ts";
 import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
 import { createFeedListings } from "./sources/feeds/index.ts";
 import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
+import { createLiveSources } from "./sources/live/index.ts";
 import { withPodcastLinks } from "./sources/podcast-directory/index.ts";
 import type { Store } from "./store/database.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
+import { LiveWorkers } from "./workers/live-workers.ts";
 import { Scheduler } from "./workers/scheduler.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "./workers/transcription-queue.ts";
 import { startTranscriptionWorker } from "./workers/transcription-worker.ts";
@@ -129,6 +132,8 @@ if (config.platforms.ytdlp) {
     `yt-dlp is not installed: links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`,
   );
 }
+// Live streams are read as podcasts and media files are: under the public-address rule, through the same proxies.
+const liveFetch = createPublicFetch({ ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets });
 const services = composeServices({
   platform,
   now,
@@ -155,6 +160,17 @@ const services = composeServices({
     docsBaseUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
     claimSeconds: config.scheduler.claimSeconds,
   },
+  live: {
+    engine: meteredSpeechEngine(speechEngine, metrics),
+    webhooks,
+    sources: createLiveSources(platformSources.live, liveFetch),
+    fetch: liveFetch,
+    webhookTargets: { allowPrivateTargets: config.allowPrivateTargets },
+    settings: {
+      silenceMs: config.live.silenceSeconds * 1000,
+      maxBytesPerMinute: config.live.maxBytesPerMinute,
+    },
+  },
 });
 const scheduler = new Scheduler({
   ...(services.monitors ? { monitors: services.monitors } : {}),
@@ -164,6 +180,16 @@ const scheduler = new Scheduler({
 });
 
 const heartbeat = runsWorkers ? new HeartbeatWriter(store, { now, logger }) : undefined;
+const liveWorkers =
+  runsWorkers && services.liveWork && config.live.sessions > 0
+    ? new LiveWorkers(services.liveWork.runner, services.liveWork.store, {
+        capacity: config.live.sessions,
+        leaseSeconds: config.live.leaseSeconds,
+        pollMs: 1_000,
+        ...(heartbeat ? { owner: heartbeat.id } : {}),
+        logger,
+      })
+    : undefined;
 if (runsWorkers) {
   await heartbeat?.start();
   await startTranscriptionWorker(boss, services.speechRecognition, {
@@ -175,6 +201,7 @@ if (runsWorkers) {
   });
   webhooks.start();
   scheduler.start();
+  liveWorkers?.start();
 }
 
 let server: Server | undefined;
@@ -260,6 +287,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 async function shutDown(): Promise<void> {
   await Promise.all([drainRequests(server), drainRequests(metricsServer), stopJobs()]);
   await webhooks.stop();
+  await services.liveWork?.feed.close();
+  await liveFetch.close();
   await audioSources.close();
   await feedListings.close();
   await platformSources.close();
@@ -286,6 +315,8 @@ async function drainRequests(listening: Server | undefined): Promise<void> {
 
 async function stopJobs(): Promise<void> {
   await scheduler.stop();
+  // A live session cannot wait out a grace: it is handed back at once, and another worker resumes it.
+  await liveWorkers?.stop();
   // pg-boss waits at least a second when graceful; no grace means handing the jobs back now.
   await boss.stop({ graceful: graceMs > 0, timeout: graceMs, close: false });
 }

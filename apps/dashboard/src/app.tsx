@@ -3,6 +3,7 @@ import { call, csrf, dashboardApi, setCsrfToken, whenCredentialsRefused, whenSig
 import { Account } from "./pages/account.tsx";
 import { Keys } from "./pages/keys.tsx";
 import { Library } from "./pages/library.tsx";
+import { Live } from "./pages/live.tsx";
 import { Monitors } from "./pages/monitors.tsx";
 import { Sessions } from "./pages/sessions.tsx";
 import { SignIn } from "./pages/sign-in.tsx";
@@ -28,6 +29,7 @@ const pages = [
   },
   { path: "/usage", label: "Usage", render: () => <Usage /> },
   { path: "/monitors", label: "Monitors", render: () => <Monitors /> },
+  { path: "/live", label: "Live", render: () => <Live /> },
   { path: "/webhooks", label: "Webhooks", render: ({ session }: PageContext) => <Webhooks session={session} /> },
   { path: "/library", label: "Library", render: () => <Library /> },
 ] as const;

@@ -52,6 +52,16 @@ export function describeEvent(event: WebhookEvent): string {
       const detail = transcript ? `, ${words(transcript.text)} words` : error ? `, ${error.code}` : "";
       return `${event.type} ${event.monitor.id}: ${video_id} ${outcome}${detail}`;
     }
+    case "live.started":
+      return `${event.type} ${event.session_id}: ${event.source.url}`;
+    case "live.segments":
+      return `${event.type} ${event.session_id}: ${event.segments.length} segments, ${words(event.segments.map((segment) => segment.text).join(" "))} words`;
+    case "live.gap":
+      return `${event.type} ${event.session_id}: ${event.from} s to ${event.to} s not transcribed (${event.reason})`;
+    case "live.ended":
+      return `${event.type} ${event.session_id}: ${event.reason}, ${event.audio_seconds} s, ${event.credits_spent} credits`;
+    case "live.failed":
+      return `${event.type} ${event.session_id}: ${event.error.code}`;
   }
 }
 

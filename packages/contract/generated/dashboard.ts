@@ -976,7 +976,8 @@ export interface components {
         };
         /**
          * Live broadcast in progress
-         * @description The video is a live broadcast that is upcoming or still running. Retry after the recording is published.
+         * @description The video is a live broadcast that is upcoming or still running: retry after the recording is
+         *     published, or transcribe it as it plays with `POST /live`, which `retry_with.endpoint` names.
          */
         "Verbatim.V2.LiveStreamError": {
             /**
@@ -998,6 +999,8 @@ export interface components {
              * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
              */
             docs: string;
+            /** @description The endpoint that transcribes the stream as it plays: `/api/v2/live`. */
+            retry_with: components["schemas"]["Verbatim.V2.RetryWithEndpoint"];
         };
         /**
          * Members-only video

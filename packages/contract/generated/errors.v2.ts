@@ -165,10 +165,10 @@ export const errorTable = {
   live_stream: {
     number: 4101,
     status: 422,
-    carries: null,
+    carries: "retry_with",
     extraOptional: false,
     title: "Live broadcast in progress",
-    description: "The video is a live broadcast that is upcoming or still running. Retry after the recording is published.",
+    description: "The video is a live broadcast that is upcoming or still running: retry after the recording is published, or transcribe it as it plays with `POST /live`, which `retry_with.endpoint` names.",
   },
   was_live: {
     number: 4102,

@@ -118,6 +118,82 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/live": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List live sessions
+         * @description List the account's live sessions, newest first. Free.
+         */
+        get: operations["listLiveSessions"];
+        put?: never;
+        /**
+         * Start a live session
+         * @description Start transcribing a live stream. The stream is resolved now (a stream that is not live is
+         *     refused); a worker then reads it until it ends, `max_minutes` pass, the balance runs out or
+         *     `DELETE /live/{id}` stops it. Each started minute of audio costs 1 credit, charged as it
+         *     starts. The plan caps the sessions an account runs at once (429 `rate_limited` beyond).
+         */
+        post: operations["createLiveSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a live session
+         * @description Read a live session and a page of its final segments. Free.
+         */
+        get: operations["getLiveSession"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop a live session
+         * @description Stop a session. What it transcribed is charged (1 credit per started minute), and its
+         *     transcript goes to the library. A session already over is answered as it is. Free.
+         */
+        delete: operations["stopLiveSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/live/{sessionId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream a live session's events
+         * @description The session's events as server-sent events (`text/event-stream`): the durable ones from the
+         *     store (`live.started`, `live.segment`, `live.gap`, then `live.ended` or `live.failed`), and
+         *     `live.partial` as words are heard. Any API process serves them. A client that reconnects with
+         *     `Last-Event-ID` gets every durable event after that one, once. Free; the connection counts as
+         *     one poll.
+         */
+        get: operations["streamLiveEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/me": {
         parameters: {
             query?: never;
@@ -433,6 +509,107 @@ export interface paths {
     };
 }
 export interface webhooks {
+    "live.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * live.ended event
+         * @description A live session ended; its transcript is in the library. Sent to the session's `webhook_url`.
+         */
+        post: operations["onLiveEndedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * live.failed event
+         * @description A live session failed. Sent to the session's `webhook_url`.
+         */
+        post: operations["onLiveFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live.gap": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * live.gap event
+         * @description A stretch of a live stream was not transcribed. Sent to the session's `webhook_url`.
+         */
+        post: operations["onLiveGapWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live.segments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * live.segments event
+         * @description Final segments of a live session, in order, batched: at most one delivery every few seconds.
+         *     Sent to the session's `webhook_url`; `seq` orders deliveries that a retry reordered.
+         */
+        post: operations["onLiveSegmentsWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "live.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * live.started event
+         * @description A live session started reading its stream. Sent to the session's `webhook_url`.
+         */
+        post: operations["onLiveStartedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "monitor.transcript": {
         parameters: {
             query?: never;
@@ -1591,6 +1768,8 @@ export interface components {
             /** @description The source, as `POST /transcripts/video` takes it: a YouTube id or link, a platform link, a podcast or feed. */
             video: string;
         };
+        /** @description The `seq` of the last event a client received: the stream resumes after it. */
+        LastEventId: string;
         /** @description A transcript the account has fetched, as its library lists it. */
         LibraryEntry: {
             /** @description The entry's id, `<platform>:<video_id>`: one entry per source, whatever language or engine last delivered it. */
@@ -1813,6 +1992,589 @@ export interface components {
         ListPlatform: "youtube" | "tiktok" | "instagram" | "spotify" | "apple" | "rss";
         /** @description One row of a list: a video, or for searches of other types a channel or a playlist. */
         ListRow: components["schemas"]["VideoRow"] | components["schemas"]["ChannelRow"] | components["schemas"]["PlaylistRow"];
+        /** @description Start transcribing a live stream. */
+        LiveCreate: {
+            /**
+             * @description The live stream: a YouTube live video (`https://www.youtube.com/watch?v=...`,
+             *     `https://www.youtube.com/live/...`), a Twitch channel (`https://www.twitch.tv/<channel>`), an
+             *     HLS playlist (`.m3u8`) or an Icecast radio stream.
+             */
+            url: string;
+            /**
+             * @description BCP-47 language of the speech, as the transcript records it. The default embedded model
+             *     recognises English only, and says `en` whatever is sent.
+             */
+            language?: components["schemas"]["LanguageTag"];
+            /**
+             * @description A public https URL that receives the final segments, batched (at most one delivery every few
+             *     seconds), and the session's lifecycle events, signed with the account's webhook secret.
+             */
+            webhook_url?: components["schemas"]["WebhookUrl"] | null;
+            /**
+             * Format: int32
+             * @description Stop after this many minutes of audio. Default and most: the plan's `max_minutes`.
+             */
+            max_minutes?: number;
+            /**
+             * @description Send `live.partial` events on the event stream: the words of the utterance in progress.
+             * @default true
+             */
+            partials?: boolean;
+        };
+        /**
+         * @description Why a session ended.
+         * @enum {string}
+         */
+        LiveEndReason: "stream_ended" | "max_minutes" | "insufficient_credits" | "stopped";
+        /** @description The session ended; the transcript is in the library. */
+        LiveEndedEvent: {
+            /**
+             * @description Always `live.ended`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.ended";
+            /**
+             * Format: int64
+             * @description The event's sequence number in its session, from 1: the server-sent event's `id`.
+             */
+            seq: number;
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            created_at: string;
+            /** @description Why. */
+            reason: components["schemas"]["LiveEndReason"];
+            /**
+             * Format: double
+             * @description Seconds of audio transcribed.
+             */
+            audio_seconds: number;
+            /**
+             * Format: int32
+             * @description Credits charged, 1 per started minute.
+             */
+            credits_spent: number;
+        };
+        /** @description A live session ended; its transcript is in the library. Sent to the session's `webhook_url`. */
+        LiveEndedWebhook: {
+            /**
+             * @description Always `live.ended`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.ended";
+            /**
+             * Format: int64
+             * @description The event's sequence number in its session, from 1: the server-sent event's `id`.
+             */
+            seq: number;
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            created_at: string;
+            /** @description Why. */
+            reason: components["schemas"]["LiveEndReason"];
+            /**
+             * Format: double
+             * @description Seconds of audio transcribed.
+             */
+            audio_seconds: number;
+            /**
+             * Format: int32
+             * @description Credits charged, 1 per started minute.
+             */
+            credits_spent: number;
+        };
+        /** @description An event of a live session, told apart by `type`: the `data` of a server-sent event, whose `event` is the same type. */
+        LiveEvent: components["schemas"]["LiveStartedEvent"] | components["schemas"]["LivePartialEvent"] | components["schemas"]["LiveSegmentEvent"] | components["schemas"]["LiveGapEvent"] | components["schemas"]["LiveEndedEvent"] | components["schemas"]["LiveFailedEvent"];
+        /** @description The path of a live session's server-sent events: `/api/v2/live/{id}/events`. */
+        LiveEventsPath: string;
+        /** @description The session failed; what it transcribed before is charged and in the library. */
+        LiveFailedEvent: {
+            /**
+             * @description Always `live.failed`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.failed";
+            /**
+             * Format: int64
+             * @description The event's sequence number in its session, from 1: the server-sent event's `id`.
+             */
+            seq: number;
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            created_at: string;
+            /** @description Why. */
+            error: components["schemas"]["ApiError"];
+        };
+        /** @description A live session failed. Sent to the session's `webhook_url`. */
+        LiveFailedWebhook: {
+            /**
+             * @description Always `live.failed`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.failed";
+            /**
+             * Format: int64
+             * @description The event's sequence number in its session, from 1: the server-sent event's `id`.
+             */
+            seq: number;
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            created_at: string;
+            /** @description Why. */
+            error: components["schemas"]["ApiError"];
+        };
+        /** @description A stretch of the stream was not transcribed. */
+        LiveGapEvent: {
+            /**
+             * @description Always `live.gap`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.gap";
+            /**
+             * Format: int64
+             * @description The event's sequence number in its session, from 1: the server-sent event's `id`.
+             */
+            seq: number;
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            created_at: string;
+            /**
+             * Format: double
+             * @description Where the hole begins, in seconds from the start of the session.
+             */
+            from: number;
+            /**
+             * Format: double
+             * @description Where transcription resumed.
+             */
+            to: number;
+            /** @description Why. */
+            reason: components["schemas"]["LiveGapReason"];
+        };
+        /**
+         * @description Why a stretch of the stream was not transcribed.
+         * @enum {string}
+         */
+        LiveGapReason: "takeover" | "fell_behind" | "reconnected";
+        /** @description A stretch of a live stream was not transcribed. Sent to the session's `webhook_url`. */
+        LiveGapWebhook: {
+            /**
+             * @description Always `live.gap`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.gap";
+            /**
+             * Format: int64
+             * @description The event's sequence number in its session, from 1: the server-sent event's `id`.
+             */
+            seq: number;
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            created_at: string;
+            /**
+             * Format: double
+             * @description Where the hole begins, in seconds from the start of the session.
+             */
+            from: number;
+            /**
+             * Format: double
+             * @description Where transcription resumed.
+             */
+            to: number;
+            /** @description Why. */
+            reason: components["schemas"]["LiveGapReason"];
+        };
+        /** @description Where a finished session's transcript is in the library. */
+        LiveLibraryEntry: {
+            /** @description The library entry's id (`GET /library/{id}`). */
+            id: string;
+            /**
+             * @description `true` for a YouTube broadcast: once YouTube publishes captions of the past stream, a later
+             *     `POST /transcripts/video` of the video may replace this transcript in the library.
+             */
+            replaceable_by_captions: boolean;
+        };
+        /** @description The plan's limits on live sessions. */
+        LiveLimits: {
+            /**
+             * Format: int32
+             * @description Sessions `waiting` or `live` at once.
+             */
+            max_sessions: number;
+            /**
+             * Format: int32
+             * @description The most `max_minutes` a session may ask for.
+             */
+            max_minutes: number;
+        };
+        /**
+         * @description The words of the utterance in progress (server-sent events only, with no `id`): each replaces
+         *     the last, and a `live.segment` replaces them when the utterance ends.
+         */
+        LivePartialEvent: {
+            /**
+             * @description Always `live.partial`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.partial";
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: double
+             * @description When the utterance began, in seconds from the start of the session.
+             */
+            start: number;
+            /** @description The words heard so far. */
+            text: string;
+        };
+        /** @description The path that reads a live session: `/api/v2/live/{id}`. */
+        LivePollPath: string;
+        /**
+         * @description How the stream is read.
+         * @enum {string}
+         */
+        LiveReading: "hls" | "icecast";
+        /** @description A final segment of a live transcript: committed to the store before any event announces it. */
+        LiveSegment: {
+            /**
+             * Format: int64
+             * @description The session's event sequence number of this segment: the `id` of its server-sent event.
+             */
+            seq: number;
+            /**
+             * Format: double
+             * @description Start time in seconds from the start of the session, gaps included.
+             */
+            start: number;
+            /**
+             * Format: double
+             * @description Duration in seconds.
+             */
+            duration: number;
+            /** @description The words spoken. */
+            text: string;
+            /** @description The words with their times. */
+            words: components["schemas"]["Word"][];
+        };
+        /** @description A final segment, committed before it is announced. */
+        LiveSegmentEvent: {
+            /**
+             * @description Always `live.segment`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.segment";
+            /**
+             * Format: int64
+             * @description The event's sequence number in its session, from 1: the server-sent event's `id`.
+             */
+            seq: number;
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            created_at: string;
+            /**
+             * Format: double
+             * @description Start time in seconds from the start of the session.
+             */
+            start: number;
+            /**
+             * Format: double
+             * @description Duration in seconds.
+             */
+            duration: number;
+            /** @description The words spoken. */
+            text: string;
+            /** @description The words with their times. */
+            words: components["schemas"]["Word"][];
+        };
+        /**
+         * @description Final segments of a live session, in order, batched: at most one delivery every few seconds.
+         *     Sent to the session's `webhook_url`; `seq` orders deliveries that a retry reordered.
+         */
+        LiveSegmentsWebhook: {
+            /**
+             * @description Always `live.segments`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.segments";
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /** @description The segments since the previous delivery, in order. */
+            segments: components["schemas"]["LiveSegment"][];
+        };
+        /** @description A live session: one stream transcribed as it plays. */
+        LiveSession: {
+            /**
+             * @description Always `live_session`.
+             * @enum {string}
+             */
+            kind: "live_session";
+            /** @description The session's id (`live_...`). */
+            id: components["schemas"]["LiveSessionId"];
+            /** @description Where the session stands. */
+            status: components["schemas"]["LiveSessionStatus"];
+            /** @description Why the session ended, once `ended` or `stopped`. */
+            end_reason: components["schemas"]["LiveEndReason"] | null;
+            /** @description Why the session failed, once `failed`. */
+            error: components["schemas"]["ApiError"] | null;
+            /** @description The stream. */
+            source: components["schemas"]["LiveSource"];
+            /** @description BCP-47 language of the transcript. */
+            language: string | null;
+            /** @description Whether the event stream carries `live.partial` events. */
+            partials: boolean;
+            /**
+             * Format: int32
+             * @description Minutes of audio after which the session ends.
+             */
+            max_minutes: number;
+            /** @description Where final segments and lifecycle events are delivered. */
+            webhook_url: components["schemas"]["WebhookUrl"] | null;
+            /** @description The path of the session's server-sent events: `/api/v2/live/{id}/events`. */
+            events_url: components["schemas"]["LiveEventsPath"];
+            /** @description The path that reads the session: `/api/v2/live/{id}`. */
+            poll_url: components["schemas"]["LivePollPath"];
+            /**
+             * Format: date-time
+             * @description When the session was asked for.
+             */
+            created_at: string;
+            /** @description When audio first reached the recognizer. */
+            started_at: string | null;
+            /** @description When the session ended, stopped or failed. */
+            ended_at: string | null;
+            /**
+             * Format: double
+             * @description Seconds of audio transcribed so far; gaps are not counted.
+             */
+            audio_seconds: number;
+            /**
+             * Format: int32
+             * @description Credits charged so far: 1 per started minute of `audio_seconds`.
+             */
+            credits_spent: number;
+            /**
+             * Format: int64
+             * @description The sequence number of the newest event, the `Last-Event-ID` that resumes after it; 0 before any.
+             */
+            last_event_seq: number;
+            /** @description Where the transcript is in the library, once the session is over; `null` before, or when it heard no words. */
+            library: components["schemas"]["LiveLibraryEntry"] | null;
+        };
+        /** @description A live session with a page of its final segments. */
+        LiveSessionDetail: {
+            /**
+             * @description Always `live_session`.
+             * @enum {string}
+             */
+            kind: "live_session";
+            /** @description The session's id (`live_...`). */
+            id: components["schemas"]["LiveSessionId"];
+            /** @description Where the session stands. */
+            status: components["schemas"]["LiveSessionStatus"];
+            /** @description Why the session ended, once `ended` or `stopped`. */
+            end_reason: components["schemas"]["LiveEndReason"] | null;
+            /** @description Why the session failed, once `failed`. */
+            error: components["schemas"]["ApiError"] | null;
+            /** @description The stream. */
+            source: components["schemas"]["LiveSource"];
+            /** @description BCP-47 language of the transcript. */
+            language: string | null;
+            /** @description Whether the event stream carries `live.partial` events. */
+            partials: boolean;
+            /**
+             * Format: int32
+             * @description Minutes of audio after which the session ends.
+             */
+            max_minutes: number;
+            /** @description Where final segments and lifecycle events are delivered. */
+            webhook_url: components["schemas"]["WebhookUrl"] | null;
+            /** @description The path of the session's server-sent events: `/api/v2/live/{id}/events`. */
+            events_url: components["schemas"]["LiveEventsPath"];
+            /** @description The path that reads the session: `/api/v2/live/{id}`. */
+            poll_url: components["schemas"]["LivePollPath"];
+            /**
+             * Format: date-time
+             * @description When the session was asked for.
+             */
+            created_at: string;
+            /** @description When audio first reached the recognizer. */
+            started_at: string | null;
+            /** @description When the session ended, stopped or failed. */
+            ended_at: string | null;
+            /**
+             * Format: double
+             * @description Seconds of audio transcribed so far; gaps are not counted.
+             */
+            audio_seconds: number;
+            /**
+             * Format: int32
+             * @description Credits charged so far: 1 per started minute of `audio_seconds`.
+             */
+            credits_spent: number;
+            /**
+             * Format: int64
+             * @description The sequence number of the newest event, the `Last-Event-ID` that resumes after it; 0 before any.
+             */
+            last_event_seq: number;
+            /** @description Where the transcript is in the library, once the session is over; `null` before, or when it heard no words. */
+            library: components["schemas"]["LiveLibraryEntry"] | null;
+            /** @description Final segments after `after` (at most `limit`), in order. */
+            segments: components["schemas"]["LiveSegment"][];
+            /** @description Pass as `after` for the next segments; `null` when there are none yet. */
+            next_after: number | null;
+        };
+        /** @description The body of every successful response. */
+        LiveSessionDetailEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
+            request_id: components["schemas"]["RequestId"];
+            /** @description The result of the operation. */
+            data: components["schemas"]["LiveSessionDetail"];
+            /** @description Credit usage of the call. */
+            usage: components["schemas"]["Usage"];
+        };
+        /** @description The body of every successful response. */
+        LiveSessionEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
+            request_id: components["schemas"]["RequestId"];
+            /** @description The result of the operation. */
+            data: components["schemas"]["LiveSession"];
+            /** @description Credit usage of the call. */
+            usage: components["schemas"]["Usage"];
+        };
+        /** @description A live session's id: `live_` and a ULID. */
+        LiveSessionId: string;
+        /** @description A page of the account's live sessions. */
+        LiveSessionList: {
+            /**
+             * @description Always `live_session_list`.
+             * @enum {string}
+             */
+            kind: "live_session_list";
+            /** @description Up to `limit` sessions, newest first. */
+            sessions: components["schemas"]["LiveSession"][];
+            /** @description Pass back as `cursor` for older sessions; `null` when there are none. */
+            next_cursor: components["schemas"]["Cursor"] | null;
+            /** @description Limits on live sessions. */
+            limits: components["schemas"]["LiveLimits"];
+        };
+        /** @description The body of every successful response. */
+        LiveSessionListEnvelope: {
+            /**
+             * @description Always `true` on success.
+             * @enum {boolean}
+             */
+            ok: true;
+            /** @description The request's id (`req_...`); equal to the `X-Request-Id` header. */
+            request_id: components["schemas"]["RequestId"];
+            /** @description The result of the operation. */
+            data: components["schemas"]["LiveSessionList"];
+            /** @description Credit usage of the call. */
+            usage: components["schemas"]["Usage"];
+        };
+        /**
+         * @description Where a live session stands.
+         * @enum {string}
+         */
+        LiveSessionStatus: "waiting" | "live" | "ended" | "stopped" | "failed";
+        /** @description The stream a session reads, as the request named it and its platform resolved it. */
+        LiveSource: {
+            /**
+             * Format: uri
+             * @description The address as sent.
+             */
+            url: string;
+            /** @description Where the stream is: `youtube`, `twitch`, or `file` for a playlist or radio stream given directly. */
+            platform: components["schemas"]["Platform"];
+            /** @description How it is read. */
+            reading: components["schemas"]["LiveReading"];
+            /** @description The platform's id of the broadcast (a YouTube video id, a Twitch channel); `null` for a stream given directly. */
+            video_id: string | null;
+            /** @description The broadcast's title, where the platform gives one. */
+            title: string | null;
+            /** @description The channel, where the platform gives one. */
+            channel: string | null;
+        };
+        /** @description The session started reading its stream. */
+        LiveStartedEvent: {
+            /**
+             * @description Always `live.started`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.started";
+            /**
+             * Format: int64
+             * @description The event's sequence number in its session, from 1: the server-sent event's `id`.
+             */
+            seq: number;
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            created_at: string;
+            /** @description The stream. */
+            source: components["schemas"]["LiveSource"];
+        };
+        /** @description A live session started reading its stream. Sent to the session's `webhook_url`. */
+        LiveStartedWebhook: {
+            /**
+             * @description Always `live.started`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "live.started";
+            /**
+             * Format: int64
+             * @description The event's sequence number in its session, from 1: the server-sent event's `id`.
+             */
+            seq: number;
+            /** @description The session's id. */
+            session_id: components["schemas"]["LiveSessionId"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            created_at: string;
+            /** @description The stream. */
+            source: components["schemas"]["LiveSource"];
+        };
         /**
          * @description Whether an item was streamed live: `not_live` (uploaded, or a podcast or media file),
          *     `was_live` (a recording of a past live stream). An item live now, or scheduled, is refused
@@ -1822,7 +2584,8 @@ export interface components {
         LiveStatus: "not_live" | "was_live";
         /**
          * Live broadcast in progress
-         * @description The video is a live broadcast that is upcoming or still running. Retry after the recording is published.
+         * @description The video is a live broadcast that is upcoming or still running: retry after the recording is
+         *     published, or transcribe it as it plays with `POST /live`, which `retry_with.endpoint` names.
          */
         LiveStreamError: {
             /**
@@ -1844,6 +2607,8 @@ export interface components {
              * @description Link to this error's description, served by the API at `/docs/errors/{code}`.
              */
             docs: string;
+            /** @description The endpoint that transcribes the stream as it plays: `/api/v2/live`. */
+            retry_with: components["schemas"]["RetryWithEndpoint"];
         };
         /** @description The account behind the API key. */
         Me: {
@@ -3624,7 +4389,7 @@ export interface components {
             docs: string;
         };
         /** @description Any event Verbatim delivers by webhook, told apart by `type`. */
-        WebhookEvent: components["schemas"]["TranscriptJobCompletedWebhook"] | components["schemas"]["TranscriptJobFailedWebhook"] | components["schemas"]["MonitorVideosWebhook"] | components["schemas"]["MonitorTranscriptWebhook"];
+        WebhookEvent: components["schemas"]["TranscriptJobCompletedWebhook"] | components["schemas"]["TranscriptJobFailedWebhook"] | components["schemas"]["MonitorVideosWebhook"] | components["schemas"]["MonitorTranscriptWebhook"] | components["schemas"]["LiveStartedWebhook"] | components["schemas"]["LiveSegmentsWebhook"] | components["schemas"]["LiveGapWebhook"] | components["schemas"]["LiveEndedWebhook"] | components["schemas"]["LiveFailedWebhook"];
         /**
          * Format: uri
          * @description A public https URL that receives a monitor's events.
@@ -3684,6 +4449,8 @@ export interface components {
          *     or while the first request is still in flight, answers 409 `idempotency_conflict`.
          */
         IdempotencyKeyHeader: string;
+        /** @description The session's id (`live_...`). */
+        LiveSessionIdParameter: string;
         /** @description The monitor's id (`mon_...`). */
         MonitorIdParameter: string;
         /** @description An event id (`evt_...`) the client has seen: `has_new` then says whether a newer event exists, and an event list holds only newer events. */
@@ -4166,6 +4933,764 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LibraryTranscriptEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            404: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listLiveSessions: {
+        parameters: {
+            query?: {
+                /** @description Only sessions with this status. */
+                status?: components["schemas"]["LiveSessionStatus"];
+                /** @description Sessions per page, 1 to 100. */
+                limit?: number;
+                /** @description The `next_cursor` of the previous page. */
+                cursor?: components["schemas"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful answer of an endpoint that counts against an allowance. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveSessionListEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    createLiveSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description A unique string of at most 255 characters, scoped to the account. The first request
+                 *     with a key runs and is charged; a retry with the same key and body replays the stored
+                 *     2xx response for 24 hours without a new charge. The same key with a different body,
+                 *     or while the first request is still in flight, answers 409 `idempotency_conflict`.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKeyHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveCreate"];
+            };
+        };
+        responses: {
+            /** @description The request has been accepted for processing, but processing has not yet completed. */
+            202: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    /** @description `true` when this response is the stored response of an earlier request with the same `Idempotency-Key`. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveSessionEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            402: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The `Idempotency-Key` was used with another body, or its first request is still running
+             *     (`idempotency_conflict`). Only the second carries `Retry-After`: by then the first request's
+             *     answer is stored and replayed, or, if its process died, the key has lapsed and the retry runs.
+             */
+            409: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    /** @description Present while the first request with the key is still running: seconds to wait before retrying. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The body is larger than 1 MiB: `invalid_request`, answered with HTTP 413. */
+            413: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            422: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getLiveSession: {
+        parameters: {
+            query?: {
+                /** @description Only segments whose `seq` is greater than this; 0 (the default) starts at the first. */
+                after?: number;
+                /** @description Segments per page, 0 to 500. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The session's id (`live_...`). */
+                sessionId: components["parameters"]["LiveSessionIdParameter"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful answer of an endpoint that counts against an allowance. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveSessionDetailEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            404: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    stopLiveSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id (`live_...`). */
+                sessionId: components["parameters"]["LiveSessionIdParameter"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A successful answer of an endpoint that counts against an allowance. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LiveSessionEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            400: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed before it could count against an allowance (no valid key, or an
+             *     endpoint without one), so it carries no `X-RateLimit-*` headers; `error.code` says why.
+             */
+            401: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /**
+             * @description The request failed; `error.code` says why. When the request was counted against an
+             *     allowance it carries the `X-RateLimit-*` headers too.
+             */
+            404: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window; present when the request was counted. */
+                    "X-RateLimit-Limit"?: components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window; present when the request was counted. */
+                    "X-RateLimit-Remaining"?: components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again; present when the request was counted. */
+                    "X-RateLimit-Reset"?: components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A limit was reached: the request allowance, the polling allowance or the extraction slots. Retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": components["schemas"]["DelaySeconds"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description An unexpected server error (`internal_error`). Retry with backoff; if it persists, report the `request_id`. */
+            500: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The service or an upstream dependency failed, or admission is closed. Check `error.code`; 5xxx numbers mean retry with backoff. */
+            503: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Present when admission is closed (`overloaded`): seconds to wait. */
+                    "Retry-After"?: components["schemas"]["DelaySeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Any other failure, in the same envelope. */
+            default: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    streamLiveEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `id` of the last event received: the stream replays every durable event after it. */
+                "Last-Event-ID"?: components["schemas"]["LastEventId"];
+            };
+            path: {
+                /** @description The session's id (`live_...`). */
+                sessionId: components["parameters"]["LiveSessionIdParameter"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A stream of server-sent events: each durable event carries its `seq` as `id`, partials carry none. */
+            200: {
+                headers: {
+                    /** @description The request's id (`req_...`); always equal to the envelope's `request_id`. */
+                    "X-Request-Id": components["schemas"]["RequestId"];
+                    /** @description Requests allowed per sliding 60-second window. */
+                    "X-RateLimit-Limit": components["schemas"]["RequestCount"];
+                    /** @description Requests left in the current window, after this one's weight (more than one for a large library read). */
+                    "X-RateLimit-Remaining": components["schemas"]["RequestCount"];
+                    /** @description Unix time, in seconds, at which a request slot frees up again. */
+                    "X-RateLimit-Reset": components["schemas"]["UnixSeconds"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["LiveEvent"];
                 };
             };
             /**
@@ -7198,6 +8723,116 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
+            };
+        };
+    };
+    onLiveEndedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveEndedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLiveFailedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveFailedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLiveGapWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveGapWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLiveSegmentsWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveSegmentsWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onLiveStartedWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LiveStartedWebhook"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; anything else is retried on the schedule. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -20,8 +20,8 @@ export const serverInfo = { name: "verbatim", title: "Verbatim", version: packag
 /** What the server tells a model about its tools when it connects. */
 export const serverInstructions = [
   "Transcripts of YouTube, TikTok, Instagram, X, Vimeo, Facebook, Dailymotion, Twitch and Loom videos, podcast episodes and media files, and YouTube discovery.",
-  "Use get_transcript for one source's text (translate_to for the platform's translation), list_languages for the caption tracks and translations a source has, search_videos to find videos by keywords, list_channel_videos and list_playlist_videos to walk a channel or playlist page by page (every row's url goes straight to get_transcript), get_job to collect a transcript that speech recognition produces as a job, and get_credits for the balance.",
-  "Calls are billed as the REST API bills them: a caption transcript or a non-empty list page costs 1 credit, speech recognition 1 credit per started minute of audio on delivery, failures nothing; list_languages is free, and get_credits and get_job are free polls.",
+  "Use get_transcript for one source's text (translate_to for the platform's translation), list_languages for the caption tracks and translations a source has, search_videos to find videos by keywords, list_channel_videos and list_playlist_videos to walk a channel or playlist page by page (every row's url goes straight to get_transcript), get_job to collect a transcript that speech recognition produces as a job, start_live_session, read_live_session and stop_live_session to transcribe a live stream as it plays, and get_credits for the balance.",
+  "Calls are billed as the REST API bills them: a caption transcript or a non-empty list page costs 1 credit, speech recognition 1 credit per started minute of audio on delivery (a live session as the minutes pass), failures nothing; list_languages is free, and get_credits and get_job are free polls.",
 ].join(" ");
 
 // One compiled validator per tool for the whole process: the schemas never change.

@@ -106,8 +106,10 @@ function resolveRef(document, node) {
     .reduce((parent, key) => parent[key.replaceAll("~1", "/").replaceAll("~0", "~")], document);
 }
 
+/** The examples of a body: JSON, or a stream of server-sent events, whose examples are its events. */
 function jsonExamples(document, content) {
-  return resolveRef(document, content)?.content?.["application/json"]?.examples ?? {};
+  const media = resolveRef(document, content)?.content;
+  return (media?.["application/json"] ?? media?.["text/event-stream"])?.examples ?? {};
 }
 
 /** Every operation of the document by `METHOD path` (Postman's `:name` path syntax), with what its request needs. */

@@ -120,6 +120,32 @@ def list_monitor_events(verbatim: Verbatim, monitor_id: str) -> object:
     return [event.type for event in events]
 
 
+def create_live_session(verbatim: Verbatim) -> object:
+    session = verbatim.live.start("https://radio.example.org/hearings/live.m3u8")
+    segments = [event.text for event in session.events() if event.type == "live.segment"]
+    return session.id, segments
+
+
+def list_live_sessions(verbatim: Verbatim) -> object:
+    sessions = verbatim.live.list(status="live")
+    return [(session.id, session.audio_seconds) for session in sessions.data.sessions]
+
+
+def get_live_session(verbatim: Verbatim, session_id: str) -> object:
+    session = verbatim.live.get(session_id, after=0, limit=100)
+    return session.data.status, " ".join(segment.text for segment in session.data.segments)
+
+
+def stream_live_events(verbatim: Verbatim, session_id: str) -> object:
+    events = verbatim.live.events(session_id, last_event_id=0)
+    return [event.text for event in events if event.type == "live.segment"]
+
+
+def stop_live_session(verbatim: Verbatim, session_id: str) -> object:
+    stopped = verbatim.live.stop(session_id)
+    return stopped.data.status, stopped.data.credits_spent
+
+
 def receive_webhook(raw_body: bytes, headers: Mapping[str, str], secret: str) -> object:
     event = verify_webhook(raw_body, headers, secret)
     return event.type
@@ -148,5 +174,10 @@ OPERATION_SAMPLES: Dict[str, Callable[..., object]] = {
     "deleteMonitor": delete_monitor,
     "checkMonitor": check_monitor,
     "listMonitorEvents": list_monitor_events,
+    "createLiveSession": create_live_session,
+    "listLiveSessions": list_live_sessions,
+    "getLiveSession": get_live_session,
+    "streamLiveEvents": stream_live_events,
+    "stopLiveSession": stop_live_session,
 }
 """Every operation a client calls, by operationId; the webhooks' sample is ``receive_webhook``."""

@@ -11,7 +11,11 @@ const source = readFileSync(join(packageRoot, "samples", "operations.py"), "utf8
 const document = parse(readFileSync(join(packageRoot, "..", "contract", "generated", "openapi.v2.yaml"), "utf8"));
 
 /** What a sample may name besides the client: ids a reader would have from earlier calls. */
-const contextValues = { job_id: "job_01JD7XJ2Q4ZB8N6R0S2T4V6X8Y", monitor_id: "mon_01JD7XQ3R5T7V9X1Z3B5D7F9H1" };
+const contextValues = {
+  job_id: "job_01JD7XJ2Q4ZB8N6R0S2T4V6X8Y",
+  monitor_id: "mon_01JD7XQ3R5T7V9X1Z3B5D7F9H1",
+  session_id: "live_01JD7XT4C6E8G0J2K4N6Q8S0V2",
+};
 
 /** The top-level functions of the samples: their parameters and their body, dedented, with the last `return x` printed. */
 function functions() {

@@ -87,7 +87,7 @@ def live() -> Iterator[LiveServer]:
 
 def new_account(live: LiveServer, server: str = "api", credits: Optional[int] = 1000) -> Account:
     answer = live.command(command="account", server=server, credits=credits)
-    base_url = live.info["api" if server == "api" else "monitors"]["baseUrl"]
+    base_url = live.info[server]["baseUrl"]
     return Account(answer["accountId"], answer["apiKey"], answer["webhookSecret"], base_url)
 
 

@@ -9,6 +9,7 @@ import { type Verbatim, verifyWebhook } from "../src/index.ts";
 export interface SampleContext {
   jobId: string;
   monitorId: string;
+  sessionId: string;
 }
 
 type Sample = (verbatim: Verbatim, context: SampleContext) => Promise<unknown>;
@@ -116,6 +117,32 @@ export const operationSamples = {
   searchLibrary: async (verbatim) => {
     const [hit] = await verbatim.library.search({ query: '"ask not" country' }).toArray(1);
     return hit?.snippets.map((snippet) => `${snippet.url}: ${snippet.highlight}`);
+  },
+  createLiveSession: async (verbatim) => {
+    const session = await verbatim.live.start({ url: "https://radio.example.org/hearings/live.m3u8" });
+    for await (const event of session) {
+      if (event.type === "live.segment") console.log(`${event.start.toFixed(1)}s ${event.text}`);
+    }
+    return session.id;
+  },
+  listLiveSessions: async (verbatim) => {
+    const { data } = await verbatim.live.list({ status: "live" });
+    return data.sessions.map((session) => `${session.id}: ${session.audio_seconds} s`);
+  },
+  getLiveSession: async (verbatim, { sessionId }) => {
+    const { data } = await verbatim.live.get(sessionId, { after: 0, limit: 100 });
+    return data.segments.map((segment) => segment.text).join(" ");
+  },
+  streamLiveEvents: async (verbatim, { sessionId }) => {
+    const words = [];
+    for await (const event of verbatim.live.events(sessionId, { lastEventId: 0 })) {
+      if (event.type === "live.segment") words.push(event.text);
+    }
+    return words.join(" ");
+  },
+  stopLiveSession: async (verbatim, { sessionId }) => {
+    const { data } = await verbatim.live.stop(sessionId);
+    return { status: data.status, credits: data.credits_spent, library: data.library?.id };
   },
 } satisfies Record<ClientOperationId, Sample>;
 

@@ -47,12 +47,19 @@ function bodyOf(arrow) {
     .join("\n");
 }
 
+/** What a sample may name besides the client: ids a reader would have from earlier calls. */
+const contextValues = {
+  jobId: "job_01JD7XJ2Q4ZB8N6R0S2T4V6X8Y",
+  monitorId: "mon_01JD7XQ3R5T7V9X1Z3B5D7F9H1",
+  sessionId: "live_01JD7XT4C6E8G0J2K4N6Q8S0V2",
+};
+
 function contextLines(arrow) {
   const context = arrow.parameters[1];
   if (!context) return [];
   return context.name.elements.map((element) => {
     const name = element.name.getText(source);
-    return `const ${name} = "${name === "jobId" ? "job_01JD7XJ2Q4ZB8N6R0S2T4V6X8Y" : "mon_01JD7XQ3R5T7V9X1Z3B5D7F9H1"}";`;
+    return `const ${name} = "${contextValues[name]}";`;
   });
 }
 

@@ -1,15 +1,17 @@
 import type { operations, paths } from "@verbatim/contract";
 import createFetchClient, { type Client } from "openapi-fetch";
 import packageJson from "../package.json" with { type: "json" };
-import { VerbatimError } from "./api-error.ts";
+import { ConnectionError, TimeoutError, UnexpectedResponseError, VerbatimError } from "./api-error.ts";
 import { versionedBaseUrl } from "./bare-client.ts";
+import { apiErrorFrom } from "./errors.ts";
 import type { ResourceClient } from "./resource.ts";
 import { Library } from "./resources/library.ts";
+import { Live } from "./resources/live.ts";
 import { Monitors } from "./resources/monitors.ts";
 import { Transcripts } from "./resources/transcripts.ts";
 import { Videos } from "./resources/videos.ts";
 import { type Result, type SuccessBody, unwrap } from "./result.ts";
-import { callInit, fetchForCall, type RequestOptions, type TransportSettings } from "./transport.ts";
+import { callInit, fetchForCall, type RequestOptions, retryAfterSeconds, type TransportSettings } from "./transport.ts";
 
 /** The SDK's version, sent in its `User-Agent`. */
 export const sdkVersion: string = packageJson.version;
@@ -47,6 +49,8 @@ export class Verbatim implements ResourceClient {
   readonly monitors: Monitors;
   /** The transcripts the account has fetched: listed, and searched in full text. */
   readonly library: Library;
+  /** Live streams transcribed as they play, and their events. */
+  readonly live: Live;
   /**
    * The typed openapi-fetch client under the SDK, for anyone who wants `{ data, error, response }`
    * as openapi-fetch answers it. It sends the SDK's headers, retries and idempotency keys.
@@ -78,11 +82,59 @@ export class Verbatim implements ResourceClient {
     this.videos = new Videos(this);
     this.monitors = new Monitors(this);
     this.library = new Library(this);
+    this.live = new Live(this);
   }
 
   /** The fetch of one call: the client's settings with the call's options. */
   fetchFor(options?: RequestOptions): (request: Request) => Promise<Response> {
     return fetchForCall(this.settings, options);
+  }
+
+  async openStream(path: string, init: { headers: Record<string, string>; signal?: AbortSignal }): Promise<Response> {
+    const url = `${this.baseUrl}${path}`;
+    const attempt = new AbortController();
+    const onAbort = () => attempt.abort(init.signal?.reason);
+    init.signal?.addEventListener("abort", onAbort, { once: true });
+    // The deadline covers the answer's headers only: the body of a stream goes on as long as the stream.
+    const timer = setTimeout(
+      () => attempt.abort(new TimeoutError(`GET ${url} did not answer in time`)),
+      this.settings.timeout,
+    );
+    let response: Response;
+    try {
+      response = await this.settings.fetch(url, {
+        headers: { ...this.settings.headers, accept: "text/event-stream", ...init.headers },
+        signal: attempt.signal,
+      });
+    } catch (error) {
+      init.signal?.removeEventListener("abort", onAbort);
+      if (init.signal?.aborted) throw init.signal.reason;
+      if (error instanceof Error && error.name === "AbortError" && attempt.signal.reason instanceof TimeoutError)
+        throw attempt.signal.reason;
+      throw new ConnectionError(`GET ${url} failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+    if (response.ok) return response;
+    init.signal?.removeEventListener("abort", onAbort);
+    const requestId = response.headers.get("x-request-id");
+    const text = await response.text();
+    let block: { code?: unknown; number?: unknown } | undefined;
+    try {
+      block = (JSON.parse(text) as { error?: { code?: unknown; number?: unknown } }).error;
+    } catch {
+      block = undefined;
+    }
+    if (typeof block?.code !== "string" || typeof block.number !== "number") {
+      throw new UnexpectedResponseError(response.status, text, requestId);
+    }
+    throw apiErrorFrom(block as Parameters<typeof apiErrorFrom>[0], {
+      status: response.status,
+      requestId,
+      retryAfter: retryAfterSeconds(response.headers),
+    });
   }
 
   /** The account behind the key: plan, credits and request allowance. A poll: it uses the polling allowance. */

@@ -43,6 +43,18 @@ export type {
   LibraryTranscriptQuery,
   LibraryTranscriptResult,
 } from "./resources/library.ts";
+export {
+  type Live,
+  type LiveCreate,
+  type LiveEvent,
+  type LiveEventOptions,
+  type LiveListQuery,
+  type LiveSegment,
+  type LiveSegmentQuery,
+  type LiveSession,
+  LiveSessionHandle,
+  type LiveSessionPageResult,
+} from "./resources/live.ts";
 export type {
   MonitorCreate,
   MonitorEvent,
@@ -72,5 +84,6 @@ export type {
 } from "./resources/transcripts.ts";
 export type { Chapter, MetadataRequest, MetadataResult, VideoMetadata, Videos } from "./resources/videos.ts";
 export type { RateLimit, ResponseMeta, Result, SuccessBody } from "./result.ts";
+export { type ServerSentEvent, serverSentEvents } from "./server-sent-events.ts";
 export type { RequestOptions } from "./transport.ts";
 export { verifyWebhook, type WebhookEvent, type WebhookHeaders } from "./webhooks.ts";

@@ -6,6 +6,11 @@ import { callInit, type RequestOptions } from "./transport.ts";
 export interface ResourceClient {
   readonly raw: Client<paths>;
   fetchFor(options?: RequestOptions): (request: Request) => Promise<Response>;
+  /**
+   * A GET whose answer is read as it arrives (server-sent events): the client's headers and
+   * these, no retry, no deadline once the answer has begun. An error answer is thrown.
+   */
+  openStream(path: string, init: { headers: Record<string, string>; signal?: AbortSignal }): Promise<Response>;
 }
 
 /**

@@ -23,6 +23,7 @@ const onePage: { [Op in BareStringOperation]: BareCall<Op> } = {
   searchVideos: (verbatim, request) => verbatim.transcripts.search(request),
   searchLibrary: (verbatim, request) => verbatim.library.searchPage(request),
   createMonitor: (verbatim, request) => verbatim.monitors.create(request),
+  createLiveSession: (verbatim, request) => verbatim.live.create(request),
 };
 
 const wholeList: { [Op in Extract<BareStringOperation, `fetch${string}Videos` | `search${string}`>]: BareCall<Op> } = {

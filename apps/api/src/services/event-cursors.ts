@@ -4,13 +4,14 @@ import { cursorLifetimeMs } from "./list-cursors.ts";
 import { SigningKey } from "./signing-key.ts";
 
 const formatVersion = "e1";
-const cursorShape = /^e1\.(evt_[0-9A-HJKMNP-TV-Z]{26})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43})$/;
+const cursorShape = /^e1\.((?:evt|live)_[0-9A-HJKMNP-TV-Z]{26})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43})$/;
 
 /**
- * Cursors of a monitor's event list: `e1.<last event id of the page>.<expiry, Unix seconds>.
- * <base64url HMAC-SHA256>`. Event ids sort by time, so the next page is the events older than
- * the one the cursor names, with no stored position. The signature covers the monitor's id,
- * which the cursor does not carry, so a cursor pages only the monitor that issued it, and it
+ * Cursors of a list of time-ordered ids (a monitor's events, an account's live sessions):
+ * `e1.<last id of the page>.<expiry, Unix seconds>.<base64url HMAC-SHA256>`. The ids sort by
+ * time, so the next page is the rows older than the one the cursor names, with no stored
+ * position. The signature covers the list's scope (the monitor's id, the account's sessions),
+ * which the cursor does not carry, so a cursor pages only the list that issued it, and it
  * expires like list cursors.
  */
 export class EventCursors {
@@ -37,7 +38,7 @@ export class EventCursors {
     }
     if (!(await this.signingKey.verify(signedPart(monitorId, eventId, Number(expiresAt)), signature))) {
       throw invalidCursor(
-        "The cursor was not issued for this monitor's events by this server, or was altered. Restart the listing without a cursor.",
+        "The cursor was not issued for this list by this server, or was altered. Restart the listing without a cursor.",
       );
     }
     if (Number(expiresAt) * 1000 <= this.now().getTime()) {

@@ -18,6 +18,10 @@ export interface Plan {
   maxUnfinishedJobs: number;
   /** API keys of the account that are not revoked or being rotated; creating another gets 400. */
   maxActiveKeys: number;
+  /** Live sessions of the account `waiting` or `live` at once, across every process; another gets 429. */
+  maxLiveSessions: number;
+  /** The most minutes of audio one live session may transcribe: the default and the bound of its `max_minutes`. */
+  maxLiveMinutes: number;
 }
 
 export const planNames = ["free", "basic", "pro", "mega", "scale"] as const;
@@ -34,6 +38,8 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     monthlyCredits: 100,
     maxUnfinishedJobs: 5,
     maxActiveKeys: 5,
+    maxLiveSessions: 1,
+    maxLiveMinutes: 60,
   },
   basic: {
     name: "basic",
@@ -44,6 +50,8 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     monthlyCredits: 1_000,
     maxUnfinishedJobs: 25,
     maxActiveKeys: 10,
+    maxLiveSessions: 1,
+    maxLiveMinutes: 240,
   },
   pro: {
     name: "pro",
@@ -54,6 +62,8 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     monthlyCredits: 10_000,
     maxUnfinishedJobs: 50,
     maxActiveKeys: 25,
+    maxLiveSessions: 3,
+    maxLiveMinutes: 480,
   },
   mega: {
     name: "mega",
@@ -64,6 +74,8 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     monthlyCredits: 50_000,
     maxUnfinishedJobs: 500,
     maxActiveKeys: 100,
+    maxLiveSessions: 10,
+    maxLiveMinutes: 720,
   },
   scale: {
     name: "scale",
@@ -74,6 +86,8 @@ export const plans: Readonly<Record<PlanName, Plan>> = {
     monthlyCredits: 300_000,
     maxUnfinishedJobs: 500,
     maxActiveKeys: 100,
+    maxLiveSessions: 25,
+    maxLiveMinutes: 1440,
   },
 };
 

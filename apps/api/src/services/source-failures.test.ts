@@ -68,3 +68,27 @@ describe("toApiError for a list's failures", () => {
     },
   );
 });
+
+describe("toApiError for live streams", () => {
+  it("answers 422 live_stream (4101) with retry_with naming POST /live, which transcribes it as it plays", () => {
+    expect(blockOf(new SourceError("live_stream", "The item is live."))).toEqual({
+      status: 422,
+      code: "live_stream",
+      number: 4101,
+      message: "The item is live.",
+      docs: "https://verbatim.example/docs/errors/live_stream",
+      retry_with: { endpoint: "/api/v2/live" },
+    });
+  });
+
+  it("answers a live session asked of a recording as 422 invalid_input with retry_with the video endpoint", () => {
+    expect(blockOf(new SourceError("not_live", "The item is a recording."))).toEqual({
+      status: 422,
+      code: "invalid_input",
+      number: errorTable.invalid_input.number,
+      message: "The item is a recording.",
+      docs: "https://verbatim.example/docs/errors/invalid_input",
+      retry_with: { endpoint: "/api/v2/transcripts/video" },
+    });
+  });
+});

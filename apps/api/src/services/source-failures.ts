@@ -8,6 +8,9 @@ const listingEndpoint = "/api/v2/transcripts/channel";
 /** The endpoint that reads the item an `item_not_list` failure names. */
 const videoEndpoint = "/api/v2/transcripts/video";
 
+/** Where a live stream is transcribed as it plays (docs/decisions.md, rule 16): what `live_stream` names. */
+export const liveEndpoint = "/api/v2/live";
+
 /** The kinds that are `podcast_feed_not_found`, each its `details.reason`. */
 const feedKinds: ReadonlySet<SourceErrorKind> = new Set([
   "no_public_feed",
@@ -50,6 +53,7 @@ const codeOfKind: Record<SourceErrorKind, ErrorCode> = {
   no_feed_link: "podcast_feed_not_found",
   not_a_feed: "podcast_feed_not_found",
   feed_unreadable: "podcast_feed_not_found",
+  not_live: "invalid_input",
 };
 
 /** What a client is told beyond the source's own words, by kind, unless the failure says otherwise. */
@@ -82,7 +86,10 @@ export function toApiError(error: unknown): ApiError {
   if (error.kind === "listing") {
     return new ApiError(code, message, { extra: { retry_with: { endpoint: listingEndpoint } }, cause: error });
   }
-  if (error.kind === "item_not_list") {
+  if (error.kind === "live_stream") {
+    return new ApiError(code, message, { extra: { retry_with: { endpoint: liveEndpoint } }, cause: error });
+  }
+  if (error.kind === "not_live" || error.kind === "item_not_list") {
     return new ApiError(code, message, { extra: { retry_with: { endpoint: videoEndpoint } }, cause: error });
   }
   if (feedKinds.has(error.kind)) {

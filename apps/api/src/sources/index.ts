@@ -4,6 +4,8 @@ import { IsolatedParser } from "../adapters/parsing/isolated-parser.ts";
 import type { Logger } from "../logger.ts";
 import { startEgressGuard } from "./egress/egress-guard.ts";
 import type { ListingSource } from "./listing-source.ts";
+import type { LiveSource } from "./live/live-source.ts";
+import { liveExtractors, YtdlpLiveStreams } from "./live/ytdlp-live.ts";
 import { SourceRegistry } from "./registry.ts";
 import { WebSource } from "./web/web-source.ts";
 import { YoutubeSource, type YoutubeSourceOptions } from "./youtube/youtube-source.ts";
@@ -65,6 +67,8 @@ export interface PlatformSources {
   registry: SourceRegistry;
   /** The profiles yt-dlp lists (TikTok, Instagram), a member of the listing registry. */
   profiles: ListingSource;
+  /** YouTube live videos and Twitch channels, resolved by yt-dlp for live sessions. */
+  live: LiveSource;
   /** Throws, saying why and what to do, when no yt-dlp answers. */
   check(): Promise<void>;
   close(): Promise<void>;
@@ -93,7 +97,8 @@ export async function startPlatformSources(config: PlatformSourcesConfig): Promi
     ? createYtdlpSidecar({
         python: config.ytdlp.python,
         ...(config.ytdlp.pythonPath ? { pythonPath: config.ytdlp.pythonPath } : {}),
-        extractors: config.extractors,
+        // Live sessions resolve broadcasts with these; a Twitch channel sent to the video endpoint is then told live_stream.
+        extractors: [...config.extractors, ...liveExtractors.filter((key) => !config.extractors.includes(key))],
         ...(config.caFile ? { caFile: config.caFile } : {}),
         ...(config.ytdlpConcurrency === undefined ? {} : { maxConcurrentCalls: config.ytdlpConcurrency }),
         ...(config.ytdlpAccountConcurrency === undefined ? {} : { maxCallsPerAccount: config.ytdlpAccountConcurrency }),
@@ -119,6 +124,7 @@ export async function startPlatformSources(config: PlatformSourcesConfig): Promi
   return {
     registry: new SourceRegistry([ytdlp]),
     profiles,
+    live: new YtdlpLiveStreams({ engine: sidecar, absentAdvice: ytdlpAbsentAdvice, egress: guard }),
     check: async () => {
       if (!sidecar)
         throw new Error(

@@ -59,7 +59,9 @@ export type SourceErrorKind =
   /** A document that is no RSS or Atom feed (nor a page that links to one), or feeds a page links to that are none. */
   | "not_a_feed"
   /** A feed that could not be fetched or parsed. */
-  | "feed_unreadable";
+  | "feed_unreadable"
+  /** A live session was asked of a recording, or of an address that streams nothing: the video endpoint reads a recording. */
+  | "not_live";
 
 /** What a `SourceError` carries besides its kind and message. */
 export interface SourceErrorOptions {

@@ -40,6 +40,12 @@ export interface Store {
   exclusively<T>(lockId: number, work: () => Promise<T>): Promise<T>;
   /** The connection pool's figures, on PostgreSQL; the embedded engine has one session and no pool. */
   pool?: () => PoolFigures;
+  /**
+   * Calls `onPayload` with each notification sent on `channel` (`pg_notify`) by any process of the
+   * database, once its transaction commits; answers how to stop listening. A notification sent
+   * while the listening connection was being made again is lost: listeners look again on a timer too.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -85,13 +91,20 @@ export async function openEmbeddedStore(dataDir?: string, options: EmbeddedStore
     const results = await client.exec(text);
     return { rows: results.flatMap((result) => result.rows) };
   };
-  return storeOf(
+  const store = storeOf(
     db as unknown as Database,
     "embedded",
     executeSql,
     (_lockId, work) => work(),
     () => client.close(),
   );
+  store.listen = async (channel, onPayload) => {
+    const stop = await client.listen(channel, onPayload);
+    return async () => {
+      await stop().catch(() => undefined);
+    };
+  };
+  return store;
 }
 
 /** PGlite's entry points that run statements: `transaction` runs its own as one turn. */
@@ -193,9 +206,86 @@ export async function openPostgresStore(connectionString: string, options: Postg
   );
   const db = drizzlePostgres(pool, { schema });
   const executeSql = (text: string, values?: unknown[]) => pool.query(text, values);
-  const store = storeOf(db as unknown as Database, "postgres", executeSql, exclusively, () => pool.end());
+  const listener = new NotificationListener(connectionString, options.onConnectionError);
+  const store = storeOf(db as unknown as Database, "postgres", executeSql, exclusively, async () => {
+    await listener.close();
+    await pool.end();
+  });
   store.pool = () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount });
+  store.listen = (channel, onPayload) => listener.listen(channel, onPayload);
   return store;
+}
+
+/**
+ * One connection of its own per process that `LISTEN`s, opened on the first listener: a pooled
+ * connection cannot, since the pool hands it to other queries. A connection that breaks is made
+ * again a second later, with every channel listened to again.
+ */
+class NotificationListener {
+  private client: pg.Client | undefined;
+  private connecting: Promise<pg.Client> | undefined;
+  private readonly handlers = new Map<string, Set<(payload: string) => void>>();
+  private closed = false;
+
+  constructor(
+    private readonly connectionString: string,
+    private readonly onConnectionError?: (error: Error) => void,
+  ) {}
+
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new TypeError(`${channel} is no channel name`);
+    let handlers = this.handlers.get(channel);
+    const first = handlers === undefined;
+    if (!handlers) {
+      handlers = new Set();
+      this.handlers.set(channel, handlers);
+    }
+    handlers.add(onPayload);
+    const client = await this.connected();
+    if (first) await client.query(`listen ${channel}`);
+    return async () => {
+      handlers.delete(onPayload);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const client = this.client ?? (await this.connecting?.catch(() => undefined));
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private connected(): Promise<pg.Client> {
+    if (this.client) return Promise.resolve(this.client);
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: this.connectionString });
+    client.on("notification", (message) => {
+      for (const handler of this.handlers.get(message.channel) ?? []) handler(message.payload ?? "");
+    });
+    client.on("error", (error) => {
+      this.onConnectionError?.(error);
+      if (this.client === client) this.client = undefined;
+      client.end().catch(() => undefined);
+      if (!this.closed) setTimeout(() => void this.reconnect(), 1_000).unref();
+    });
+    await client.connect();
+    for (const channel of this.handlers.keys()) await client.query(`listen ${channel}`);
+    this.client = client;
+    return client;
+  }
+
+  private async reconnect(): Promise<void> {
+    if (this.closed || this.client || this.handlers.size === 0) return;
+    await this.connected().catch(() => {
+      if (!this.closed) setTimeout(() => void this.reconnect(), 1_000).unref();
+    });
+  }
 }
 
 function storeOf(
@@ -214,6 +304,7 @@ function storeOf(
       const result = (await db.execute(statement)) as unknown as { rows: Row[] };
       return result.rows;
     },
+    listen: () => Promise.reject(new Error(`the ${engine} store has no notifications`)),
     close,
   };
 }

@@ -589,3 +589,106 @@ export const workerHeartbeats = pgTable("worker_heartbeats", {
   startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
   lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull(),
 });
+
+/**
+ * A live session (docs/decisions.md, rule 16): one stream transcribed as it plays, held by one
+ * worker at a time through a lease it renews. Every write of the holder is conditional on
+ * `lease_owner`, so a worker that lost the session can neither record nor charge anything more.
+ */
+export const liveSessions = pgTable(
+  "live_sessions",
+  {
+    /** `live_<ulid>`. */
+    id: text("id").primaryKey(),
+    accountId: text("account_id")
+      .notNull()
+      .references(() => accounts.id),
+    /** `waiting`, `live`, then `ended`, `stopped` or `failed`. */
+    status: text("status").notNull(),
+    /** Why an `ended` or `stopped` session ended. */
+    endReason: text("end_reason"),
+    /** `{code, message}` of a `failed` session. */
+    error: jsonb("error").$type<Record<string, unknown>>(),
+    /** The address as the request sent it. */
+    url: text("url").notNull(),
+    /** The wire's `source` block: platform, how it is read, the platform's id, title and channel. */
+    source: jsonb("source").$type<Record<string, unknown>>().notNull(),
+    /**
+     * How a worker reaches the stream: a playlist or radio address given directly, or the
+     * platform page that is resolved again each time (its media addresses are signed and expire).
+     */
+    stream: jsonb("stream").$type<Record<string, unknown>>().notNull(),
+    language: text("language"),
+    partials: boolean("partials").notNull(),
+    maxMinutes: integer("max_minutes").notNull(),
+    webhookUrl: text("webhook_url"),
+    /** The `POST /live` request: every minute's charge is recorded under it. */
+    requestId: text("request_id").notNull(),
+    /** The base of `error.docs` links in what the session records, taken from that request. */
+    docsBaseUrl: text("docs_base_url").notNull(),
+    createdAt: createdAt(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    /** Set by `DELETE /live/{id}`: the holder ends the session as `stopped` at its next step. */
+    stopRequestedAt: timestamp("stop_requested_at", { withTimezone: true }),
+    /** When a worker may claim the session: now for a new one, later for one waiting for its stream to start. */
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true }).notNull(),
+    /** The worker holding the session, until `lease_expires_at`. */
+    leaseOwner: text("lease_owner"),
+    leaseExpiresAt: timestamp("lease_expires_at", { withTimezone: true }),
+    /** Seconds of audio recognised: what is billed. */
+    audioSeconds: doublePrecision("audio_seconds").notNull().default(0),
+    /** Where the recognised audio ends on the session's timeline, which counts gaps too. */
+    timelineSeconds: doublePrecision("timeline_seconds").notNull().default(0),
+    /** Minutes charged, 1 credit each; only the lease holder moves it, one minute at a time. */
+    chargedMinutes: integer("charged_minutes").notNull().default(0),
+    /** The `seq` of the newest event in `live_events`. */
+    lastSeq: bigint("last_seq", { mode: "number" }).notNull().default(0),
+    /** The newest partial (`{version, start, text}`), replaced as words are heard; not an event. */
+    partial: jsonb("partial").$type<Record<string, unknown>>(),
+    /** Where the reader stood at its last segment (`{media_sequence}` of a playlist), for a takeover's gap. */
+    position: jsonb("position").$type<Record<string, unknown>>(),
+    /** The newest segment handed to the webhook, and when: segments are batched at most every few seconds. */
+    webhookSentSeq: bigint("webhook_sent_seq", { mode: "number" }).notNull().default(0),
+    webhookSentAt: timestamp("webhook_sent_at", { withTimezone: true }),
+    /** The library entry of the finished transcript, once the session is over. */
+    libraryEntry: text("library_entry"),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [
+    index("live_sessions_account_idx").on(table.accountId, table.id),
+    // Workers look for sessions to claim, admission counts the running ones: finished sessions stay out.
+    index("live_sessions_running_idx").on(table.nextAttemptAt).where(sql`${table.status} in ('waiting', 'live')`),
+    check("live_sessions_status", sql`${table.status} in ('waiting', 'live', 'ended', 'stopped', 'failed')`),
+    check(
+      "live_sessions_end_reason",
+      sql`${table.endReason} is null or ${table.endReason} in ('stream_ended', 'max_minutes', 'insufficient_credits', 'stopped')`,
+    ),
+    check("live_sessions_charged_minutes", sql`${table.chargedMinutes} >= 0`),
+  ],
+);
+
+/**
+ * The durable events of a live session, numbered from 1 in the order they happened: each is
+ * committed before it is announced, and `Last-Event-ID` replays them from here.
+ */
+export const liveEvents = pgTable(
+  "live_events",
+  {
+    sessionId: text("session_id")
+      .notNull()
+      .references(() => liveSessions.id, { onDelete: "cascade" }),
+    seq: bigint("seq", { mode: "number" }).notNull(),
+    type: text("type").notNull(),
+    /** The event as sent; `json` keeps its key order. */
+    body: json("body").$type<Record<string, unknown>>().notNull(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    primaryKey({ columns: [table.sessionId, table.seq] }),
+    check(
+      "live_events_type",
+      sql`${table.type} in ('live.started', 'live.segment', 'live.gap', 'live.ended', 'live.failed')`,
+    ),
+  ],
+);

@@ -168,6 +168,7 @@ describe("speech recognition of YouTube videos, as jobs", () => {
     fake.player("N-yVic7BbY0", fromFixture("invidious-mocks/video/scheduled_live_PBD-Podcast.player.json"));
     const answer = await fetchTranscript(server, { video: "N-yVic7BbY0", mode: "audio" });
     expectErrorEnvelope(answer, 422, "live_stream");
+    expect((answer.body as Loose).error.retry_with).toEqual({ endpoint: "/api/v2/live" });
   });
 
   it("a private video is private (4001), as for captions, charging nothing", async () => {

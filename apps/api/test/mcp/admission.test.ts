@@ -177,7 +177,7 @@ describe("429 rate_limited: protocol messages count against the polling allowanc
 
     const credits = await callTool(free.mcp, tools, "get_credits");
     expect(credits.structuredContent.rate_limit, "get_credits is a poll").toMatchObject({ remaining: 0 });
-    expect((await free.mcp.listTools()).tools).toHaveLength(8);
+    expect((await free.mcp.listTools()).tools).toHaveLength(11);
     let pings = 0;
     const refused = await expectRefused(
       (async () => {
@@ -194,7 +194,7 @@ describe("429 rate_limited: protocol messages count against the polling allowanc
     expect(rateLimitOf(free.lastAnswer())).toEqual({ limit: "120", remaining: "0", retryAfter: "60" });
 
     time += 60_000;
-    expect((await free.mcp.listTools()).tools, "a minute later").toHaveLength(8);
+    expect((await free.mcp.listTools()).tools, "a minute later").toHaveLength(11);
     expect((await callTool(free.mcp, tools, "get_transcript", { video: surfaceGo })).isError).toBeFalsy();
     await free.mcp.close();
   });
@@ -263,14 +263,14 @@ describe("403 for a foreign Origin", () => {
 
   it("serves a client that sends no Origin, and a page of the server's own origin", async () => {
     const noOrigin = await connectOverHttp(yt.server.baseUrl, yt.server.key.key);
-    expect((await noOrigin.listTools()).tools).toHaveLength(8);
+    expect((await noOrigin.listTools()).tools).toHaveLength(11);
     await noOrigin.close();
     const answers: HttpAnswer[] = [];
     const sameOrigin = await connectOverHttp(yt.server.baseUrl, yt.server.key.key, {
       headers: { Origin: yt.server.baseUrl },
       answers,
     });
-    expect((await sameOrigin.listTools()).tools).toHaveLength(8);
+    expect((await sameOrigin.listTools()).tools).toHaveLength(11);
     expect(answers.every((answer) => answer.status !== 403)).toBe(true);
     await sameOrigin.close();
   });
@@ -317,7 +317,7 @@ describe("403 for a foreign Origin", () => {
       ["a listed origin, written with its default port", "https://inspector.example:443"],
     ])("serves %s", async (_name, origin) => {
       const mcp = await connectOverHttp(configured.baseUrl, configured.key.key, { headers: { Origin: origin } });
-      expect((await mcp.listTools()).tools).toHaveLength(8);
+      expect((await mcp.listTools()).tools).toHaveLength(11);
       await mcp.close();
     });
 

@@ -45,7 +45,7 @@ async function newAccount(options: { plan?: "free" | "pro"; credits: number }) {
 }
 
 describe("tools/list", () => {
-  it("lists the eight tools, each with a closed input schema and an output schema that strict ajv compiles", () => {
+  it("lists the eleven tools, each with a closed input schema and an output schema that strict ajv compiles", () => {
     expect(tools.map((tool) => tool.name)).toEqual([
       "get_transcript",
       "list_languages",
@@ -55,14 +55,19 @@ describe("tools/list", () => {
       "list_playlist_videos",
       "get_credits",
       "get_job",
+      "start_live_session",
+      "read_live_session",
+      "stop_live_session",
     ]);
+    // Starting and stopping a live session change it; every other tool only reads.
+    const changing = new Set(["start_live_session", "stop_live_session"]);
     for (const tool of tools) {
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
       expect(() => compile(tool.inputSchema), tool.name).not.toThrow();
       expect(tool.outputSchema?.type, tool.name).toBe("object");
       expect(() => compile(tool.outputSchema as object), tool.name).not.toThrow();
       expect(tool.annotations, tool.name).toMatchObject({
-        readOnlyHint: true,
+        readOnlyHint: !changing.has(tool.name),
         destructiveHint: false,
         openWorldHint: true,
       });

@@ -10,6 +10,8 @@ import { FakeYoutube, playerFromReelRecording, recordedVideos } from "@verbatim/
 import { answerFirstPageOnce, firstPageWithUpload } from "@verbatim/testkit/recorded-channel";
 import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { startAudioServer } from "../audio/harness.ts";
+import { startLiveServer } from "../live/harness.ts";
+import { cutRecording, startLiveHlsServer } from "../live/live-hls.ts";
 import { startMonitorHarness } from "../monitors/harness.ts";
 
 const privateVideo = "8VajtrESJzA";
@@ -25,12 +27,20 @@ const lists = registerRecordedLists(youtube);
 const api = await startAudioServer({ youtube, inlineAudioSeconds: 0, deliverCallbacks: true, credits: 1000 });
 api.host.serveFile("/media/jfk.mp3", audioFixture("whisper-cpp/jfk.mp3"), "audio/mpeg");
 const monitors = await startMonitorHarness();
+// Live sessions on the API's store (its accounts are the live server's), over loopback HLS of jfk.wav.
+const live = await startLiveServer(api.store);
+const hls = await startLiveHlsServer();
+const jfkSegments = await cutRecording(audioFixture("whisper-cpp/jfk.wav"));
+let playlists = 0;
 
 interface Command {
-  /** `publish_one_upload`: the channel's next listing holds one upload never listed before. */
-  command: "account" | "publish_new_uploads" | "publish_one_upload";
+  /**
+   * `publish_one_upload`: the channel's next listing holds one upload never listed before.
+   * `live_playlist`: a new live HLS playlist of jfk.wav, a 2 s segment every 300 ms, ended after the last.
+   */
+  command: "account" | "publish_new_uploads" | "publish_one_upload" | "live_playlist";
   /** For `account`: which server, the plan and the credits (null: unlimited). */
-  server?: "api" | "monitors";
+  server?: "api" | "monitors" | "live";
   plan?: "free" | "basic" | "pro" | "mega" | "scale";
   credits?: number | null;
 }
@@ -41,6 +51,9 @@ async function run(command: Command): Promise<Record<string, unknown>> {
   if (command.command === "publish_new_uploads") {
     monitors.publishNewUploads();
     return {};
+  }
+  if (command.command === "live_playlist") {
+    return { url: hls.paced(`python-${++playlists}`, jfkSegments, { intervalMs: 300 }).url };
   }
   if (command.command === "publish_one_upload") {
     const videoId = `pyupload${String(++uploads).padStart(3, "0")}`;
@@ -60,6 +73,7 @@ process.stdout.write(
   `${JSON.stringify({
     api: { baseUrl: api.baseUrl, apiKey: api.key.key },
     monitors: { baseUrl: monitors.server.baseUrl, channel: "https://www.youtube.com/user/creativecommons" },
+    live: { baseUrl: live.baseUrl },
     videos: { ...recordedVideos, private: privateVideo },
     media: { jfk: api.host.url("/media/jfk.mp3") },
     lists: {
@@ -85,6 +99,8 @@ for await (const line of commands) {
   const answer = await run(JSON.parse(line) as Command).catch((error: unknown) => ({ error: String(error) }));
   process.stdout.write(`${JSON.stringify(answer)}\n`);
 }
+await live.close();
+await hls.close();
 await monitors.close();
 await api.close();
 await youtube.close();

@@ -35,7 +35,14 @@ async function expectFailure(
 }
 
 describe("422: the video cannot give a transcript (recorded player responses)", () => {
-  const cases: Array<{ name: string; videoId: string; reply: () => FakeReply; code: string; number: number }> = [
+  const cases: Array<{
+    name: string;
+    videoId: string;
+    reply: () => FakeReply;
+    code: string;
+    number: number;
+    retry_with?: unknown;
+  }> = [
     {
       name: "a private video is private (4001)",
       videoId: "8VajtrESJzA",
@@ -93,7 +100,7 @@ describe("422: the video cannot give a transcript (recorded player responses)", 
       number: 4005,
     },
     {
-      name: "a running live stream is live_stream (4101)",
+      name: "a running live stream is live_stream (4101), naming POST /live to transcribe it as it plays",
       videoId: "X4VbdwhkE10",
       reply: () => {
         const recorded = JSON.parse(
@@ -103,6 +110,7 @@ describe("422: the video cannot give a transcript (recorded player responses)", 
       },
       code: "live_stream",
       number: 4101,
+      retry_with: { endpoint: "/api/v2/live" },
     },
     {
       name: "an upcoming live stream is live_stream (4101)",
@@ -110,6 +118,7 @@ describe("422: the video cannot give a transcript (recorded player responses)", 
       reply: () => fromFixture("invidious-mocks/video/scheduled_live_PBD-Podcast.player.json"),
       code: "live_stream",
       number: 4101,
+      retry_with: { endpoint: "/api/v2/live" },
     },
     {
       name: "a past live stream without captions is was_live (4102)",
@@ -125,7 +134,12 @@ describe("422: the video cannot give a transcript (recorded player responses)", 
       yt.fake.player(testCase.videoId.padEnd(11, "_"), testCase.reply());
       await expectFailure(
         { video: testCase.videoId.padEnd(11, "_") },
-        { status: 422, code: testCase.code, number: testCase.number },
+        {
+          status: 422,
+          code: testCase.code,
+          number: testCase.number,
+          ...(testCase.retry_with === undefined ? {} : { retry_with: testCase.retry_with }),
+        },
       );
     });
   }

@@ -1,7 +1,14 @@
 """The Python client of the Verbatim API: ``Verbatim`` (sync) and ``AsyncVerbatim`` (asyncio), on httpx."""
 
-from ._async_client import AsyncMonitors, AsyncTranscripts, AsyncVerbatim, AsyncVideos
-from ._client import Monitors, Transcripts, Verbatim, Videos
+from ._async_client import (
+    AsyncLive,
+    AsyncLiveSessionHandle,
+    AsyncMonitors,
+    AsyncTranscripts,
+    AsyncVerbatim,
+    AsyncVideos,
+)
+from ._client import Live, LiveSessionHandle, Monitors, Transcripts, Verbatim, Videos
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -35,6 +42,8 @@ __all__ = [
     "APITimeoutError",
     "AccountError",
     "ApiModel",
+    "AsyncLive",
+    "AsyncLiveSessionHandle",
     "AsyncMonitors",
     "AsyncPaginator",
     "AsyncTranscripts",
@@ -45,6 +54,8 @@ __all__ = [
     "InputError",
     "JobProgress",
     "JobTimeoutError",
+    "Live",
+    "LiveSessionHandle",
     "Monitors",
     "Paginator",
     "RateLimit",

@@ -7,13 +7,13 @@ import os
 import time
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Literal, Optional, Type, TypeVar, Union, overload
+from typing import AsyncIterator, Literal, Optional, Type, TypeVar, Union, overload
 
 import httpx
 from typing_extensions import Unpack
 
 from . import _calls as calls
-from ._exceptions import APIConnectionError, APITimeoutError, JobTimeoutError
+from ._exceptions import APIConnectionError, APIError, APITimeoutError, JobTimeoutError
 from ._jobs import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_WAIT_TIMEOUT,
@@ -26,6 +26,7 @@ from ._jobs import (
     next_interval,
     progress_of,
 )
+from ._live import FINAL_TYPES, FIRST_RECONNECT_DELAY, EventStreamReader, next_delay, parse_event, resume_headers
 from ._pagination import (
     AsyncPaginator,
     events_of,
@@ -44,6 +45,8 @@ from ._transport import (
     answer_of,
     backoff_seconds,
     build_request,
+    error_of,
+    retry_after_seconds,
     retry_delay,
     settings_from,
 )
@@ -64,6 +67,10 @@ from .generated.models import (
     LibrarySearchRequest,
     LibraryTranscriptEnvelope,
     ListRow,
+    LiveEvent,
+    LiveSessionDetailEnvelope,
+    LiveSessionEnvelope,
+    LiveSessionListEnvelope,
     MeEnvelope,
     MonitorCheckEnvelope,
     MonitorDeletedEnvelope,
@@ -82,7 +89,10 @@ from .generated.requests import (
     BatchRequestOptions,
     ChannelRequestOptions,
     GetLibraryTranscriptQuery,
+    GetLiveSessionQuery,
     LibrarySearchRequestOptions,
+    ListLiveSessionsQuery,
+    LiveCreateOptions,
     MonitorCreateOptions,
     MonitorUpdateOptions,
     PlaylistRequestOptions,
@@ -119,6 +129,8 @@ class AsyncVerbatim:
         """Monitors of YouTube channels and their events."""
         self.library = AsyncLibrary(self)
         """Every transcript the account has fetched, listed and searched."""
+        self.live = AsyncLive(self)
+        """Live streams transcribed as they play, and their events."""
         self.videos = AsyncVideos(self)
         """What sources say about items, without their words: title, description, chapters, counts."""
 
@@ -511,3 +523,120 @@ class AsyncLibrary:
         return AsyncPaginator(
             lambda cursor: self.search_page(with_cursor(body, cursor)), library_hits_of, library_cursor_of, first_cursor
         )
+
+
+class AsyncLive:
+    """Live sessions: a stream transcribed as it plays, its events read as they come."""
+
+    def __init__(self, client: AsyncVerbatim) -> None:
+        self._client = client
+
+    async def create(
+        self,
+        url: calls.LiveCreateInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[LiveCreateOptions],
+    ) -> LiveSessionEnvelope:
+        """Starts a session of the stream at ``url``; the answer (202) carries its ``events_url`` and ``poll_url``."""
+        return await self._client._send(calls.create_live(url, options), idempotency_key)
+
+    async def start(
+        self,
+        url: calls.LiveCreateInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[LiveCreateOptions],
+    ) -> AsyncLiveSessionHandle:
+        """Starts a session and answers its handle, to iterate its events and stop it."""
+        created = await self.create(url, idempotency_key=idempotency_key, **options)
+        return AsyncLiveSessionHandle(self, created.data.id)
+
+    def session(self, session_id: str) -> AsyncLiveSessionHandle:
+        """The handle of a session started earlier."""
+        return AsyncLiveSessionHandle(self, session_id)
+
+    async def get(self, session_id: str, **query: Unpack[GetLiveSessionQuery]) -> LiveSessionDetailEnvelope:
+        """One session, with its final segments after ``after`` (at most ``limit``)."""
+        return await self._client._send(calls.get_live(session_id, query))
+
+    async def list(self, **query: Unpack[ListLiveSessionsQuery]) -> LiveSessionListEnvelope:
+        """One page of the account's sessions, newest first."""
+        return await self._client._send(calls.list_live(query))
+
+    async def stop(self, session_id: str) -> LiveSessionEnvelope:
+        """Stops a session: what it transcribed is charged, and its transcript goes to the library."""
+        return await self._client._send(calls.stop_live(session_id))
+
+    async def events(
+        self, session_id: str, *, last_event_id: Optional[int] = None, reconnect: bool = True
+    ) -> AsyncIterator[LiveEvent]:
+        """The session's events as they come (see ``Live.events``)."""
+        client = self._client
+        url = client._settings.base_url + calls.live_events_path(session_id)
+        delay = FIRST_RECONNECT_DELAY
+        while True:
+            headers = {**client._settings.headers(), **resume_headers(last_event_id)}
+            timeout = httpx.Timeout(client._settings.timeout, read=None)
+            try:
+                async with client._http.stream("GET", url, headers=headers, timeout=timeout) as response:
+                    if response.status_code >= 400:
+                        await response.aread()
+                        try:
+                            body = response.json()
+                        except ValueError:
+                            body = response.text
+                        failure = error_of(
+                            body,
+                            response.status_code,
+                            response.headers.get("x-request-id"),
+                            retry_after_seconds(response.headers),
+                        )
+                        if not reconnect or not (isinstance(failure, APIError) and failure.retryable):
+                            raise failure
+                    else:
+                        reader = EventStreamReader()
+                        async for line in response.aiter_lines():
+                            message = reader.feed(line.rstrip("\r"))
+                            if message is None:
+                                continue
+                            delay = FIRST_RECONNECT_DELAY
+                            event = parse_event(message)
+                            if message.id is not None:
+                                last_event_id = int(message.id)
+                            yield event
+                            if event.type in FINAL_TYPES:
+                                return
+            except httpx.TransportError:
+                if not reconnect:
+                    raise
+            if not reconnect:
+                return
+            await asyncio.sleep(delay)
+            delay = next_delay(delay)
+
+
+class AsyncLiveSessionHandle:
+    """A session to follow: its events, with reconnection, from where the handle left off, and its end."""
+
+    def __init__(self, live: AsyncLive, session_id: str) -> None:
+        self._live = live
+        self.id = session_id
+        self.last_event_id: Optional[int] = None
+        """The ``seq`` of the last durable event this handle gave."""
+
+    async def events(self) -> AsyncIterator[LiveEvent]:
+        async for event in self._live.events(self.id, last_event_id=self.last_event_id):
+            seq = getattr(event, "seq", None)
+            if isinstance(seq, int):
+                self.last_event_id = seq
+            yield event
+
+    def __aiter__(self) -> AsyncIterator[LiveEvent]:
+        return self.events()
+
+    async def get(self, **query: Unpack[GetLiveSessionQuery]) -> LiveSessionDetailEnvelope:
+        return await self._live.get(self.id, **query)
+
+    async def stop(self) -> LiveSessionEnvelope:
+        return await self._live.stop(self.id)

@@ -30,6 +30,10 @@ from .generated.models import (
     LibrarySearchPageEnvelope,
     LibrarySearchRequest,
     LibraryTranscriptEnvelope,
+    LiveCreate,
+    LiveSessionDetailEnvelope,
+    LiveSessionEnvelope,
+    LiveSessionListEnvelope,
     MeEnvelope,
     MetadataRequest,
     MonitorCheckEnvelope,
@@ -68,6 +72,8 @@ SearchInput = Union[SearchRequest, Mapping[str, Any], str]
 LibrarySearchInput = Union[LibrarySearchRequest, Mapping[str, Any], str]
 MonitorCreateInput = Union[MonitorCreate, Mapping[str, Any], str]
 MonitorUpdateInput = Union[MonitorUpdate, Mapping[str, Any]]
+LiveCreateInput = Union[LiveCreate, Mapping[str, Any], str]
+"""A live session: just the stream's ``url`` with the other fields as keyword arguments, or the whole request."""
 
 
 @dataclass(frozen=True)
@@ -244,6 +250,28 @@ def monitor_events(
         parse_as(MonitorEventListEnvelope),
         params=_present({"since": since, "cursor": cursor, "limit": limit}),
     )
+
+
+def create_live(session: LiveCreateInput, options: Options) -> Call[LiveSessionEnvelope]:
+    body = body_of(LiveCreate, session, options)
+    return Call("POST", "/live", parse_as(LiveSessionEnvelope), json=body)
+
+
+def list_live(query: Options) -> Call[LiveSessionListEnvelope]:
+    return Call("GET", "/live", parse_as(LiveSessionListEnvelope), params=_query(query))
+
+
+def get_live(session_id: str, query: Options) -> Call[LiveSessionDetailEnvelope]:
+    return Call("GET", f"/live/{_segment(session_id)}", parse_as(LiveSessionDetailEnvelope), params=_query(query))
+
+
+def stop_live(session_id: str) -> Call[LiveSessionEnvelope]:
+    return Call("DELETE", f"/live/{_segment(session_id)}", parse_as(LiveSessionEnvelope))
+
+
+def live_events_path(session_id: str) -> str:
+    """The path of a session's server-sent events."""
+    return f"/live/{_segment(session_id)}/events"
 
 
 def _present(params: Mapping[str, Union[str, int, None]]) -> Dict[str, Union[str, int]]:

@@ -30,10 +30,26 @@ from ._client import Verbatim
 from ._exceptions import APIConnectionError, APIError, JobTimeoutError, UnexpectedResponseError, VerbatimError
 from ._jobs import JobProgress, WaitOptions
 from ._model import ApiModel
+from ._transport import api_error
 from ._version import __version__
 from .formats import to_srt, to_vtt
-from .generated.models import JobCompleted, ListRow, SearchPlatform, TranscriptEnvelope, VideoRow
-from .generated.requests import ChannelRequestOptions, SearchRequestOptions, TranscriptRequestOptions
+from .generated.models import (
+    JobCompleted,
+    ListRow,
+    LiveEndedEvent,
+    LiveFailedEvent,
+    LiveGapEvent,
+    LiveSegmentEvent,
+    SearchPlatform,
+    TranscriptEnvelope,
+    VideoRow,
+)
+from .generated.requests import (
+    ChannelRequestOptions,
+    LiveCreateOptions,
+    SearchRequestOptions,
+    TranscriptRequestOptions,
+)
 
 EXIT_OK = 0
 EXIT_REQUEST = 1
@@ -98,6 +114,16 @@ def _parser() -> argparse.ArgumentParser:
         help="time each word: cue timestamps in --format vtt, segments[].words in --format json (not text nor srt)",
     )
     transcript.add_argument("--out", metavar="FILE", help="write the result to FILE instead of stdout")
+    transcript.add_argument(
+        "--live",
+        action="store_true",
+        help="transcribe a live stream as it plays (a YouTube or Twitch broadcast, an HLS playlist, a radio stream): "
+        "each final segment prints as it is heard, --format json prints every event a line; 1 credit per started "
+        "minute; Ctrl-C stops the session",
+    )
+    transcript.add_argument(
+        "--max-minutes", type=_positive, metavar="N", help="with --live: stop after N minutes of audio"
+    )
 
     languages = commands.add_parser("languages", help="the caption tracks of a source and their translations (free)")
     languages.add_argument("link", help="a YouTube id or link, or a platform link")
@@ -208,6 +234,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def _transcript(client: Verbatim, arguments: argparse.Namespace) -> None:
+    if arguments.live:
+        _live(client, arguments)
+        return
+    if arguments.max_minutes is not None:
+        raise UsageError("--max-minutes goes with --live")
     options: TranscriptRequestOptions = {}
     if arguments.format in ("text", "srt", "vtt"):
         options["format"] = arguments.format
@@ -230,6 +261,46 @@ def _transcript(client: Verbatim, arguments: argparse.Namespace) -> None:
         _write(_rendered(answer, arguments.format), arguments.out)
     else:
         _write(_chunk_lines(client, answer, arguments.chunk_size), arguments.out)
+
+
+def _live(client: Verbatim, arguments: argparse.Namespace) -> None:
+    """Starts a live session and prints its final segments as they come (every event a JSON line with ``--format
+    json``), notes on stderr, until the stream ends; Ctrl-C stops the session, which charges what was heard."""
+    if arguments.format not in ("text", "json"):
+        raise UsageError("--live prints text or json: subtitles of a stream are never finished")
+    others = [name for name in ("translate_to", "mode", "chunk_size", "out") if getattr(arguments, name) is not None]
+    if arguments.words:
+        others.append("words")
+    if others:
+        raise UsageError("--live does not take " + ", ".join("--" + name.replace("_", "-") for name in others))
+    options: LiveCreateOptions = {}
+    if arguments.language:
+        options["language"] = arguments.language
+    if arguments.max_minutes is not None:
+        options["max_minutes"] = arguments.max_minutes
+    if arguments.format != "json":
+        options["partials"] = False
+    session = client.live.start(arguments.link, **options)
+    print(_printable(f"live session {session.id}: {arguments.link}"), file=sys.stderr)
+    try:
+        for event in session.events():
+            if arguments.format == "json":
+                sys.stdout.write(_json(_wire(event)) + "\n")
+            elif isinstance(event, LiveSegmentEvent):
+                sys.stdout.write(_printable(event.text) + "\n")
+            sys.stdout.flush()
+            if isinstance(event, LiveGapEvent):
+                print(f"gap: {event.from_} s to {event.to} s not transcribed ({event.reason})", file=sys.stderr)
+            elif isinstance(event, LiveEndedEvent):
+                print(
+                    f"ended ({event.reason}): {event.audio_seconds} s, {event.credits_spent} credits", file=sys.stderr
+                )
+            elif isinstance(event, LiveFailedEvent):
+                raise api_error(_wire(event.error), status=200, request_id=None, retry_after=None)
+    except KeyboardInterrupt:
+        print(f"stopping live session {session.id}", file=sys.stderr)
+        stopped = session.stop().data
+        print(f"{stopped.status}: {stopped.audio_seconds} s, {stopped.credits_spent} credits", file=sys.stderr)
 
 
 def _rendered(answer: Union[TranscriptEnvelope, JobCompleted], output: str) -> str:

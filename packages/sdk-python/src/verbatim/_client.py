@@ -6,13 +6,13 @@ import os
 import time
 from collections.abc import Mapping
 from types import TracebackType
-from typing import Literal, Optional, Type, TypeVar, Union, overload
+from typing import Iterator, Literal, Optional, Type, TypeVar, Union, overload
 
 import httpx
 from typing_extensions import Unpack
 
 from . import _calls as calls
-from ._exceptions import APIConnectionError, APITimeoutError, JobTimeoutError
+from ._exceptions import APIConnectionError, APIError, APITimeoutError, JobTimeoutError
 from ._jobs import (
     DEFAULT_POLL_INTERVAL,
     DEFAULT_WAIT_TIMEOUT,
@@ -25,6 +25,7 @@ from ._jobs import (
     next_interval,
     progress_of,
 )
+from ._live import FINAL_TYPES, FIRST_RECONNECT_DELAY, events_of_lines, next_delay, parse_event, resume_headers
 from ._pagination import (
     Paginator,
     events_of,
@@ -43,6 +44,8 @@ from ._transport import (
     answer_of,
     backoff_seconds,
     build_request,
+    error_of,
+    retry_after_seconds,
     retry_delay,
     settings_from,
 )
@@ -63,6 +66,10 @@ from .generated.models import (
     LibrarySearchRequest,
     LibraryTranscriptEnvelope,
     ListRow,
+    LiveEvent,
+    LiveSessionDetailEnvelope,
+    LiveSessionEnvelope,
+    LiveSessionListEnvelope,
     MeEnvelope,
     MonitorCheckEnvelope,
     MonitorDeletedEnvelope,
@@ -81,7 +88,10 @@ from .generated.requests import (
     BatchRequestOptions,
     ChannelRequestOptions,
     GetLibraryTranscriptQuery,
+    GetLiveSessionQuery,
     LibrarySearchRequestOptions,
+    ListLiveSessionsQuery,
+    LiveCreateOptions,
     MonitorCreateOptions,
     MonitorUpdateOptions,
     PlaylistRequestOptions,
@@ -118,6 +128,8 @@ class Verbatim:
         """Monitors of YouTube channels and their events."""
         self.library = Library(self)
         """Every transcript the account has fetched, listed and searched."""
+        self.live = Live(self)
+        """Live streams transcribed as they play, and their events."""
         self.videos = Videos(self)
         """What sources say about items, without their words: title, description, chapters, counts."""
 
@@ -500,3 +512,119 @@ class Library:
         return Paginator(
             lambda cursor: self.search_page(with_cursor(body, cursor)), library_hits_of, library_cursor_of, first_cursor
         )
+
+
+class Live:
+    """Live sessions: a stream transcribed as it plays, its events read as they come."""
+
+    def __init__(self, client: Verbatim) -> None:
+        self._client = client
+
+    def create(
+        self,
+        url: calls.LiveCreateInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[LiveCreateOptions],
+    ) -> LiveSessionEnvelope:
+        """Starts a session of the stream at ``url``; the answer (202) carries its ``events_url`` and ``poll_url``."""
+        return self._client._send(calls.create_live(url, options), idempotency_key)
+
+    def start(
+        self,
+        url: calls.LiveCreateInput,
+        *,
+        idempotency_key: Optional[str] = None,
+        **options: Unpack[LiveCreateOptions],
+    ) -> LiveSessionHandle:
+        """Starts a session and answers its handle, to iterate its events and stop it."""
+        created = self.create(url, idempotency_key=idempotency_key, **options)
+        return LiveSessionHandle(self, created.data.id)
+
+    def session(self, session_id: str) -> LiveSessionHandle:
+        """The handle of a session started earlier."""
+        return LiveSessionHandle(self, session_id)
+
+    def get(self, session_id: str, **query: Unpack[GetLiveSessionQuery]) -> LiveSessionDetailEnvelope:
+        """One session, with its final segments after ``after`` (at most ``limit``)."""
+        return self._client._send(calls.get_live(session_id, query))
+
+    def list(self, **query: Unpack[ListLiveSessionsQuery]) -> LiveSessionListEnvelope:
+        """One page of the account's sessions, newest first."""
+        return self._client._send(calls.list_live(query))
+
+    def stop(self, session_id: str) -> LiveSessionEnvelope:
+        """Stops a session: what it transcribed is charged, and its transcript goes to the library."""
+        return self._client._send(calls.stop_live(session_id))
+
+    def events(
+        self, session_id: str, *, last_event_id: Optional[int] = None, reconnect: bool = True
+    ) -> Iterator[LiveEvent]:
+        """The session's events as they come: the durable ones once each, in order, and partials as words are heard.
+        A dropped connection is made again with ``Last-Event-ID``; the iteration ends after ``live.ended`` or
+        ``live.failed``. An error answer (an unknown session) is raised.
+        """
+        client = self._client
+        url = client._settings.base_url + calls.live_events_path(session_id)
+        delay = FIRST_RECONNECT_DELAY
+        while True:
+            headers = {**client._settings.headers(), **resume_headers(last_event_id)}
+            timeout = httpx.Timeout(client._settings.timeout, read=None)
+            try:
+                with client._http.stream("GET", url, headers=headers, timeout=timeout) as response:
+                    if response.status_code >= 400:
+                        response.read()
+                        try:
+                            body = response.json()
+                        except ValueError:
+                            body = response.text
+                        failure = error_of(
+                            body,
+                            response.status_code,
+                            response.headers.get("x-request-id"),
+                            retry_after_seconds(response.headers),
+                        )
+                        if not reconnect or not (isinstance(failure, APIError) and failure.retryable):
+                            raise failure
+                    else:
+                        for message in events_of_lines(response.iter_lines()):
+                            delay = FIRST_RECONNECT_DELAY
+                            event = parse_event(message)
+                            if message.id is not None:
+                                last_event_id = int(message.id)
+                            yield event
+                            if event.type in FINAL_TYPES:
+                                return
+            except httpx.TransportError:
+                if not reconnect:
+                    raise
+            if not reconnect:
+                return
+            time.sleep(delay)
+            delay = next_delay(delay)
+
+
+class LiveSessionHandle:
+    """A session to follow: its events, with reconnection, from where the handle left off, and its end."""
+
+    def __init__(self, live: Live, session_id: str) -> None:
+        self._live = live
+        self.id = session_id
+        self.last_event_id: Optional[int] = None
+        """The ``seq`` of the last durable event this handle gave."""
+
+    def events(self) -> Iterator[LiveEvent]:
+        for event in self._live.events(self.id, last_event_id=self.last_event_id):
+            seq = getattr(event, "seq", None)
+            if isinstance(seq, int):
+                self.last_event_id = seq
+            yield event
+
+    def __iter__(self) -> Iterator[LiveEvent]:
+        return self.events()
+
+    def get(self, **query: Unpack[GetLiveSessionQuery]) -> LiveSessionDetailEnvelope:
+        return self._live.get(self.id, **query)
+
+    def stop(self) -> LiveSessionEnvelope:
+        return self._live.stop(self.id)

@@ -5,7 +5,17 @@ import { Verbatim } from "../client.ts";
 import { exitCodes, parseCommand } from "./program.ts";
 import { errorReport, exitCodeOf, runCommand } from "./run.ts";
 
-const streams = { out: (text: string) => void process.stdout.write(text), err: process.stderr };
+// The first Ctrl-C stops a live session (which charges what was heard); a second one ends the process.
+const interrupt = new AbortController();
+process.once("SIGINT", () => {
+  interrupt.abort();
+  process.once("SIGINT", () => process.exit(130));
+});
+const streams = {
+  out: (text: string) => void process.stdout.write(text),
+  err: process.stderr,
+  interrupt: interrupt.signal,
+};
 
 // A reader that stops early (`verbatim channel @x | head`) closes the pipe: that ends the command, quietly.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

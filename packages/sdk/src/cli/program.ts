@@ -21,6 +21,7 @@ export type CliCommand =
       words?: boolean;
       out?: string;
     }
+  | { name: "live"; link: string; json: boolean; language?: string; maxMinutes?: number }
   | { name: "languages"; link: string; json: boolean }
   | { name: "metadata"; link: string; json: boolean }
   | { name: "channel"; channel: string; since?: string; limit: number; json: boolean }
@@ -58,6 +59,10 @@ const helpAfter = [
 interface Output {
   out: (text: string) => void;
   err: (text: string) => void;
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 }
 
 /** Parses `verbatim <command>`; answers `undefined` when commander printed help. Errors throw `CommanderError`. */
@@ -100,6 +105,11 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
       "time each word: cue timestamps in --format vtt, segments[].words in --format json (not text nor srt)",
     )
     .option("--out <file>", "write the transcript to this file instead of standard output")
+    .option(
+      "--live",
+      "transcribe a live stream as it plays (a YouTube or Twitch broadcast, an HLS playlist, a radio stream): each final segment prints as it is heard, --format json prints every event a line; 1 credit per started minute; Ctrl-C stops the session",
+    )
+    .option("--max-minutes <minutes>", "with --live: stop after this many minutes of audio", wholeNumber)
     .action(
       (
         link: string,
@@ -111,8 +121,31 @@ function userProgram(choose: (command: CliCommand) => void, output: Output): Com
           chunkSize?: number;
           words?: boolean;
           out?: string;
+          live?: boolean;
+          maxMinutes?: number;
         },
-      ) => choose({ name: "transcript", link, ...options }),
+        command: Command,
+      ) => {
+        const { live, maxMinutes, ...rest } = options;
+        if (!live) {
+          if (maxMinutes !== undefined) command.error("error: --max-minutes goes with --live");
+          return choose({ name: "transcript", link, ...rest });
+        }
+        if (rest.format !== "text" && rest.format !== "json") {
+          command.error("error: --live prints text or json: subtitles of a stream are never finished");
+        }
+        const others = (["translateTo", "mode", "chunkSize", "words", "out"] as const).filter(
+          (name) => rest[name] !== undefined,
+        );
+        if (others.length > 0) command.error(`error: --live does not take --${others.map(kebab).join(", --")}`);
+        return choose({
+          name: "live",
+          link,
+          json: rest.format === "json",
+          ...(rest.language === undefined ? {} : { language: rest.language }),
+          ...(maxMinutes === undefined ? {} : { maxMinutes }),
+        });
+      },
     );
 
   program

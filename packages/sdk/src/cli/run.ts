@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { ApiError, ConnectionError, JobTimeoutError, VerbatimError } from "../api-error.ts";
 import type { Verbatim } from "../client.ts";
+import { apiErrorFrom } from "../errors.ts";
 import { toSrt, toVtt } from "../formats.ts";
 import type {
   FinishedTranscriptResult,
@@ -20,6 +21,8 @@ import { type ProgressStream, progressDisplay } from "./progress.ts";
 export interface CliStreams {
   out: (text: string) => void;
   err: ProgressStream;
+  /** Aborts a command that runs until it is stopped (`--live`): Ctrl-C. */
+  interrupt?: AbortSignal;
 }
 
 /** An answer the command cannot print: the server left out what the request asked for. */
@@ -32,6 +35,8 @@ export async function runCommand(command: CliCommand, verbatim: Verbatim, stream
   switch (command.name) {
     case "transcript":
       return transcript(command, verbatim, streams);
+    case "live":
+      return live(command, verbatim, streams);
     case "languages":
       return languages(command, verbatim, streams);
     case "metadata": {
@@ -126,6 +131,54 @@ function chunkLines(chunks: readonly TranscriptChunk[]): string {
 function required<T>(value: T | undefined, field: string): T {
   if (value === undefined) throw new UnreadableAnswerError(`the server's answer has no ${field}`);
   return value;
+}
+
+/**
+ * Starts a live session and prints its final segments as they come (or, with json, every event a
+ * line), until the stream ends or an interrupt stops the session: what was heard is charged and
+ * kept in the library either way. Notes on the session go to standard error.
+ */
+async function live(
+  command: Extract<CliCommand, { name: "live" }>,
+  verbatim: Verbatim,
+  streams: CliStreams,
+): Promise<void> {
+  const session = await verbatim.live.start({
+    url: command.link,
+    ...(command.language === undefined ? {} : { language: command.language }),
+    ...(command.maxMinutes === undefined ? {} : { max_minutes: command.maxMinutes }),
+    ...(command.json ? {} : { partials: false }),
+  });
+  streams.err.write(printable(`live session ${session.id}: ${command.link}\n`));
+  const reading = new AbortController();
+  const stop = () => {
+    reading.abort();
+    streams.err.write(printable(`stopping live session ${session.id}\n`));
+  };
+  streams.interrupt?.addEventListener("abort", stop, { once: true });
+  try {
+    for await (const event of session.events({ signal: reading.signal })) {
+      if (command.json) streams.out(`${printableJson(event)}\n`);
+      else if (event.type === "live.segment") streams.out(printable(`${event.text}\n`));
+      if (event.type === "live.gap") {
+        streams.err.write(printable(`gap: ${event.from} s to ${event.to} s not transcribed (${event.reason})\n`));
+      }
+      if (event.type === "live.ended") {
+        streams.err.write(
+          printable(`ended (${event.reason}): ${event.audio_seconds} s, ${event.credits_spent} credits\n`),
+        );
+      }
+      if (event.type === "live.failed") {
+        throw apiErrorFrom(event.error, { status: 200, requestId: null, retryAfter: null });
+      }
+    }
+  } finally {
+    streams.interrupt?.removeEventListener("abort", stop);
+  }
+  if (reading.signal.aborted) {
+    const { data } = await session.stop();
+    streams.err.write(printable(`${data.status}: ${data.audio_seconds} s, ${data.credits_spent} credits\n`));
+  }
 }
 
 async function languages(

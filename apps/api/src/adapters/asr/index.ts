@@ -11,6 +11,8 @@ import type { SpeechEngine } from "./speech-engine.ts";
 export { OpenAiCompatibleSpeechEngine } from "./openai-compatible-speech-engine.ts";
 export { SherpaOnnxSpeechEngine } from "./sherpa-onnx-speech-engine.ts";
 export type {
+  LiveRecognition,
+  PartialWords,
   SpeechEngine,
   SpeechEngineInfo,
   SpeechSegment,

@@ -15,5 +15,7 @@ export function meteredSpeechEngine(engine: SpeechEngine, metrics: ServiceMetric
       return transcript;
     },
     check: () => engine.check(),
+    // A live session's audio is billed by the minute as it passes, not as a finished recognition.
+    ...(engine.startLive ? { startLive: engine.startLive.bind(engine) } : {}),
   };
 }

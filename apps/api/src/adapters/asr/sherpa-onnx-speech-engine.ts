@@ -5,6 +5,8 @@ import { packagePath } from "../../package-files.ts";
 import { SAMPLE_RATE } from "../media/decoder.ts";
 import { wordsOfPieces } from "../parsing/words.ts";
 import type {
+  LiveRecognition,
+  PartialWords,
   SpeechEngine,
   SpeechEngineInfo,
   SpeechSegment,
@@ -162,6 +164,65 @@ export class SherpaOnnxSpeechEngine implements SpeechEngine {
     return { info: this.info, segments, duration };
   }
 
+  /**
+   * Recognises a live stream with the same recognizer and settings as `transcribe`: fed in the
+   * same 0.1 s pieces with the same dither, an utterance ends at the same endpoints, so the words
+   * are those a recording of the stream would get, whatever sizes the samples arrive in.
+   */
+  startLive(): LiveRecognition {
+    const recognizer = this.loadRecognizer();
+    const stream = recognizer.createStream();
+    const dither = ditherer();
+    const lag = this.wordLagSeconds;
+    let samplesFed = 0;
+    let finished = false;
+    const take = (endSeconds: number, into: SpeechSegment[]) => {
+      const segment = utteranceSegment(recognizer.getResult(stream), endSeconds, lag);
+      if (segment) into.push(segment);
+      recognizer.reset(stream);
+    };
+    const feed = (piece: Float32Array) => {
+      stream.acceptWaveform({ samples: dither(piece), sampleRate: SAMPLE_RATE });
+      while (recognizer.isReady(stream)) recognizer.decode(stream);
+    };
+    let carried = new Float32Array(0);
+    return {
+      accept(samples) {
+        if (finished) throw new Error("This live recognition has finished.");
+        const ended: SpeechSegment[] = [];
+        const all = carried.length > 0 ? concatenated(carried, samples) : samples;
+        let offset = 0;
+        for (; offset + FEED_SAMPLES <= all.length; offset += FEED_SAMPLES) {
+          feed(all.subarray(offset, offset + FEED_SAMPLES));
+          samplesFed += FEED_SAMPLES;
+          if (recognizer.isEndpoint(stream)) take(samplesFed / SAMPLE_RATE, ended);
+        }
+        carried = all.slice(offset);
+        return ended;
+      },
+      partial(): PartialWords | null {
+        if (finished) return null;
+        const segment = utteranceSegment(recognizer.getResult(stream), samplesFed / SAMPLE_RATE, lag);
+        return segment ? { start: segment.start, text: segment.text } : null;
+      },
+      finish() {
+        if (finished) return [];
+        finished = true;
+        const ended: SpeechSegment[] = [];
+        if (carried.length > 0) {
+          feed(carried);
+          samplesFed += carried.length;
+        }
+        const duration = samplesFed / SAMPLE_RATE;
+        stream.acceptWaveform({ samples: dither(TAIL_PADDING), sampleRate: SAMPLE_RATE });
+        stream.inputFinished();
+        while (recognizer.isReady(stream)) recognizer.decode(stream);
+        take(duration, ended);
+        return ended;
+      },
+    };
+  }
+
   private loadRecognizer(): OnlineRecognizer {
     this.recognizer ??= new sherpaOnnx.OnlineRecognizer({
       featConfig: { sampleRate: SAMPLE_RATE, featureDim: 80 },
@@ -198,6 +259,13 @@ function ditherer(): (samples: Float32Array) => Float32Array {
     }
     return dithered;
   };
+}
+
+function concatenated(first: Float32Array, second: Float32Array): Float32Array {
+  const joined = new Float32Array(first.length + second.length);
+  joined.set(first);
+  joined.set(second, first.length);
+  return joined;
 }
 
 /**

@@ -34,6 +34,26 @@ export interface TranscribeOptions {
   onProgress?: (secondsProcessed: number) => void;
 }
 
+/** The words of the utterance in progress: replaced as more is heard, until the utterance ends. */
+export interface PartialWords {
+  /** When the utterance began, in seconds from the start of the recognition. */
+  start: number;
+  text: string;
+}
+
+/**
+ * Speech recognised as it is heard (a live stream): samples go in as they arrive, utterances
+ * come out as they end, and the words of the one in progress can be read at any time.
+ */
+export interface LiveRecognition {
+  /** Feeds 16 kHz mono samples; answers the utterances that ended, timed from the start of the recognition. */
+  accept(samples: Float32Array): SpeechSegment[];
+  /** The words of the utterance in progress; null when none are heard yet. */
+  partial(): PartialWords | null;
+  /** Ends the input: answers the utterance in progress, if it holds words. Nothing may be fed after. */
+  finish(): SpeechSegment[];
+}
+
 /** Turns speech into timed text. */
 export interface SpeechEngine {
   readonly info: SpeechEngineInfo;
@@ -41,6 +61,8 @@ export interface SpeechEngine {
   transcribe(samples: AsyncIterable<Float32Array>, options?: TranscribeOptions): Promise<SpeechTranscript>;
   /** A cheap readiness check for health: resolves when the engine can take work, rejects saying why not. */
   check(): Promise<void>;
+  /** Starts recognising a live stream; absent on an engine that only transcribes whole media (an OpenAI-compatible server). */
+  startLive?(): LiveRecognition;
 }
 
 /** Decodes media with ffmpeg and streams it into the engine. Input problems reject as SourceErrors (see `decodeAudio`). */

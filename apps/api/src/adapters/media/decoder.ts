@@ -21,12 +21,40 @@ export interface DecodedAudio {
 export interface DecodeOptions {
   /** Kills ffmpeg and ends the iteration with the signal's reason. */
   signal?: AbortSignal;
+  /** The input is a live stream piped in: decode it with the least delay (`LIVE_SAMPLES_OUTPUT`). */
+  live?: boolean;
 }
 
 const require = createRequire(import.meta.url);
 
 /** ffmpeg output options: audio only, mono, 16 kHz, loudness-normalised, raw little-endian float32 on stdout. */
 const SPEECH_SAMPLES_OUTPUT = ["-vn", "-ac", "1", "-ar", String(SAMPLE_RATE), "-af", "dynaudnorm", "-f", "f32le", "-"];
+
+/**
+ * The same for a live stream, whose words are awaited: dynaudnorm's default frames (500 ms, a
+ * gaussian of 31) hold about 8 s of audio back before any comes out; 200 ms frames and a gaussian
+ * of 5 hold about half a second. Each packet is written as soon as it is decoded.
+ */
+const LIVE_SAMPLES_OUTPUT = [
+  "-vn",
+  "-ac",
+  "1",
+  "-ar",
+  String(SAMPLE_RATE),
+  "-af",
+  "dynaudnorm=f=200:g=5",
+  "-flush_packets",
+  "1",
+  "-f",
+  "f32le",
+  "-",
+];
+
+/**
+ * Input options of a live stream piped in: ffmpeg by default reads 5 MB or 5 s of a pipe before it
+ * decodes anything, minutes of a radio stream; 32 KiB and half a second name an audio format.
+ */
+const LIVE_INPUT_PROBE = ["-probesize", "32768", "-analyzeduration", "500000"];
 
 /**
  * The demuxers media may be read with: plain audio and video containers. Playlists and lists of
@@ -73,7 +101,9 @@ export function resolveFfmpegPath(): string {
  * buffer. Input problems reject as `SourceError`s: `no_audio_stream` or `invalid_input`.
  */
 export function decodeAudio(input: MediaInput, options: DecodeOptions = {}): DecodedAudio {
-  const child = spawnFfmpeg(input, SPEECH_SAMPLES_OUTPUT);
+  const child = options.live
+    ? spawnFfmpeg(input, LIVE_SAMPLES_OUTPUT, LIVE_INPUT_PROBE)
+    : spawnFfmpeg(input, SPEECH_SAMPLES_OUTPUT);
   const diagnostics = new FfmpegDiagnostics(child.stderr);
   const exited = exitOf(child);
   const onAbort = () => child.kill("SIGKILL");
@@ -153,11 +183,23 @@ export async function probeMedia(
   }
 }
 
-function spawnFfmpeg(input: MediaInput, outputArgs: string[]): ChildProcessByStdio<Writable, Readable, Readable> {
+function spawnFfmpeg(
+  input: MediaInput,
+  outputArgs: string[],
+  probeArgs: string[] = [],
+): ChildProcessByStdio<Writable, Readable, Readable> {
   // A file stays a file, because MP4s that keep their index at the end need seeking; but the one
   // protocol allowed is the input's own, so nothing the media names can be opened.
   const [protocol, source] = typeof input === "string" ? ["file", `file:${input}`] : ["pipe", "pipe:0"];
-  const inputArgs = ["-protocol_whitelist", protocol, "-format_whitelist", ALLOWED_DEMUXERS.join(","), "-i", source];
+  const inputArgs = [
+    "-protocol_whitelist",
+    protocol,
+    "-format_whitelist",
+    ALLOWED_DEMUXERS.join(","),
+    ...probeArgs,
+    "-i",
+    source,
+  ];
   const child = spawn(resolveFfmpegPath(), ["-hide_banner", "-nostdin", ...inputArgs, ...outputArgs], {
     stdio: ["pipe", "pipe", "pipe"],
   });

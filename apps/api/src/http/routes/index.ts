@@ -5,6 +5,7 @@ import type { LiveRoute } from "../route.ts";
 import { healthCheck } from "./health.ts";
 import { deepHealthCheck } from "./health-deep.ts";
 import { libraryRoutes } from "./library.ts";
+import { liveSessionRoutes } from "./live.ts";
 import { me } from "./me.ts";
 import { monitorRoutes } from "./monitors.ts";
 import { getTranscriptJob } from "./transcript-jobs.ts";
@@ -17,7 +18,7 @@ import { getVideoMetadata } from "./videos-metadata.ts";
 
 /** The operations this server serves: each maps to the service behind it, when the server has that service. */
 export function liveRoutes(deps: AppDeps): LiveRoute[] {
-  const { transcripts, batches, captionLanguages, metadata, jobs, callbackTargets, lists, monitors, probes } =
+  const { transcripts, batches, captionLanguages, metadata, jobs, callbackTargets, lists, monitors, live, probes } =
     deps.services;
   return [
     healthCheck(deps),
@@ -31,6 +32,7 @@ export function liveRoutes(deps: AppDeps): LiveRoute[] {
     ...(jobs ? [getTranscriptJob(deps, jobs)] : []),
     ...(lists ? listRoutes(deps, lists) : []),
     ...(monitors ? monitorRoutes(deps, monitors) : []),
+    ...(live ? liveSessionRoutes(deps, live) : []),
     ...libraryRoutes(deps),
   ];
 }
@@ -47,6 +49,9 @@ export const pollingOperations: ReadonlySet<OperationId> = new Set([
   "listMonitors",
   "getMonitor",
   "listMonitorEvents",
+  "listLiveSessions",
+  "getLiveSession",
+  "streamLiveEvents",
 ]);
 
 /** Which allowance an authenticated operation counts against. */
@@ -75,4 +80,9 @@ export const pendingOperations: Partial<Record<OperationId, string>> = {
   deleteMonitor: "listing sources and monitors configured on the server",
   checkMonitor: "listing sources and monitors configured on the server",
   listMonitorEvents: "listing sources and monitors configured on the server",
+  createLiveSession: "live sessions (speech recognition with a streaming engine) configured on the server",
+  listLiveSessions: "live sessions (speech recognition with a streaming engine) configured on the server",
+  getLiveSession: "live sessions (speech recognition with a streaming engine) configured on the server",
+  streamLiveEvents: "live sessions (speech recognition with a streaming engine) configured on the server",
+  stopLiveSession: "live sessions (speech recognition with a streaming engine) configured on the server",
 };

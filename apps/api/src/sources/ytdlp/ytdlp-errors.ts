@@ -167,6 +167,7 @@ const plainWords: Record<SourceErrorKind, string> = {
   no_feed_link: "The page links to no feed",
   not_a_feed: "The address is no feed",
   feed_unreadable: "The feed could not be read",
+  not_live: "The item is not live",
 };
 
 /** The SourceError a sidecar failure means; anything not recognised is `unparseable`. */

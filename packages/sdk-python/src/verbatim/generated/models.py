@@ -51,8 +51,32 @@ JobPollPath = str
 LanguageTag = str
 """A BCP-47 language tag (`en`, `pt-BR`)."""
 
+LastEventId = str
+"""The `seq` of the last event a client received: the stream resumes after it."""
+
 ListPlatform = Literal["youtube", "tiktok", "instagram", "spotify", "apple", "rss"]
 """Where the rows of a list page came from."""
+
+LiveEndReason = Literal["stream_ended", "max_minutes", "insufficient_credits", "stopped"]
+"""Why a session ended."""
+
+LiveEventsPath = str
+"""The path of a live session's server-sent events: `/api/v2/live/{id}/events`."""
+
+LiveGapReason = Literal["takeover", "fell_behind", "reconnected"]
+"""Why a stretch of the stream was not transcribed."""
+
+LivePollPath = str
+"""The path that reads a live session: `/api/v2/live/{id}`."""
+
+LiveReading = Literal["hls", "icecast"]
+"""How the stream is read."""
+
+LiveSessionId = str
+"""A live session's id: `live_` and a ULID."""
+
+LiveSessionStatus = Literal["waiting", "live", "ended", "stopped", "failed"]
+"""Where a live session stands."""
 
 LiveStatus = Literal["not_live", "was_live"]
 """Whether an item was streamed live: `not_live` (uploaded, or a podcast or media file),
@@ -1325,8 +1349,528 @@ class LibraryTranscriptEnvelope(ApiModel):
     """Credit usage of the call."""
 
 
+class LiveCreate(ApiModel):
+    """Start transcribing a live stream."""
+
+    url: str
+    """The live stream: a YouTube live video (`https://www.youtube.com/watch?v=...`,
+    `https://www.youtube.com/live/...`), a Twitch channel (`https://www.twitch.tv/<channel>`), an
+    HLS playlist (`.m3u8`) or an Icecast radio stream.
+    """
+
+    language: Optional[LanguageTag] = Field(default=None)
+    """BCP-47 language of the speech, as the transcript records it. The default embedded model
+    recognises English only, and says `en` whatever is sent.
+    """
+
+    webhook_url: Optional[WebhookUrl] = Field(default=None)
+    """A public https URL that receives the final segments, batched (at most one delivery every few
+    seconds), and the session's lifecycle events, signed with the account's webhook secret.
+    """
+
+    max_minutes: Optional[int] = Field(default=None)
+    """Stop after this many minutes of audio. Default and most: the plan's `max_minutes`."""
+
+    partials: Optional[bool] = Field(default=True)
+    """Send `live.partial` events on the event stream: the words of the utterance in progress."""
+
+
+class LiveEndedEvent(ApiModel):
+    """The session ended; the transcript is in the library."""
+
+    type: Literal["live.ended"]
+    """Always `live.ended`."""
+
+    seq: int
+    """The event's sequence number in its session, from 1: the server-sent event's `id`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    created_at: str
+    """When the event was recorded."""
+
+    reason: LiveEndReason
+    """Why."""
+
+    audio_seconds: float
+    """Seconds of audio transcribed."""
+
+    credits_spent: int
+    """Credits charged, 1 per started minute."""
+
+
+class LiveEndedWebhook(ApiModel):
+    """A live session ended; its transcript is in the library. Sent to the session's `webhook_url`."""
+
+    type: Literal["live.ended"]
+    """Always `live.ended`."""
+
+    seq: int
+    """The event's sequence number in its session, from 1: the server-sent event's `id`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    created_at: str
+    """When the event was recorded."""
+
+    reason: LiveEndReason
+    """Why."""
+
+    audio_seconds: float
+    """Seconds of audio transcribed."""
+
+    credits_spent: int
+    """Credits charged, 1 per started minute."""
+
+
+class LiveFailedEvent(ApiModel):
+    """The session failed; what it transcribed before is charged and in the library."""
+
+    type: Literal["live.failed"]
+    """Always `live.failed`."""
+
+    seq: int
+    """The event's sequence number in its session, from 1: the server-sent event's `id`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    created_at: str
+    """When the event was recorded."""
+
+    error: ApiError
+    """Why."""
+
+
+class LiveFailedWebhook(ApiModel):
+    """A live session failed. Sent to the session's `webhook_url`."""
+
+    type: Literal["live.failed"]
+    """Always `live.failed`."""
+
+    seq: int
+    """The event's sequence number in its session, from 1: the server-sent event's `id`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    created_at: str
+    """When the event was recorded."""
+
+    error: ApiError
+    """Why."""
+
+
+class LiveGapEvent(ApiModel):
+    """A stretch of the stream was not transcribed."""
+
+    type: Literal["live.gap"]
+    """Always `live.gap`."""
+
+    seq: int
+    """The event's sequence number in its session, from 1: the server-sent event's `id`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    created_at: str
+    """When the event was recorded."""
+
+    from_: float = Field(alias="from")
+    """Where the hole begins, in seconds from the start of the session."""
+
+    to: float
+    """Where transcription resumed."""
+
+    reason: LiveGapReason
+    """Why."""
+
+
+class LiveGapWebhook(ApiModel):
+    """A stretch of a live stream was not transcribed. Sent to the session's `webhook_url`."""
+
+    type: Literal["live.gap"]
+    """Always `live.gap`."""
+
+    seq: int
+    """The event's sequence number in its session, from 1: the server-sent event's `id`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    created_at: str
+    """When the event was recorded."""
+
+    from_: float = Field(alias="from")
+    """Where the hole begins, in seconds from the start of the session."""
+
+    to: float
+    """Where transcription resumed."""
+
+    reason: LiveGapReason
+    """Why."""
+
+
+class LiveLibraryEntry(ApiModel):
+    """Where a finished session's transcript is in the library."""
+
+    id: str
+    """The library entry's id (`GET /library/{id}`)."""
+
+    replaceable_by_captions: bool
+    """`true` for a YouTube broadcast: once YouTube publishes captions of the past stream, a later
+    `POST /transcripts/video` of the video may replace this transcript in the library.
+    """
+
+
+class LiveLimits(ApiModel):
+    """The plan's limits on live sessions."""
+
+    max_sessions: int
+    """Sessions `waiting` or `live` at once."""
+
+    max_minutes: int
+    """The most `max_minutes` a session may ask for."""
+
+
+class LivePartialEvent(ApiModel):
+    """The words of the utterance in progress (server-sent events only, with no `id`): each replaces
+    the last, and a `live.segment` replaces them when the utterance ends.
+    """
+
+    type: Literal["live.partial"]
+    """Always `live.partial`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    start: float
+    """When the utterance began, in seconds from the start of the session."""
+
+    text: str
+    """The words heard so far."""
+
+
+class LiveSegment(ApiModel):
+    """A final segment of a live transcript: committed to the store before any event announces it."""
+
+    seq: int
+    """The session's event sequence number of this segment: the `id` of its server-sent event."""
+
+    start: float
+    """Start time in seconds from the start of the session, gaps included."""
+
+    duration: float
+    """Duration in seconds."""
+
+    text: str
+    """The words spoken."""
+
+    words: List[Word]
+    """The words with their times."""
+
+
+class LiveSegmentEvent(ApiModel):
+    """A final segment, committed before it is announced."""
+
+    type: Literal["live.segment"]
+    """Always `live.segment`."""
+
+    seq: int
+    """The event's sequence number in its session, from 1: the server-sent event's `id`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    created_at: str
+    """When the event was recorded."""
+
+    start: float
+    """Start time in seconds from the start of the session."""
+
+    duration: float
+    """Duration in seconds."""
+
+    text: str
+    """The words spoken."""
+
+    words: List[Word]
+    """The words with their times."""
+
+
+class LiveSegmentsWebhook(ApiModel):
+    """Final segments of a live session, in order, batched: at most one delivery every few seconds.
+    Sent to the session's `webhook_url`; `seq` orders deliveries that a retry reordered.
+    """
+
+    type: Literal["live.segments"]
+    """Always `live.segments`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    segments: List[LiveSegment]
+    """The segments since the previous delivery, in order."""
+
+
+class LiveSession(ApiModel):
+    """A live session: one stream transcribed as it plays."""
+
+    kind: Literal["live_session"]
+    """Always `live_session`."""
+
+    id: LiveSessionId
+    """The session's id (`live_...`)."""
+
+    status: LiveSessionStatus
+    """Where the session stands."""
+
+    end_reason: Optional[LiveEndReason]
+    """Why the session ended, once `ended` or `stopped`."""
+
+    error: Optional[ApiError]
+    """Why the session failed, once `failed`."""
+
+    source: LiveSource
+    """The stream."""
+
+    language: Optional[str]
+    """BCP-47 language of the transcript."""
+
+    partials: bool
+    """Whether the event stream carries `live.partial` events."""
+
+    max_minutes: int
+    """Minutes of audio after which the session ends."""
+
+    webhook_url: Optional[WebhookUrl]
+    """Where final segments and lifecycle events are delivered."""
+
+    events_url: LiveEventsPath
+    """The path of the session's server-sent events: `/api/v2/live/{id}/events`."""
+
+    poll_url: LivePollPath
+    """The path that reads the session: `/api/v2/live/{id}`."""
+
+    created_at: str
+    """When the session was asked for."""
+
+    started_at: Optional[str]
+    """When audio first reached the recognizer."""
+
+    ended_at: Optional[str]
+    """When the session ended, stopped or failed."""
+
+    audio_seconds: float
+    """Seconds of audio transcribed so far; gaps are not counted."""
+
+    credits_spent: int
+    """Credits charged so far: 1 per started minute of `audio_seconds`."""
+
+    last_event_seq: int
+    """The sequence number of the newest event, the `Last-Event-ID` that resumes after it; 0 before any."""
+
+    library: Optional[LiveLibraryEntry]
+    """Where the transcript is in the library, once the session is over; `null` before, or when it heard no words."""
+
+
+class LiveSessionDetail(ApiModel):
+    """A live session with a page of its final segments."""
+
+    kind: Literal["live_session"]
+    """Always `live_session`."""
+
+    id: LiveSessionId
+    """The session's id (`live_...`)."""
+
+    status: LiveSessionStatus
+    """Where the session stands."""
+
+    end_reason: Optional[LiveEndReason]
+    """Why the session ended, once `ended` or `stopped`."""
+
+    error: Optional[ApiError]
+    """Why the session failed, once `failed`."""
+
+    source: LiveSource
+    """The stream."""
+
+    language: Optional[str]
+    """BCP-47 language of the transcript."""
+
+    partials: bool
+    """Whether the event stream carries `live.partial` events."""
+
+    max_minutes: int
+    """Minutes of audio after which the session ends."""
+
+    webhook_url: Optional[WebhookUrl]
+    """Where final segments and lifecycle events are delivered."""
+
+    events_url: LiveEventsPath
+    """The path of the session's server-sent events: `/api/v2/live/{id}/events`."""
+
+    poll_url: LivePollPath
+    """The path that reads the session: `/api/v2/live/{id}`."""
+
+    created_at: str
+    """When the session was asked for."""
+
+    started_at: Optional[str]
+    """When audio first reached the recognizer."""
+
+    ended_at: Optional[str]
+    """When the session ended, stopped or failed."""
+
+    audio_seconds: float
+    """Seconds of audio transcribed so far; gaps are not counted."""
+
+    credits_spent: int
+    """Credits charged so far: 1 per started minute of `audio_seconds`."""
+
+    last_event_seq: int
+    """The sequence number of the newest event, the `Last-Event-ID` that resumes after it; 0 before any."""
+
+    library: Optional[LiveLibraryEntry]
+    """Where the transcript is in the library, once the session is over; `null` before, or when it heard no words."""
+
+    segments: List[LiveSegment]
+    """Final segments after `after` (at most `limit`), in order."""
+
+    next_after: Optional[int]
+    """Pass as `after` for the next segments; `null` when there are none yet."""
+
+
+class LiveSessionDetailEnvelope(ApiModel):
+    """The body of every successful response."""
+
+    ok: Literal[True]
+    """Always `true` on success."""
+
+    request_id: RequestId
+    """The request's id (`req_...`); equal to the `X-Request-Id` header."""
+
+    data: LiveSessionDetail
+    """The result of the operation."""
+
+    usage: Usage
+    """Credit usage of the call."""
+
+
+class LiveSessionEnvelope(ApiModel):
+    """The body of every successful response."""
+
+    ok: Literal[True]
+    """Always `true` on success."""
+
+    request_id: RequestId
+    """The request's id (`req_...`); equal to the `X-Request-Id` header."""
+
+    data: LiveSession
+    """The result of the operation."""
+
+    usage: Usage
+    """Credit usage of the call."""
+
+
+class LiveSessionList(ApiModel):
+    """A page of the account's live sessions."""
+
+    kind: Literal["live_session_list"]
+    """Always `live_session_list`."""
+
+    sessions: List[LiveSession]
+    """Up to `limit` sessions, newest first."""
+
+    next_cursor: Optional[Cursor]
+    """Pass back as `cursor` for older sessions; `null` when there are none."""
+
+    limits: LiveLimits
+    """Limits on live sessions."""
+
+
+class LiveSessionListEnvelope(ApiModel):
+    """The body of every successful response."""
+
+    ok: Literal[True]
+    """Always `true` on success."""
+
+    request_id: RequestId
+    """The request's id (`req_...`); equal to the `X-Request-Id` header."""
+
+    data: LiveSessionList
+    """The result of the operation."""
+
+    usage: Usage
+    """Credit usage of the call."""
+
+
+class LiveSource(ApiModel):
+    """The stream a session reads, as the request named it and its platform resolved it."""
+
+    url: str
+    """The address as sent."""
+
+    platform: Platform
+    """Where the stream is: `youtube`, `twitch`, or `file` for a playlist or radio stream given directly."""
+
+    reading: LiveReading
+    """How it is read."""
+
+    video_id: Optional[str]
+    """The platform's id of the broadcast (a YouTube video id, a Twitch channel); `null` for a stream given directly."""
+
+    title: Optional[str]
+    """The broadcast's title, where the platform gives one."""
+
+    channel: Optional[str]
+    """The channel, where the platform gives one."""
+
+
+class LiveStartedEvent(ApiModel):
+    """The session started reading its stream."""
+
+    type: Literal["live.started"]
+    """Always `live.started`."""
+
+    seq: int
+    """The event's sequence number in its session, from 1: the server-sent event's `id`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    created_at: str
+    """When the event was recorded."""
+
+    source: LiveSource
+    """The stream."""
+
+
+class LiveStartedWebhook(ApiModel):
+    """A live session started reading its stream. Sent to the session's `webhook_url`."""
+
+    type: Literal["live.started"]
+    """Always `live.started`."""
+
+    seq: int
+    """The event's sequence number in its session, from 1: the server-sent event's `id`."""
+
+    session_id: LiveSessionId
+    """The session's id."""
+
+    created_at: str
+    """When the event was recorded."""
+
+    source: LiveSource
+    """The stream."""
+
+
 class LiveStreamError(ApiModel):
-    """The video is a live broadcast that is upcoming or still running. Retry after the recording is published."""
+    """The video is a live broadcast that is upcoming or still running: retry after the recording is
+    published, or transcribe it as it plays with `POST /live`, which `retry_with.endpoint` names.
+    """
 
     code: Literal["live_stream"]
     """Stable identifier of the error. Branch on it (or on `number`), never on `message`."""
@@ -1341,6 +1885,9 @@ class LiveStreamError(ApiModel):
 
     docs: str
     """Link to this error's description, served by the API at `/docs/errors/{code}`."""
+
+    retry_with: RetryWithEndpoint
+    """The endpoint that transcribes the stream as it plays: `/api/v2/live`."""
 
 
 class Me(ApiModel):
@@ -3010,6 +3557,9 @@ JobStatus = Annotated[Union[JobProcessing, JobCompleted, JobFailed], Field(discr
 ListRow = Union[VideoRow, ChannelRow, PlaylistRow]
 """One row of a list: a video, or for searches of other types a channel or a playlist."""
 
+LiveEvent = Annotated[Union[LiveStartedEvent, LivePartialEvent, LiveSegmentEvent, LiveGapEvent, LiveEndedEvent, LiveFailedEvent], Field(discriminator="type")]
+"""An event of a live session, told apart by `type`: the `data` of a server-sent event, whose `event` is the same type."""
+
 MonitorEvent = Annotated[Union[MonitorVideosEvent, MonitorTranscriptEvent], Field(discriminator="type")]
 """An event of a monitor."""
 
@@ -3018,11 +3568,11 @@ Platform = Union[Literal["youtube", "tiktok", "instagram", "x", "vimeo", "facebo
 extractor its operator allows adds one), so clients must accept values they do not know.
 """
 
-WebhookEvent = Annotated[Union[TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, MonitorVideosWebhook, MonitorTranscriptWebhook], Field(discriminator="type")]
+WebhookEvent = Annotated[Union[TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, MonitorVideosWebhook, MonitorTranscriptWebhook, LiveStartedWebhook, LiveSegmentsWebhook, LiveGapWebhook, LiveEndedWebhook, LiveFailedWebhook], Field(discriminator="type")]
 """Any event Verbatim delivers by webhook, told apart by `type`."""
 
 # The models name the unions above, which are defined after them.
-for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionLanguage, CaptionLanguages, CaptionLanguagesEnvelope, CaptionsDisabledError, ChannelRequest, ChannelRow, Chapter, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LanguagesRequest, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LibraryTranscript, LibraryTranscriptEnvelope, LiveStreamError, Me, MeEnvelope, MembersOnlyError, MetadataChannel, MetadataRequest, MetadataStats, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, QueueDepth, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, RetryWithTranslation, SearchRequest, Segment, SpeechEngineInfo, Thumbnail, TimeoutError, Transcript, TranscriptChunk, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, TranslationTarget, TranslationUnavailableError, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoMetadata, VideoMetadataEnvelope, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError, Word, WorkerHeartbeat):
+for _model in (AgeRestrictedError, AudioIneligibleError, AudioTooLongError, BatchRequest, BatchResult, BatchResultEnvelope, BatchRowError, BatchRowOk, BatchRowProcessing, BatchSizeDetails, BatchTooLargeError, CaptionLanguage, CaptionLanguages, CaptionLanguagesEnvelope, CaptionsDisabledError, ChannelRequest, ChannelRow, Chapter, ConnectionError, CreatedMonitor, CreatedMonitorEnvelope, DeepHealth, DeepHealthEnvelope, Delivery, DependencyCheck, DrmProtectedError, EndpointPlatformMismatchError, ErrorEnvelope, FullTranscript, HealthEnvelope, HealthStatus, IdempotencyConflictError, InsufficientCreditsError, InternalError, InvalidCursorError, InvalidInputError, InvalidRequestError, JobAccepted, JobCompleted, JobFailed, JobProcessing, LanguagesRequest, LibraryEntry, LibraryHit, LibraryPage, LibraryPageEnvelope, LibrarySearchPage, LibrarySearchPageEnvelope, LibrarySearchRequest, LibrarySnippet, LibraryTranscript, LibraryTranscriptEnvelope, LiveCreate, LiveEndedEvent, LiveEndedWebhook, LiveFailedEvent, LiveFailedWebhook, LiveGapEvent, LiveGapWebhook, LiveLibraryEntry, LiveLimits, LivePartialEvent, LiveSegment, LiveSegmentEvent, LiveSegmentsWebhook, LiveSession, LiveSessionDetail, LiveSessionDetailEnvelope, LiveSessionEnvelope, LiveSessionList, LiveSessionListEnvelope, LiveSource, LiveStartedEvent, LiveStartedWebhook, LiveStreamError, Me, MeEnvelope, MembersOnlyError, MetadataChannel, MetadataRequest, MetadataStats, Monitor, MonitorCheck, MonitorCheckEnvelope, MonitorCheckError, MonitorCreate, MonitorDeleted, MonitorDeletedEnvelope, MonitorEnvelope, MonitorEventList, MonitorEventListEnvelope, MonitorLimits, MonitorList, MonitorListEnvelope, MonitorOptions, MonitorRef, MonitorTranscript, MonitorTranscriptData, MonitorTranscriptEvent, MonitorTranscriptWebhook, MonitorUpdate, MonitorVideosData, MonitorVideosEvent, MonitorVideosWebhook, NoAudioStreamError, NoCaptionsError, NoSpeechError, NotFoundError, OverloadedError, ParseError, PlaylistRequest, PlaylistRow, PodcastFeedDetails, PodcastFeedNotFoundError, PodcastInfo, PrivateError, ProxyUnavailableError, QueueDepth, RateLimitState, RateLimitedError, RegionBlockedError, RetryWithEndpoint, RetryWithMode, RetryWithTranslation, SearchRequest, Segment, SpeechEngineInfo, Thumbnail, TimeoutError, Transcript, TranscriptChunk, TranscriptEnvelope, TranscriptJobCompletedWebhook, TranscriptJobFailedWebhook, TranscriptJobRef, TranscriptRequest, TranslationTarget, TranslationUnavailableError, UnauthorizedError, UnavailableError, UnknownError, UnsupportedPlatformError, UpstreamError, UpstreamUnavailableError, Usage, UsageByEndpoint, UsageDay, UsageReport, UsageReportEnvelope, ValidationIssue, VideoMetadata, VideoMetadataEnvelope, VideoPage, VideoPageEnvelope, VideoRow, VideoStats, WasLiveError, Word, WorkerHeartbeat):
     _model.model_rebuild()
 
-__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "Chapter", "CheckInterval", "ChunkBy", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListPlatform", "ListRow", "LiveStatus", "LiveStreamError", "Me", "MeEnvelope", "MediaTime", "MembersOnlyError", "MetadataChannel", "MetadataRequest", "MetadataStats", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorPlatform", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PodcastResolution", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchPlatform", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "Thumbnail", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoMetadata", "VideoMetadataEnvelope", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "Word", "WordTiming", "WorkerHeartbeat", "WorkerId"]
+__all__ = ["AccountId", "AgeRestrictedError", "ApiError", "AudioIneligibleError", "AudioTooLongError", "BatchItem", "BatchRequest", "BatchResult", "BatchResultEnvelope", "BatchRow", "BatchRowError", "BatchRowOk", "BatchRowProcessing", "BatchSizeDetails", "BatchTooLargeError", "CaptionLanguage", "CaptionLanguages", "CaptionLanguagesEnvelope", "CaptionsDisabledError", "ChannelRequest", "ChannelRow", "ChannelSort", "ChannelTab", "Chapter", "CheckInterval", "ChunkBy", "ChunkSize", "ConnectionError", "CreatedMonitor", "CreatedMonitorEnvelope", "Cursor", "DeepHealth", "DeepHealthEnvelope", "DelaySeconds", "Delivery", "DependencyCheck", "DrmProtectedError", "EndpointPlatformMismatchError", "ErrorEnvelope", "EventId", "FullTranscript", "HealthEnvelope", "HealthStatus", "IdempotencyConflictError", "InsufficientCreditsError", "InternalError", "InvalidCursorError", "InvalidInputError", "InvalidRequestError", "JobAccepted", "JobCompleted", "JobFailed", "JobId", "JobPollPath", "JobProcessing", "JobStatus", "LanguageTag", "LanguagesRequest", "LastEventId", "LibraryEntry", "LibraryHit", "LibraryPage", "LibraryPageEnvelope", "LibrarySearchPage", "LibrarySearchPageEnvelope", "LibrarySearchRequest", "LibrarySnippet", "LibraryTranscript", "LibraryTranscriptEnvelope", "ListPlatform", "ListRow", "LiveCreate", "LiveEndReason", "LiveEndedEvent", "LiveEndedWebhook", "LiveEvent", "LiveEventsPath", "LiveFailedEvent", "LiveFailedWebhook", "LiveGapEvent", "LiveGapReason", "LiveGapWebhook", "LiveLibraryEntry", "LiveLimits", "LivePartialEvent", "LivePollPath", "LiveReading", "LiveSegment", "LiveSegmentEvent", "LiveSegmentsWebhook", "LiveSession", "LiveSessionDetail", "LiveSessionDetailEnvelope", "LiveSessionEnvelope", "LiveSessionId", "LiveSessionList", "LiveSessionListEnvelope", "LiveSessionStatus", "LiveSource", "LiveStartedEvent", "LiveStartedWebhook", "LiveStatus", "LiveStreamError", "Me", "MeEnvelope", "MediaTime", "MembersOnlyError", "MetadataChannel", "MetadataRequest", "MetadataStats", "Monitor", "MonitorCheck", "MonitorCheckEnvelope", "MonitorCheckError", "MonitorCreate", "MonitorDeleted", "MonitorDeletedEnvelope", "MonitorEnvelope", "MonitorEvent", "MonitorEventList", "MonitorEventListEnvelope", "MonitorId", "MonitorLimits", "MonitorList", "MonitorListEnvelope", "MonitorName", "MonitorOptions", "MonitorPlatform", "MonitorRef", "MonitorTranscript", "MonitorTranscriptData", "MonitorTranscriptEvent", "MonitorTranscriptWebhook", "MonitorUpdate", "MonitorVideosData", "MonitorVideosEvent", "MonitorVideosWebhook", "NoAudioStreamError", "NoCaptionsError", "NoSpeechError", "NotFoundError", "OtherPlatform", "OverloadedError", "ParseError", "PlanName", "Platform", "PlaylistRequest", "PlaylistRow", "PodcastFeedDetails", "PodcastFeedNotFoundError", "PodcastInfo", "PodcastResolution", "PrivateError", "ProxyUnavailableError", "QueueDepth", "RateLimitState", "RateLimitedError", "RegionBlockedError", "RequestCount", "RequestId", "RetryWithEndpoint", "RetryWithMode", "RetryWithTranslation", "SearchPlatform", "SearchRequest", "SearchType", "Segment", "SpeechEngineInfo", "Thumbnail", "TimeoutError", "TimestampStyle", "Transcript", "TranscriptChunk", "TranscriptEnvelope", "TranscriptFormat", "TranscriptJobCompletedWebhook", "TranscriptJobFailedWebhook", "TranscriptJobRef", "TranscriptMode", "TranscriptRequest", "TranslationTarget", "TranslationUnavailableError", "UnauthorizedError", "UnavailableError", "UnixSeconds", "UnknownError", "UnsupportedPlatformError", "UpstreamError", "UpstreamUnavailableError", "Usage", "UsageByEndpoint", "UsageDay", "UsageReport", "UsageReportEnvelope", "ValidationIssue", "VideoMetadata", "VideoMetadataEnvelope", "VideoPage", "VideoPageEnvelope", "VideoRow", "VideoStats", "WasLiveError", "WebhookEvent", "WebhookUrl", "Word", "WordTiming", "WorkerHeartbeat", "WorkerId"]

@@ -7,7 +7,7 @@ from typing import Dict, List, Literal, Optional, Union
 
 from typing_extensions import Required, TypedDict
 
-from .models import BatchItem, ChannelSort, ChannelTab, CheckInterval, ChunkBy, ChunkSize, Cursor, LanguageTag, MonitorName, MonitorPlatform, Platform, SearchPlatform, SearchType, TimestampStyle, TranscriptFormat, TranscriptMode, WebhookUrl
+from .models import BatchItem, ChannelSort, ChannelTab, CheckInterval, ChunkBy, ChunkSize, Cursor, LanguageTag, LiveSessionStatus, MonitorName, MonitorPlatform, Platform, SearchPlatform, SearchType, TimestampStyle, TranscriptFormat, TranscriptMode, WebhookUrl
 
 
 class LibrarySearchRequestOptions(TypedDict, total=False):
@@ -24,6 +24,26 @@ class LibrarySearchRequestOptions(TypedDict, total=False):
 
     channel: str
     """Only transcripts of this channel or show, by its exact name."""
+
+
+class LiveCreateOptions(TypedDict, total=False):
+    """The keyword arguments of a `LiveCreate` beside its `url`, which the method takes first."""
+
+    language: LanguageTag
+    """BCP-47 language of the speech, as the transcript records it. The default embedded model
+    recognises English only, and says `en` whatever is sent.
+    """
+
+    webhook_url: Optional[WebhookUrl]
+    """A public https URL that receives the final segments, batched (at most one delivery every few
+    seconds), and the session's lifecycle events, signed with the account's webhook secret.
+    """
+
+    max_minutes: int
+    """Stop after this many minutes of audio. Default and most: the plan's `max_minutes`."""
+
+    partials: bool
+    """Send `live.partial` events on the event stream: the words of the utterance in progress."""
 
 
 class MonitorCreateOptions(TypedDict, total=False):
@@ -258,6 +278,29 @@ class GetLibraryTranscriptQuery(TypedDict, total=False):
     """
 
 
+class ListLiveSessionsQuery(TypedDict, total=False):
+    """The query parameters of `listLiveSessions`."""
+
+    status: LiveSessionStatus
+    """Only sessions with this status."""
+
+    limit: int
+    """Sessions per page, 1 to 100."""
+
+    cursor: Cursor
+    """The `next_cursor` of the previous page."""
+
+
+class GetLiveSessionQuery(TypedDict, total=False):
+    """The query parameters of `getLiveSession`."""
+
+    after: int
+    """Only segments whose `seq` is greater than this; 0 (the default) starts at the first."""
+
+    limit: int
+    """Segments per page, 0 to 500."""
+
+
 class ListMonitorEventsQuery(TypedDict, total=False):
     """The query parameters of `listMonitorEvents`."""
 
@@ -287,6 +330,7 @@ class GetUsageQuery(TypedDict, total=False):
 
 REQUEST_LEADS: Dict[str, Optional[str]] = {
     "LibrarySearchRequest": "query",
+    "LiveCreate": "url",
     "MonitorCreate": "target",
     "MonitorUpdate": None,
     "BatchRequest": "video_ids",
@@ -304,4 +348,4 @@ WIRE_NAMES: Dict[str, str] = {
 }
 """The names keyword arguments are sent by where Python cannot spell them (``from_`` is ``from``)."""
 
-__all__ = ["LibrarySearchRequestOptions", "MonitorCreateOptions", "MonitorUpdateOptions", "BatchRequestOptions", "ChannelRequestOptions", "LanguagesRequestOptions", "PlaylistRequestOptions", "SearchRequestOptions", "TranscriptRequestOptions", "MetadataRequestOptions", "ListLibraryQuery", "GetLibraryTranscriptQuery", "ListMonitorEventsQuery", "GetTranscriptJobQuery", "GetUsageQuery", "REQUEST_LEADS", "WIRE_NAMES"]
+__all__ = ["LibrarySearchRequestOptions", "LiveCreateOptions", "MonitorCreateOptions", "MonitorUpdateOptions", "BatchRequestOptions", "ChannelRequestOptions", "LanguagesRequestOptions", "PlaylistRequestOptions", "SearchRequestOptions", "TranscriptRequestOptions", "MetadataRequestOptions", "ListLibraryQuery", "GetLibraryTranscriptQuery", "ListLiveSessionsQuery", "GetLiveSessionQuery", "ListMonitorEventsQuery", "GetTranscriptJobQuery", "GetUsageQuery", "REQUEST_LEADS", "WIRE_NAMES"]
