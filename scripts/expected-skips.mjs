@@ -31,6 +31,7 @@ const postgresOnly = [
   ["apps/api/test/cluster/cluster.test.ts", "a cluster of 2 API and 2 worker processes on PostgreSQL"],
   ["apps/api/test/monitors/worker-processes.test.ts", "monitor checks by worker processes on PostgreSQL"],
   ["apps/api/test/extraction-slots.test.ts", "a slot held when the database goes away (PostgreSQL)"],
+  ["apps/api/test/platform/lost-charges.test.ts", "a charge whose answer the connection lost (PostgreSQL)"],
 ];
 
 /** Tests skipped on the PostgreSQL pass: the embedded engine's own case. */

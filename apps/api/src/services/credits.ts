@@ -1,7 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { ApiError } from "../errors.ts";
-import type { DatabaseOrTransaction, Store } from "../store/database.ts";
+import { type DatabaseOrTransaction, isStoreUnreachable, type Store } from "../store/database.ts";
+import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import { type Debit, debitSteps } from "../store/statements/debit.ts";
+
+/** How long a charge whose answer the connection lost is looked for, to reverse it, while the store is away. */
+const lostChargeReversalMs = 10 * 60_000;
 
 /** What a charge records in the ledger. */
 export interface ChargeRequest {
@@ -83,14 +88,16 @@ export class Credits {
     requireWholeCredits(request.credits);
     request.signal?.throwIfAborted();
     if (request.credits === 0) return this.balance(request.accountId, request.settlement?.transaction ?? db);
-    const debit = async (on: DatabaseOrTransaction) => {
+    const debit = this.debitOf(request);
+    const run = async (on: DatabaseOrTransaction) => {
       const [row] = rowsOf<{ balance_after: number | null }>(
-        await on.execute(sql`with ${debitSteps(this.debitOf(request), sql`true`)} select balance_after from charged`),
+        await on.execute(sql`with ${debitSteps(debit, sql`true`)} select balance_after from charged`),
       );
       if (!row) return this.refuse(request, on);
       return row.balance_after === null ? null : Number(row.balance_after);
     };
-    return request.settlement ? request.settlement.run(debit, () => true) : debit(db);
+    if (request.settlement) return request.settlement.run(run, () => true);
+    return db === this.store.db ? this.reversedWhenLost(debit, () => run(db)) : run(db);
   }
 
   /**
@@ -113,7 +120,8 @@ export class Credits {
       if (result && !result.charged) return this.refuse(request, db);
       return result;
     };
-    return request.settlement ? request.settlement.run(run, (result) => result !== null) : run(this.store.db);
+    if (request.settlement) return request.settlement.run(run, (result) => result !== null);
+    return this.reversedWhenLost(debit, () => run(this.store.db));
   }
 
   private debitOf(request: ChargeRequest): Debit {
@@ -122,8 +130,48 @@ export class Credits {
       credits: request.credits,
       operation: request.operation,
       requestId: request.requestId,
+      key: randomUUID(),
       at: this.now(),
     };
+  }
+
+  /**
+   * Runs a charge that commits on its own. When the connection is lost while it runs, the database
+   * may have committed it with no answer reaching this process, and the request then fails as if
+   * nothing were charged: once the store answers again, such a charge is reversed, in the
+   * background, so the ledger says what the client was told. A charge inside a transaction or a
+   * settlement needs none of this: a lost connection rolls it back.
+   */
+  private async reversedWhenLost<Result>(debit: Debit, charging: () => Promise<Result>): Promise<Result> {
+    try {
+      return await charging();
+    } catch (error) {
+      if (isStoreUnreachable(error)) void retryUntilReachable(() => this.reverse(debit), lostChargeReversalMs);
+      throw error;
+    }
+  }
+
+  /**
+   * Reverses the charge `debit` made, if it was made and is not reversed yet. The account's row is
+   * locked first: a charge still running on the server holds or waits for that lock, so it has
+   * committed or failed before the ledger is read.
+   */
+  private reverse(debit: Debit): Promise<void> {
+    return this.store.db.transaction(async (transaction) => {
+      await transaction.execute(sql`select 1 from accounts where id = ${debit.accountId} for update`);
+      const kinds = rowsOf<{ kind: string }>(
+        await transaction.execute(sql`select kind from credit_ledger where charge_key = ${debit.key}`),
+      ).map((row) => row.kind);
+      if (!kinds.includes("charge") || kinds.includes("reversal")) return;
+      await transaction.execute(sql`
+        with credited as (
+          update accounts set credits = credits + ${debit.credits} where id = ${debit.accountId} returning id, credits
+        )
+        insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id, reason, charge_key, created_at)
+        select id, ${debit.credits}, credits, 'reversal', ${debit.operation}, ${debit.requestId},
+               'the connection was lost before the request learned of this charge', ${debit.key},
+               ${this.now().toISOString()}::timestamptz from credited`);
+    });
   }
 
   /** The 402 of a charge the balance could not cover. */

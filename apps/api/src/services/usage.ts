@@ -16,6 +16,8 @@ export interface UsageReport {
 const dayMs = 86_400_000;
 /** The longest period one report covers. */
 export const maxUsageDays = 366;
+/** Requests charged: a reversed charge (one whose request failed) takes its request back out. */
+const chargedRequests = sql`(count(*) filter (where kind = 'charge') - count(*) filter (where kind = 'reversal'))::int`;
 
 /** Reads charges from the ledger, per day (UTC) and per operation. */
 export class UsageReports {
@@ -40,15 +42,15 @@ export class UsageReports {
 
     const perDay = await this.store.query<{ day: string; credits: number; requests: number }>(sql`
       select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day,
-             (-sum(delta))::float8 as credits, count(*)::int as requests
+             (-sum(delta))::float8 as credits, ${chargedRequests} as requests
         from credit_ledger
-       where account_id = ${accountId} and kind = 'charge'
+       where account_id = ${accountId} and kind in ('charge', 'reversal')
          and created_at >= ${start}::timestamptz and created_at < ${end}::timestamptz
        group by 1`);
     const perEndpoint = await this.store.query<{ endpoint: string; credits: number; requests: number }>(sql`
-      select operation as endpoint, (-sum(delta))::float8 as credits, count(*)::int as requests
+      select operation as endpoint, (-sum(delta))::float8 as credits, ${chargedRequests} as requests
         from credit_ledger
-       where account_id = ${accountId} and kind = 'charge'
+       where account_id = ${accountId} and kind in ('charge', 'reversal')
          and created_at >= ${start}::timestamptz and created_at < ${end}::timestamptz
        group by 1 order by 2 desc, 1`);
 

@@ -16,6 +16,7 @@ import {
   text,
   timestamp,
   unique,
+  uniqueIndex,
 } from "drizzle-orm/pg-core";
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
@@ -114,17 +115,23 @@ export const creditLedger = pgTable(
     /** Negative for charges, positive for grants. */
     delta: bigint("delta", { mode: "number" }).notNull(),
     balanceAfter: bigint("balance_after", { mode: "number" }),
-    /** `charge`, `grant`, or `refill` (the plan's monthly credits). */
+    /** `charge`, `reversal` (of a charge whose request failed), `grant`, or `refill` (the plan's monthly credits). */
     kind: text("kind").notNull(),
     /** The operation charged, as `METHOD /path`. */
     operation: text("operation"),
     requestId: text("request_id"),
     reason: text("reason"),
+    /**
+     * Names one charge, so that a charge whose answer the connection lost can be found and
+     * reversed (`Credits`); its reversal carries the same key.
+     */
+    chargeKey: text("charge_key"),
     createdAt: createdAt(),
   },
   (table) => [
     index("credit_ledger_account_time_idx").on(table.accountId, table.createdAt),
-    check("credit_ledger_kind", sql`${table.kind} in ('charge', 'grant', 'refill')`),
+    uniqueIndex("credit_ledger_charge_key_idx").on(table.chargeKey, table.kind),
+    check("credit_ledger_kind", sql`${table.kind} in ('charge', 'reversal', 'grant', 'refill')`),
   ],
 );
 

@@ -77,7 +77,7 @@ export async function compareLedger(
 ): Promise<LedgerComparison> {
   const charges = await store.query<{ request_id: string; operation: string; credits: number; rows: number }>(
     sql`select request_id, operation, -sum(delta)::float8 as credits, count(*)::int as rows
-          from credit_ledger where account_id = ${accountId} and kind = 'charge' group by request_id, operation`,
+          from credit_ledger where account_id = ${accountId} and kind in ('charge', 'reversal') group by request_id, operation`,
   );
   const [totals] = await store.query<{ ledger_sum: number; balance: number }>(
     sql`select coalesce((select sum(delta) from credit_ledger where account_id = ${accountId}), 0)::float8 as ledger_sum,
@@ -106,6 +106,7 @@ export async function compareLedger(
   const charged = new Map(charges.map((charge) => [charge.request_id, Number(charge.credits)]));
   for (const charge of charges) {
     const credits = Number(charge.credits);
+    if (credits === 0) continue;
     if (charge.operation === monitorCheckOperation) comparison.monitorCheckCredits += credits;
     else if (jobRequestIds.has(charge.request_id)) comparison.jobCredits += credits;
     else if (answered.has(charge.request_id)) comparison.chargedForAnswered += credits;

@@ -348,7 +348,7 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
         const chargedCredits = new Map(
           (
             await store.query<{ request_id: string; credits: number }>(
-              sql`select request_id, -sum(delta)::float8 as credits from credit_ledger where kind = 'charge' group by request_id`,
+              sql`select request_id, -sum(delta)::float8 as credits from credit_ledger where kind in ('charge', 'reversal') group by request_id`,
             )
           ).map((row) => [row.request_id, Number(row.credits)]),
         );
@@ -427,6 +427,26 @@ describe.runIf(process.env.DATABASE_URL)("a cluster of 2 API and 2 worker proces
             callbacksMissing,
             checkMismatches,
             failedChecks,
+            mismatchedCharges: ledgers.flatMap((ledger) =>
+              ledger.mismatched.map((mismatch) => ({
+                ...mismatch,
+                account: ledger.account,
+                attempts: exchanges
+                  .filter((exchange) => exchange.requestId === mismatch.requestId)
+                  .map(({ kind, via, api, status, idempotencyKey, replayed, body }) => ({
+                    kind,
+                    via,
+                    api,
+                    status,
+                    idempotencyKey,
+                    replayed,
+                    usage: body?.usage,
+                    rows: (body?.data?.results ?? body?.results)?.map((row: Loose) =>
+                      row.status === "error" ? row.error?.code : row.status,
+                    ),
+                  })),
+              })),
+            ),
             crashed: cluster
               .crashed()
               .map((process) => ({ name: process.name, stderr: process.service.lines.slice(-5) })),

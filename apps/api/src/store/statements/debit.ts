@@ -7,6 +7,8 @@ export interface Debit {
   /** The operation charged, as `METHOD /path`. */
   operation: string;
   requestId: string;
+  /** Names this charge in the ledger, so that it can be found when its answer was lost. */
+  key: string;
   at: Date;
 }
 
@@ -22,8 +24,8 @@ export function debitSteps(debit: Debit, onlyIf: SQL): SQL {
       returning id, credits
     ),
     charged as (
-      insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id, created_at)
-      select id, ${-debit.credits}, credits, 'charge', ${debit.operation}, ${debit.requestId},
+      insert into credit_ledger (account_id, delta, balance_after, kind, operation, request_id, charge_key, created_at)
+      select id, ${-debit.credits}, credits, 'charge', ${debit.operation}, ${debit.requestId}, ${debit.key},
              ${debit.at.toISOString()}::timestamptz from debited
       returning balance_after::float8 as balance_after
     )`;
