@@ -1,3 +1,4 @@
+import type { LiveSession } from "@verbatim/sdk";
 import { contractProperties, contractProperty } from "../contract-schemas.ts";
 import { inputSchemaOf, outputSchemaOf, readOnlyOpenWorld, type Tool, usage } from "./tool.ts";
 
@@ -10,14 +11,13 @@ const liveSessionFields = contractProperties("LiveSession", [
   "credits_spent",
 ]);
 
+/** The fields of a session every live tool's result carries, as `liveSessionFields` describes them. */
+function sessionFields({ id, status, end_reason, source, audio_seconds, credits_spent }: LiveSession) {
+  return { id, status, end_reason, source, audio_seconds, credits_spent };
+}
+
 /** The session's state as a line a model reads: where it stands, and what it cost. */
-function liveSummary(session: {
-  id: string;
-  status: string;
-  end_reason: string | null;
-  audio_seconds: number;
-  credits_spent: number;
-}): string {
+function liveSummary(session: LiveSession): string {
   const ended = session.end_reason === null ? "" : ` (${session.end_reason})`;
   return `Live session ${session.id} is ${session.status}${ended}: ${session.audio_seconds} s of audio, ${session.credits_spent} credits so far.`;
 }
@@ -51,12 +51,7 @@ export const startLiveSession: Tool = {
         },
       ],
       structuredContent: {
-        id: data.id,
-        status: data.status,
-        end_reason: data.end_reason,
-        source: data.source,
-        audio_seconds: data.audio_seconds,
-        credits_spent: data.credits_spent,
+        ...sessionFields(data),
         usage: spent,
       },
     };
@@ -106,12 +101,7 @@ export const readLiveSession: Tool = {
     return {
       content: [{ type: "text", text: `${liveSummary(data)}${more}\n${text}` }],
       structuredContent: {
-        id: data.id,
-        status: data.status,
-        end_reason: data.end_reason,
-        source: data.source,
-        audio_seconds: data.audio_seconds,
-        credits_spent: data.credits_spent,
+        ...sessionFields(data),
         text,
         next_after: next,
       },
@@ -138,14 +128,7 @@ export const stopLiveSession: Tool = {
     const { data } = await client.live.stop(args.session_id as string);
     return {
       content: [{ type: "text", text: liveSummary(data) }],
-      structuredContent: {
-        id: data.id,
-        status: data.status,
-        end_reason: data.end_reason,
-        source: data.source,
-        audio_seconds: data.audio_seconds,
-        credits_spent: data.credits_spent,
-      },
+      structuredContent: sessionFields(data),
     };
   },
 };
