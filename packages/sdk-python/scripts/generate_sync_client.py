@@ -62,6 +62,7 @@ def is_docstring(tokens: List[tokenize.TokenInfo], index: int) -> bool:
 
 
 def edits_of(source: str) -> List[Edit]:
+    """The edits that make the asynchronous source synchronous, none overlapping another."""
     tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
     edits: List[Edit] = []
     # Python 3.12 tokenizes the inside of an f-string; the rules keep to code outside strings on every version.
@@ -89,7 +90,7 @@ def edits_of(source: str) -> List[Edit]:
         elif token.string == "import" and following.string == "asyncio" and token.start[1] == 0:
             dropped_line = token.start[0]
             edits.append(Edit((dropped_line, 0), (dropped_line + 1, 0), ""))
-        elif token.string == "from" and token.start[1] == 0 and set(following.string) == {"."}:
+        elif token.string == "from" and set(following.string) == {"."}:
             edits.append(Edit(following.start, following.start, "."))
         elif sync_name(token.string) != token.string:
             edits.append(Edit(token.start, token.end, sync_name(token.string)))

@@ -65,9 +65,19 @@ def test_asyncio_sleep_becomes_time_sleep_and_its_import_goes() -> None:
 
 
 def test_relative_imports_reach_one_package_further_up() -> None:
-    source = '"""Doc."""\n\nfrom . import _calls\nfrom ._live import reader\nfrom .generated.models import X\n'
+    source = (
+        '"""Doc."""\n\n'
+        "from . import _calls\n"
+        "from .generated.models import X\n\n\n"
+        "def read() -> None:\n"
+        "    from ._live import reader\n"
+    )
     assert body_of(sync_source(source)) == (
-        f"{SYNC_DOCSTRING}\n\nfrom .. import _calls\nfrom .._live import reader\nfrom ..generated.models import X\n"
+        f"{SYNC_DOCSTRING}\n\n"
+        "from .. import _calls\n"
+        "from ..generated.models import X\n\n\n"
+        "def read() -> None:\n"
+        "    from .._live import reader\n"
     )
 
 
