@@ -1,5 +1,5 @@
 import { serverInfo, serverInstructions } from "./server.ts";
-import { toolDefinitions } from "./tools.ts";
+import { toolDefinitions } from "./tools/index.ts";
 
 /**
  * The server card served at `/.well-known/mcp/server-card.json`: who the server is, where its

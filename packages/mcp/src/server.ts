@@ -12,7 +12,7 @@ import {
   type Tool,
   toolDefinitions,
   tools,
-} from "./tools.ts";
+} from "./tools/index.ts";
 
 /** The MCP server's name and version, as `initialize` and the server card report them. */
 export const serverInfo = { name: "verbatim", title: "Verbatim", version: packageJson.version } as const;

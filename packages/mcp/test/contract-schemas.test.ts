@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { openApiV2Path } from "@verbatim/contract";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { toolDefinitions } from "../src/tools.ts";
+import { toolDefinitions } from "../src/tools/index.ts";
 
 const document = parse(readFileSync(openApiV2Path, "utf8")) as {
   components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> };

@@ -57,8 +57,8 @@ def finished_transcript(**fields: Any) -> Dict[str, Any]:
 def sleeps(monkeypatch: pytest.MonkeyPatch) -> List[float]:
     """The waits between polls, recorded instead of slept, on a clock that only they advance."""
     waited: List[float] = []
-    monkeypatch.setattr("verbatim._client.time.sleep", waited.append)
-    monkeypatch.setattr("verbatim._client.time.monotonic", lambda: sum(waited))
+    monkeypatch.setattr("verbatim.generated.client.time.sleep", waited.append)
+    monkeypatch.setattr("verbatim.generated.client.time.monotonic", lambda: sum(waited))
     return waited
 
 

@@ -3,7 +3,7 @@ events without data are skipped, and each event's data parses to its model."""
 
 from __future__ import annotations
 
-from verbatim._live import EventStreamReader, ServerSentEvent, events_of_lines, parse_event, resume_headers
+from verbatim._live import EventStreamReader, ServerSentEvent, parse_event, resume_headers
 from verbatim.generated.models import LiveEndedEvent, LivePartialEvent, LiveSegmentEvent
 
 SEGMENT = (
@@ -27,7 +27,8 @@ def test_lines_become_events_with_their_id_and_comments_are_skipped() -> None:
         "event: empty",
         "",
     ]
-    events = list(events_of_lines(lines))
+    reader = EventStreamReader()
+    events = [event for event in map(reader.feed, lines) if event is not None]
     assert [(event.event, event.id) for event in events] == [("live.partial", None), ("live.segment", "2")]
     assert isinstance(parse_event(events[0]), LivePartialEvent)
     segment = parse_event(events[1])

@@ -37,6 +37,7 @@ def test_the_wheel_is_verbatim_sdk_for_python_3_9_with_py_typed_and_the_generate
         "verbatim/generated/models.py",
         "verbatim/generated/errors.py",
         "verbatim/generated/requests.py",
+        "verbatim/generated/client.py",
         "verbatim/__main__.py",
     } <= names
     assert not any(name.startswith(("tests/", "samples/")) for name in names)

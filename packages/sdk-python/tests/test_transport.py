@@ -59,7 +59,7 @@ def failure(code: str, number: int, status: int, headers: Dict[str, str] | None 
 def sleeps(monkeypatch: pytest.MonkeyPatch) -> List[float]:
     """The waits between attempts, recorded instead of slept."""
     waited: List[float] = []
-    monkeypatch.setattr("verbatim._client.time.sleep", waited.append)
+    monkeypatch.setattr("verbatim.generated.client.time.sleep", waited.append)
     return waited
 
 

@@ -8,7 +8,6 @@ from ._async_client import (
     AsyncVerbatim,
     AsyncVideos,
 )
-from ._client import Live, LiveSessionHandle, Monitors, Transcripts, Verbatim, Videos
 from ._exceptions import (
     APIConnectionError,
     APIError,
@@ -23,6 +22,7 @@ from ._model import ApiModel, RateLimit, ResponseMeta
 from ._pagination import AsyncPaginator, Paginator
 from ._version import __version__
 from .formats import to_srt, to_text, to_vtt
+from .generated.client import Live, LiveSessionHandle, Monitors, Transcripts, Verbatim, Videos
 from .generated.errors import (
     ERROR_CODES,
     AccountError,

@@ -571,7 +571,10 @@ class AsyncLive:
     async def events(
         self, session_id: str, *, last_event_id: Optional[int] = None, reconnect: bool = True
     ) -> AsyncIterator[LiveEvent]:
-        """The session's events as they come (see ``Live.events``)."""
+        """The session's events as they come: the durable ones once each, in order, and partials as words are heard.
+        A dropped connection is made again with ``Last-Event-ID``; the iteration ends after ``live.ended`` or
+        ``live.failed``. An error answer (an unknown session) is raised.
+        """
         client = self._client
         url = client._settings.base_url + calls.live_events_path(session_id)
         delay = FIRST_RECONNECT_DELAY

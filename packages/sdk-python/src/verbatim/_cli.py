@@ -26,13 +26,13 @@ from typing import IO, Any, NoReturn, Optional, Union, get_args
 
 import pydantic
 
-from ._client import Verbatim
 from ._exceptions import APIConnectionError, APIError, JobTimeoutError, UnexpectedResponseError, VerbatimError
 from ._jobs import JobProgress, WaitOptions
 from ._model import ApiModel
 from ._transport import api_error
 from ._version import __version__
 from .formats import to_srt, to_vtt
+from .generated.client import Verbatim
 from .generated.models import (
     JobCompleted,
     ListRow,

@@ -5,7 +5,7 @@ when to connect again.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, Iterator, List, Optional
+from typing import Dict, List, Optional
 
 from pydantic import TypeAdapter
 
@@ -63,15 +63,6 @@ class EventStreamReader:
 def parse_event(message: ServerSentEvent) -> LiveEvent:
     """The model of an event's data."""
     return _events.validate_json(message.data)
-
-
-def events_of_lines(lines: Iterable[str]) -> Iterator[ServerSentEvent]:
-    """The events of a body's lines, as they complete."""
-    reader = EventStreamReader()
-    for line in lines:
-        completed = reader.feed(line.rstrip("\r"))
-        if completed is not None:
-            yield completed
 
 
 def resume_headers(last_event_id: Optional[int]) -> Dict[str, str]:
