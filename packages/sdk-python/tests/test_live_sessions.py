@@ -4,6 +4,7 @@ the sync and the async client's session handles, and by ``python -m verbatim tra
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from typing import List
@@ -13,6 +14,8 @@ from verbatim.generated.models import LiveEndedEvent, LiveSegmentEvent, LiveStar
 
 from .conftest import LiveServer, new_account
 
+# The session joins at the live edge, and on a loaded machine the recognizer may add a word after the
+# stream's last: the last sentence is looked for among the words heard, not at their end.
 SPOKEN = "what you can do for your country"
 
 
@@ -28,7 +31,7 @@ def test_the_sync_handle_reads_every_event_once_to_live_ended(live: LiveServer) 
         assert seqs == list(range(1, len(seqs) + 1))
         assert session.last_event_id == seqs[-1]
         spoken = [event.text for event in events if isinstance(event, LiveSegmentEvent)]
-        assert " ".join(spoken).endswith(SPOKEN)
+        assert SPOKEN in " ".join(spoken)
         stored = client.live.get(session.id, limit=500).data
         assert [segment.text for segment in stored.segments] == spoken
         assert stored.status == "ended" and stored.credits_spent == 1
@@ -63,8 +66,8 @@ def test_the_command_line_prints_the_words_as_they_are_heard(live: LiveServer) -
         timeout=120,
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.rstrip().endswith(SPOKEN)
-    assert "ended (stream_ended)" in run.stderr
+    assert SPOKEN in " ".join(run.stdout.split())
+    assert re.search(r"ended \(stream_ended\): [\d.]+ s, 1 credit\n$", run.stderr), run.stderr
 
 
 def test_the_command_line_refuses_subtitles_of_a_live_stream(live: LiveServer) -> None:

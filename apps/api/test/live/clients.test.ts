@@ -122,7 +122,7 @@ describe("transcript <link> --live", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/what you can do for your country\n$/);
     expect(run.stderr).toMatch(/^live session live_[0-9A-Z]{26}: /);
-    expect(run.stderr).toMatch(/ended \(stream_ended\): [\d.]+ s, 1 credits\n$/);
+    expect(run.stderr).toMatch(/ended \(stream_ended\): [\d.]+ s, 1 credit\n$/);
   });
 
   it("prints every event as a JSON line with --format json", async () => {
@@ -160,7 +160,7 @@ describe("transcript <link> --live", () => {
     expect(await exited, stderr).toBe(0);
     playlist.stop();
     expect(stderr).toMatch(/stopping live session live_[0-9A-Z]{26}\n/);
-    expect(stderr).toMatch(/stopped: [\d.]+ s, 1 credits\n$/);
+    expect(stderr).toMatch(/stopped: [\d.]+ s, 1 credit\n$/);
   });
 
   it("refuses subtitles and options of a finished transcript with --live, before any request", async () => {

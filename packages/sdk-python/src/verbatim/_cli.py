@@ -293,14 +293,14 @@ def _live(client: Verbatim, arguments: argparse.Namespace) -> None:
                 print(f"gap: {event.from_} s to {event.to} s not transcribed ({event.reason})", file=sys.stderr)
             elif isinstance(event, LiveEndedEvent):
                 print(
-                    f"ended ({event.reason}): {event.audio_seconds} s, {event.credits_spent} credits", file=sys.stderr
+                    f"ended ({event.reason}): {event.audio_seconds} s, {_credits(event.credits_spent)}", file=sys.stderr
                 )
             elif isinstance(event, LiveFailedEvent):
                 raise api_error(_wire(event.error), status=200, request_id=None, retry_after=None)
     except KeyboardInterrupt:
         print(f"stopping live session {session.id}", file=sys.stderr)
         stopped = session.stop().data
-        print(f"{stopped.status}: {stopped.audio_seconds} s, {stopped.credits_spent} credits", file=sys.stderr)
+        print(f"{stopped.status}: {stopped.audio_seconds} s, {_credits(stopped.credits_spent)}", file=sys.stderr)
 
 
 def _rendered(answer: Union[TranscriptEnvelope, JobCompleted], output: str) -> str:
@@ -473,3 +473,8 @@ class _Progress:
         if self._drawn:
             self._stream.write("\n")
             self._stream.flush()
+
+
+def _credits(count: int) -> str:
+    """`1 credit`, `2 credits`."""
+    return f"{count} credit{'' if count == 1 else 's'}"

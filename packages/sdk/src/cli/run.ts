@@ -165,7 +165,7 @@ async function live(
       }
       if (event.type === "live.ended") {
         streams.err.write(
-          printable(`ended (${event.reason}): ${event.audio_seconds} s, ${event.credits_spent} credits\n`),
+          printable(`ended (${event.reason}): ${event.audio_seconds} s, ${creditsOf(event.credits_spent)}\n`),
         );
       }
       if (event.type === "live.failed") {
@@ -177,7 +177,7 @@ async function live(
   }
   if (reading.signal.aborted) {
     const { data } = await session.stop();
-    streams.err.write(printable(`${data.status}: ${data.audio_seconds} s, ${data.credits_spent} credits\n`));
+    streams.err.write(printable(`${data.status}: ${data.audio_seconds} s, ${creditsOf(data.credits_spent)}\n`));
   }
 }
 
@@ -276,4 +276,9 @@ export function errorReport(error: unknown): string {
   lines.push(`  docs: ${error.docs}`);
   if (error.requestId) lines.push(`  request: ${error.requestId}`);
   return printable(`${lines.join("\n")}\n`);
+}
+
+/** `1 credit`, `2 credits`. */
+function creditsOf(count: number): string {
+  return `${count} credit${count === 1 ? "" : "s"}`;
 }
