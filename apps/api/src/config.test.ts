@@ -72,12 +72,13 @@ describe("loadConfig: VERBATIM_WEBHOOK_RETRY_SCHEDULE", () => {
 });
 
 describe("liveConfigFrom", () => {
-  it("defaults to 4 sessions a worker, a 15 s lease, 60 s of silence and 32 MiB per minute of media", () => {
+  it("defaults to 4 sessions a worker, a 15 s lease, 60 s of silence, 32 MiB per minute of media and 16 streams an account", () => {
     expect(liveConfigFrom({})).toEqual({
       sessions: 4,
       leaseSeconds: 15,
       silenceSeconds: 60,
       maxBytesPerMinute: 32 * 1024 * 1024,
+      eventStreamsPerAccount: 16,
     });
   });
 
@@ -88,10 +89,18 @@ describe("liveConfigFrom", () => {
         VERBATIM_LIVE_LEASE_SECONDS: "30",
         VERBATIM_LIVE_SILENCE_SECONDS: "120",
         VERBATIM_LIVE_MAX_BYTES_PER_MINUTE: "1048576",
+        VERBATIM_LIVE_EVENT_STREAMS: "2",
       }),
-    ).toEqual({ sessions: 0, leaseSeconds: 30, silenceSeconds: 120, maxBytesPerMinute: 1048576 });
+    ).toEqual({
+      sessions: 0,
+      leaseSeconds: 30,
+      silenceSeconds: 120,
+      maxBytesPerMinute: 1048576,
+      eventStreamsPerAccount: 2,
+    });
     expect(() => liveConfigFrom({ VERBATIM_LIVE_SESSIONS: "1.5" })).toThrow(/VERBATIM_LIVE_SESSIONS/);
     expect(() => liveConfigFrom({ VERBATIM_LIVE_LEASE_SECONDS: "0" })).toThrow(/VERBATIM_LIVE_LEASE_SECONDS/);
+    expect(() => liveConfigFrom({ VERBATIM_LIVE_EVENT_STREAMS: "0" })).toThrow(/VERBATIM_LIVE_EVENT_STREAMS/);
     expect(() => liveConfigFrom({ VERBATIM_LIVE_MAX_BYTES_PER_MINUTE: "100" })).toThrow(
       /VERBATIM_LIVE_MAX_BYTES_PER_MINUTE/,
     );

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { caCertificatesFrom } from "./adapters/net/ca-certificates.ts";
 import type { DownloadLimits } from "./adapters/net/media-download.ts";
 import type { YoutubeAdapterConfig } from "./adapters/youtube/index.ts";
+import { defaultEventStreamsPerAccount } from "./http/open-event-streams.ts";
 import { defaultInFlightSeconds } from "./services/idempotency.ts";
 import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
 import type { SpotifyCredentials } from "./sources/spotify/spotify-web-api.ts";
@@ -147,6 +148,8 @@ export interface LiveConfig {
   silenceSeconds: number;
   /** Bytes a session may read per minute of media; a stream is not a download, so it has no byte cap. */
   maxBytesPerMinute: number;
+  /** Event streams an account may hold open on one API process. */
+  eventStreamsPerAccount: number;
 }
 
 export interface WebhookConfig {
@@ -257,6 +260,12 @@ export function liveConfigFrom(env: NodeJS.ProcessEnv): LiveConfig {
       env.VERBATIM_LIVE_MAX_BYTES_PER_MINUTE,
       32 * 1024 * 1024,
       { min: 1024, integer: true },
+    ),
+    eventStreamsPerAccount: numberFrom(
+      "VERBATIM_LIVE_EVENT_STREAMS",
+      env.VERBATIM_LIVE_EVENT_STREAMS,
+      defaultEventStreamsPerAccount,
+      { min: 1, integer: true },
     ),
   };
 }

@@ -30,6 +30,8 @@ export interface HttpConfig {
   publicBodyDeadlineMs?: number;
   /** How long the body of any other operation may take to arrive; default 60 s. Tests shorten it. */
   bodyDeadlineMs?: number;
+  /** `VERBATIM_LIVE_EVENT_STREAMS`: live event streams an account may hold open on this process; default 16. */
+  liveEventStreamsPerAccount?: number;
 }
 
 /** Everything `createApp` needs; tests build it without environment variables. */

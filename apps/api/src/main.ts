@@ -213,6 +213,7 @@ if (servesApi) {
       ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
       ...(config.operations.metricsToken ? { metricsToken: config.operations.metricsToken } : {}),
       mcpAllowedOrigins: config.mcpAllowedOrigins,
+      liveEventStreamsPerAccount: config.live.eventStreamsPerAccount,
     },
     logger,
     now,

@@ -183,7 +183,8 @@ export interface paths {
          *     store (`live.started`, `live.segment`, `live.gap`, then `live.ended` or `live.failed`), and
          *     `live.partial` as words are heard. Any API process serves them. A client that reconnects with
          *     `Last-Event-ID` gets every durable event after that one, once. Free; the connection counts as
-         *     one poll.
+         *     one poll. An account holds at most 16 streams open on one API process (the operator's
+         *     `VERBATIM_LIVE_EVENT_STREAMS`); one more is 429 `rate_limited` until a reader leaves.
          */
         get: operations["streamLiveEvents"];
         put?: never;

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { eventually } from "@verbatim/testkit/eventually";
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/database.ts";
@@ -259,5 +260,55 @@ describe("streams without a playlist's end", () => {
     const ended = await sessionWhen(running, sessionId, (session) => session.status === "ended", 30_000);
     expect(ended.end_reason).toBe("stream_ended");
     expect(ended.audio_seconds).toBeGreaterThan(4);
+  });
+});
+
+describe("event streams an account holds open", () => {
+  it("are 16 at most on one server: one more is 429 rate_limited until a reader leaves, and other accounts are not counted", async () => {
+    const { key } = await idle.platform.accounts.create({ plan: "pro", name: "many readers" });
+    const headers = { authorization: `Bearer ${key.key}` };
+    const playlist = hls.paced("readers", jfk, { endList: false });
+    const sessionId = acceptedSession(
+      await send(idle, { method: "POST", path: "/api/v2/live", json: { url: playlist.url }, headers }),
+    );
+    const eventsUrl = `${idle.baseUrl}/api/v2/live/${sessionId}/events`;
+    const readers = Array.from({ length: 16 }, () => new AbortController());
+    try {
+      const opened = await Promise.all(readers.map((reader) => fetch(eventsUrl, { headers, signal: reader.signal })));
+      expect(opened.map((response) => response.status)).toEqual(readers.map(() => 200));
+
+      const refused = await send(idle, { method: "GET", path: `/api/v2/live/${sessionId}/events`, headers });
+      expect(expectError(refused, 429, "rate_limited", 2101).message).toMatch(/holds 16 live event streams open/);
+      expect(refused.headers.get("retry-after")).toBe("5");
+
+      const other = await idle.platform.accounts.create({ plan: "pro", name: "a reader elsewhere" });
+      const otherHeaders = { authorization: `Bearer ${other.key.key}` };
+      const ownSession = acceptedSession(
+        await send(idle, { method: "POST", path: "/api/v2/live", json: { url: playlist.url }, headers: otherHeaders }),
+      );
+      const otherReader = new AbortController();
+      const elsewhere = await fetch(`${idle.baseUrl}/api/v2/live/${ownSession}/events`, {
+        headers: otherHeaders,
+        signal: otherReader.signal,
+      });
+      expect(elsewhere.status).toBe(200);
+      otherReader.abort();
+      await send(idle, { method: "DELETE", path: `/api/v2/live/${ownSession}`, headers: otherHeaders });
+
+      readers[0]?.abort();
+      const reopened = new AbortController();
+      readers.push(reopened);
+      const status = await eventually(async () => {
+        const response = await fetch(eventsUrl, { headers, signal: reopened.signal });
+        if (response.status === 200) return 200;
+        await response.body?.cancel();
+        return undefined;
+      });
+      expect(status).toBe(200);
+    } finally {
+      for (const reader of readers) reader.abort();
+      await send(idle, { method: "DELETE", path: `/api/v2/live/${sessionId}`, headers });
+      playlist.stop();
+    }
   });
 });

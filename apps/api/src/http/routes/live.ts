@@ -3,6 +3,7 @@ import type { AppDeps } from "../../deps.ts";
 import { usageBlock } from "../../services/credits.ts";
 import type { LiveCreateInput, LiveSessions, LiveStreamMessage } from "../../services/live/live-sessions.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
+import { defaultEventStreamsPerAccount, OpenEventStreams } from "../open-event-streams.ts";
 import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 
 type LiveStatusQuery = "waiting" | "live" | "ended" | "stopped" | "failed";
@@ -13,6 +14,7 @@ type LiveStatusQuery = "waiting" | "live" | "ended" | "stopped" | "failed";
  * store, and the event stream stays open as long as the session runs.
  */
 export function liveSessionRoutes(deps: AppDeps, live: LiveSessions): LiveRoute[] {
+  const openStreams = new OpenEventStreams(deps.config.liveEventStreamsPerAccount ?? defaultEventStreamsPerAccount);
   return [
     {
       operationId: "createLiveSession",
@@ -69,14 +71,15 @@ export function liveSessionRoutes(deps: AppDeps, live: LiveSessions): LiveRoute[
         const auth = authOf(res);
         const session = await live.owned(auth.accountId, sessionIdOf(req));
         const lastEventId = Number(req.get("last-event-id") ?? 0);
+        const release = openStreams.admit(auth.accountId);
         const closed = abortOnClose(req, res);
-        res.status(200);
-        res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
-        res.setHeader("Cache-Control", "no-cache, no-transform");
-        // Proxies that buffer answers (nginx) would hold the events back.
-        res.setHeader("X-Accel-Buffering", "no");
-        res.flushHeaders();
         try {
+          res.status(200);
+          res.setHeader("Content-Type", "text/event-stream; charset=utf-8");
+          res.setHeader("Cache-Control", "no-cache, no-transform");
+          // Proxies that buffer answers (nginx) would hold the events back.
+          res.setHeader("X-Accel-Buffering", "no");
+          res.flushHeaders();
           for await (const message of live.stream(session, lastEventId, closed.signal)) {
             if (!res.write(serverSentEvent(message))) await waitForDrain(res, closed.signal);
           }
@@ -84,6 +87,7 @@ export function liveSessionRoutes(deps: AppDeps, live: LiveSessions): LiveRoute[
           // The answer has begun: a failure can only end it; the client reconnects with Last-Event-ID.
           deps.logger.warn({ err, live_session: session.id }, "a live event stream broke off");
         } finally {
+          release();
           res.end();
         }
       },
