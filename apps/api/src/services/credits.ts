@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { ApiError } from "../errors.ts";
 import type { DatabaseOrTransaction, Store } from "../store/database.ts";
+import { executePrepared } from "../store/prepared.ts";
 import { type Debit, debitSteps } from "../store/statements/debit.ts";
 
 /** What a charge records in the ledger. */
@@ -84,8 +85,9 @@ export class Credits {
     request.signal?.throwIfAborted();
     if (request.credits === 0) return this.balance(request.accountId, request.settlement?.transaction ?? db);
     const debit = async (on: DatabaseOrTransaction) => {
-      const [row] = rowsOf<{ balance_after: number | null }>(
-        await on.execute(sql`with ${debitSteps(this.debitOf(request), sql`true`)} select balance_after from charged`),
+      const [row] = await executePrepared<{ balance_after: number | null }>(
+        on,
+        sql`with ${debitSteps(this.debitOf(request), sql`true`)} select balance_after from charged`,
       );
       if (!row) return this.refuse(request, on);
       return row.balance_after === null ? null : Number(row.balance_after);
