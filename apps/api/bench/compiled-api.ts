@@ -52,7 +52,7 @@ export interface CompiledTargetOptions {
    * PGlite's data directory is the process's alone, so on it the plans stay as they are.
    */
   planSetting: SQL;
-  /** Variables of the process besides the store's, the port and the role. */
+  /** Variables of the process besides the store's, the port and the role (`VERBATIM_LOG_LEVEL` among them). */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -82,10 +82,11 @@ export async function startCompiledApi<Spec extends { name: TargetName; database
     preload: compiled.preload,
     env: {
       ...process.env,
+      // As the other targets log: a line per request at `info` is a cost of its own (docs/performance.md).
+      VERBATIM_LOG_LEVEL: process.env.VERBATIM_LOG_LEVEL ?? "error",
       ...options.env,
       NODE_ENV: "production",
       VERBATIM_ROLE: "api",
-      VERBATIM_LOG_LEVEL: process.env.VERBATIM_LOG_LEVEL ?? "error",
       HOST: "127.0.0.1",
       PORT: String(await freePort()),
       VERBATIM_DATA_DIR: dataDir,
