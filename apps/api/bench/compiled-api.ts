@@ -68,34 +68,39 @@ export async function startCompiledApi<Spec extends { name: TargetName; database
 ): Promise<{ target: TargetProcess<Spec>; url: string; apiKeys: string[]; removeDataDir: () => void }> {
   const dataDir = mkdtempSync(join(tmpdir(), "verbatim-bench-"));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
-  const store = await openConfiguredStore({ dataDir, databaseUrl: spec.databaseUrl });
-  const platform = await createPlatform(store, { now: () => new Date() });
-  const accounts = await Promise.all(
-    Array.from({ length: options.accounts }, (_, index) =>
-      platform.accounts.create({ plan: "scale", credits: options.credits, name: `bench ${index}` }),
-    ),
-  );
-  platform.slots.close();
-  await store.close();
-  const apiKeys = accounts.map(({ key }) => key.key);
-  const started = await TargetProcess.startProgram(compiled.main, spec, {
-    preload: compiled.preload,
-    env: {
-      ...process.env,
-      // As the other targets log: a line per request at `info` is a cost of its own (docs/performance.md).
-      VERBATIM_LOG_LEVEL: process.env.VERBATIM_LOG_LEVEL ?? "error",
-      ...options.env,
-      NODE_ENV: "production",
-      VERBATIM_ROLE: "api",
-      HOST: "127.0.0.1",
-      PORT: String(await freePort()),
-      VERBATIM_DATA_DIR: dataDir,
-      DATABASE_URL: spec.databaseUrl ?? "",
-      VERBATIM_BENCH_API_KEYS: JSON.stringify(apiKeys),
-    },
-  });
-  if (spec.databaseUrl) await runOnce(spec.databaseUrl, options.planSetting);
-  return { ...started, removeDataDir };
+  try {
+    const store = await openConfiguredStore({ dataDir, databaseUrl: spec.databaseUrl });
+    const platform = await createPlatform(store, { now: () => new Date() });
+    const accounts = await Promise.all(
+      Array.from({ length: options.accounts }, (_, index) =>
+        platform.accounts.create({ plan: "scale", credits: options.credits, name: `bench ${index}` }),
+      ),
+    );
+    platform.slots.close();
+    await store.close();
+    const apiKeys = accounts.map(({ key }) => key.key);
+    const started = await TargetProcess.startProgram(compiled.main, spec, {
+      preload: compiled.preload,
+      env: {
+        ...process.env,
+        // As the other targets log: a line per request at `info` is a cost of its own (docs/performance.md).
+        VERBATIM_LOG_LEVEL: process.env.VERBATIM_LOG_LEVEL ?? "error",
+        ...options.env,
+        NODE_ENV: "production",
+        VERBATIM_ROLE: "api",
+        HOST: "127.0.0.1",
+        PORT: String(await freePort()),
+        VERBATIM_DATA_DIR: dataDir,
+        DATABASE_URL: spec.databaseUrl ?? "",
+        VERBATIM_BENCH_API_KEYS: JSON.stringify(apiKeys),
+      },
+    });
+    if (spec.databaseUrl) await runOnce(spec.databaseUrl, options.planSetting);
+    return { ...started, removeDataDir };
+  } catch (error) {
+    removeDataDir();
+    throw error;
+  }
 }
 
 async function runOnce(databaseUrl: string, statement: SQL): Promise<void> {
