@@ -3,6 +3,7 @@
 // and clean-up on exit.
 import { availableParallelism, cpus } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
+import { buildCompiledApi, type CompiledApi, type CompiledTargetOptions, startCompiledApi } from "./compiled-api.ts";
 import { load } from "./load.ts";
 import { cpuSnapshot, machineTicks } from "./machine.ts";
 import { type BenchDatabase, benchServerUrl, createBenchDatabase, serverSettings } from "./postgres.ts";
@@ -60,6 +61,7 @@ export class HttpBench<Spec extends NamedSpec> {
   private readonly targets = new Map<TargetName, Started>();
   private readonly closers: (() => Promise<void>)[] = [];
   private database: BenchDatabase | null = null;
+  private compiled: CompiledApi | null = null;
 
   constructor(options: HttpBenchOptions) {
     this.server = options.server;
@@ -114,6 +116,23 @@ export class HttpBench<Spec extends NamedSpec> {
       else failure ??= result.reason;
     });
     if (failure) throw failure;
+  }
+
+  /**
+   * Starts the named targets as a deployment runs the API: `node dist/main.js`, built once per
+   * benchmark (bench/compiled-api.ts), on the store each spec names.
+   */
+  async startCompiled(
+    names: TargetName[],
+    spec: (name: TargetName) => Spec & { name: TargetName; databaseUrl?: string },
+    options: CompiledTargetOptions,
+  ): Promise<void> {
+    this.compiled ??= await buildCompiledApi();
+    for (const name of names) {
+      const started = await startCompiledApi(this.compiled, spec(name), options);
+      this.onCleanUp(async () => started.removeDataDir());
+      this.targets.set(name, { process: started.target, url: started.url, apiKeys: started.apiKeys });
+    }
   }
 
   /** A started target; throws when it did not start. */

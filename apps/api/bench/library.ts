@@ -1,15 +1,18 @@
 // `npx tsx bench/library.ts` (part of `pnpm bench`): p50 and p99 of POST /library/search's work
 // (`TranscriptLibrary.search`: the match, the page and the highlighted snippets) over one account's
 // library of VERBATIM_BENCH_LIBRARY_TRANSCRIPTS (default 10,000) transcripts of realistic length,
-// on PGlite and on PostgreSQL. The transcripts are recorded through the same path deliveries take
-// (`record`), with words drawn from a Zipf distribution, so common words are in most passages and
-// rare ones in a few, as in speech. Goal (issue 14): p50 under 50 ms on PostgreSQL.
+// on PostgreSQL, and on PGlite up to 10,000. The transcripts are written as deliveries record them,
+// a thousand per statement, with words drawn from a Zipf distribution, so common words are in most
+// passages and rare ones in a few, as in speech. Goal (issue 35): p50 under 20 ms on PostgreSQL, at
+// 100,000 transcripts too.
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
+import { type SQL, sql } from "drizzle-orm";
 import { createPlatform } from "../src/platform.ts";
-import type { TranscriptLibrary } from "../src/services/library.ts";
+import { passagesOf } from "../src/services/library-passages.ts";
 import type { FullTranscript } from "../src/services/transcript-store.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
+import { contentHashOf, searchConfigOf } from "../src/store/statements/library-entry.ts";
 import { benchServerUrl, createBenchDatabase, serverSettings } from "./postgres.ts";
 import { textTable } from "./report.ts";
 
@@ -17,6 +20,12 @@ const transcriptCount = Number(process.env.VERBATIM_BENCH_LIBRARY_TRANSCRIPTS ||
 /** Timed searches per query of the mix, after one untimed round. */
 const rounds = Number(process.env.VERBATIM_BENCH_LIBRARY_ROUNDS || 25);
 const pageSize = 10;
+/** The largest library measured on PGlite, which the embedded default serves to one person's scale. */
+const embeddedMaxTranscripts = 10_000;
+/** Transcripts written per statement when the library is seeded. */
+const seedBatch = 1_000;
+/** When the first seeded transcript was fetched. */
+const seedEpoch = Date.parse("2026-01-01T00:00:00Z");
 
 /** Speech runs about 150 words a minute, in caption segments of about 4 seconds. */
 const wordsPerMinute = 150;
@@ -143,7 +152,7 @@ async function measure(label: string, store: Store, concurrency: number): Promis
   const platform = await createPlatform(store, { now: () => new Date() });
   const { account } = await platform.accounts.create({ plan: "scale", name: "bench library" });
   const started = performance.now();
-  await load(platform.library, account.id, concurrency);
+  await load(store, account.id, concurrency);
   const loadSeconds = (performance.now() - started) / 1000;
   // A bulk load outruns autovacuum: statistics as a running server would have them.
   await store.executeSql("analyze library_entries; analyze library_passages");
@@ -167,14 +176,64 @@ async function measure(label: string, store: Store, concurrency: number): Promis
   return { label, loadSeconds, passages: counted?.passages ?? 0, all, byQuery };
 }
 
-async function load(library: TranscriptLibrary, accountId: string, concurrency: number): Promise<void> {
+/**
+ * Writes the library as `record` would, `seedBatch` transcripts per statement: each transcript's
+ * entry (its search configuration and content hash as `libraryEntryUpsert` computes them) and its
+ * passages (`passagesOf`, indexed with `to_tsvector`). Recording one at a time took over 15 minutes
+ * for 100,000 transcripts (issue 35); the search reads the same rows either way.
+ */
+async function load(store: Store, accountId: string, concurrency: number): Promise<void> {
   let next = 0;
   const worker = async () => {
-    for (let index = next++; index < transcriptCount; index = next++) {
-      await library.record(accountId, transcriptOf(index));
+    for (let first = next; first < transcriptCount; first = next) {
+      next = Math.min(transcriptCount, first + seedBatch);
+      await store.query(seedStatement(accountId, first, next));
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
+}
+
+function seedStatement(accountId: string, first: number, end: number): SQL {
+  const rows = [];
+  for (let index = first; index < end; index++) {
+    const transcript = transcriptOf(index);
+    rows.push({
+      video_id: transcript.video_id,
+      url: transcript.url,
+      title: transcript.title,
+      channel: transcript.channel,
+      language: transcript.language,
+      duration: transcript.duration,
+      segments: transcript.segments,
+      passages: passagesOf(transcript.segments),
+      // Apart by a millisecond each, in recording order, as deliveries one after the other would be.
+      fetched_at: new Date(seedEpoch + index).toISOString(),
+    });
+  }
+  const language = sql`r.language`;
+  return sql`
+    with rows as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as r(video_id text, url text, title text, channel text, language text, duration float8, segments jsonb,
+             passages jsonb, fetched_at timestamptz)
+    ),
+    entries as (
+      insert into library_entries (account_id, video_key, video_id, platform, url, title, channel, language, source,
+                                   duration_seconds, search_config, content_hash, fetched_at)
+      select ${accountId}, 'youtube:' || r.video_id, r.video_id, 'youtube', r.url, r.title, r.channel, ${language},
+             'captions', r.duration, ${searchConfigOf(language)}, ${contentHashOf(language, sql`r.segments`)}, r.fetched_at
+        from rows r
+      returning id, video_id, search_config
+    )
+    insert into library_passages (entry_id, position, text, segment_starts, segment_offsets, word_starts,
+                                  word_durations, words)
+    select e.id, p.position, p.text, p.starts, p.offsets, p."wordStarts", p."wordDurations",
+           to_tsvector(e.search_config::regconfig, p.text)
+      from entries e
+      join rows r on r.video_id = e.video_id,
+           jsonb_to_recordset(r.passages)
+             as p(position integer, text text, starts double precision[], offsets integer[],
+                  "wordStarts" double precision[], "wordDurations" double precision[])`;
 }
 
 function percentile(values: number[], share: number): number {
@@ -216,7 +275,7 @@ function report(results: EngineResult[]): void {
   const postgres = results.find((result) => result.label === "PostgreSQL");
   if (postgres) {
     const p50 = percentile(postgres.all, 0.5);
-    console.log(`Goal: p50 under 50 ms on PostgreSQL: ${p50.toFixed(1)} ms, ${p50 < 50 ? "met" : "NOT met"}.`);
+    console.log(`Goal: p50 under 20 ms on PostgreSQL: ${p50.toFixed(1)} ms, ${p50 < 20 ? "met" : "NOT met"}.`);
   }
 }
 
@@ -238,11 +297,17 @@ async function main(): Promise<void> {
       await database.drop();
     }
   }
-  const embedded = await openEmbeddedStore();
-  try {
-    results.push(await measure("PGlite", embedded, 1));
-  } finally {
-    await embedded.close();
+  if (transcriptCount > embeddedMaxTranscripts) {
+    console.log(
+      `PGlite skipped: above ${embeddedMaxTranscripts.toLocaleString("en-US")} transcripts its in-memory cluster would hold every passage in this process.`,
+    );
+  } else {
+    const embedded = await openEmbeddedStore();
+    try {
+      results.push(await measure("PGlite", embedded, 1));
+    } finally {
+      await embedded.close();
+    }
   }
   report(results);
 }

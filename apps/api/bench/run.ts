@@ -1,5 +1,7 @@
 // `pnpm bench`: requests per second and p50/p99 latency of GET /api/v2/me (authentication,
-// allowance, usage) on PGlite and on PostgreSQL, beside a bare Express route, from one run.
+// allowance, usage) of the compiled API process (`node dist/main.js`) on PGlite and on PostgreSQL,
+// beside a bare Express route, from one run.
+import { benchAccounts, unlimitedAllowances } from "./bench-accounts.ts";
 import { HttpBench, reportFailedRuns, settingsLine } from "./http-bench.ts";
 import type { TargetName, TargetSpec } from "./protocol.ts";
 import { printReport, windowRowsColumn } from "./report.ts";
@@ -21,10 +23,11 @@ async function main(): Promise<number> {
 
   console.log("Starting target servers...");
   const metered: TargetName[] = database ? ["embedded", "postgres"] : ["embedded"];
-  await bench.start(metered, (name) => ({
-    name,
-    ...(name === "postgres" && database ? { databaseUrl: database.url } : {}),
-  }));
+  await bench.startCompiled(
+    metered,
+    (name) => ({ name, ...(name === "postgres" && database ? { databaseUrl: database.url } : {}) }),
+    { accounts: benchAccounts, planSetting: unlimitedAllowances },
+  );
   const reference = bench.target("embedded");
   const body = await captureMe(reference.url, reference.apiKeys[0] ?? null);
   await bench.start(["bare"], (name) => ({ name, body }));

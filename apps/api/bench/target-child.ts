@@ -8,7 +8,7 @@ import { type SQL, sql } from "drizzle-orm";
 import express, { type Express, type RequestHandler } from "express";
 import pg from "pg";
 import { createApp } from "../src/app.ts";
-import { composeServices, type YoutubeDeps } from "../src/compose.ts";
+import { composeServices } from "../src/compose.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
@@ -93,7 +93,6 @@ export interface ApiTargetOptions {
   credits?: number | null;
   /** The benchmark-only plan setting, run on the throwaway database once the accounts exist. */
   planSetting: SQL;
-  youtube?: YoutubeDeps;
   /** Sends the sliding windows' admitted requests with the counts. */
   countWindowRows?: boolean;
 }
@@ -120,7 +119,7 @@ export async function apiTarget(
     logger,
     now,
     platform,
-    services: composeServices({ platform, now, logger, ...(options.youtube ? { youtube: options.youtube } : {}) }),
+    services: composeServices({ platform, now, logger }),
   });
   return {
     handler: app,

@@ -48,7 +48,31 @@ export class TargetProcess<Spec extends NamedSpec = NamedSpec> {
       execArgv: [...nodeOptions, "--import", import.meta.resolve("tsx")],
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
-    const target = new TargetProcess(spec, child);
+    return TargetProcess.started(new TargetProcess(spec, child), timeoutMs);
+  }
+
+  /**
+   * Forks a built program (`dist/main.js`) with `preload`, which speaks bench/protocol.ts for it
+   * (bench/counting-hook.ts), and `env`; waits until it listens. Its standard output is dropped.
+   */
+  static async startProgram<Spec extends NamedSpec>(
+    program: string,
+    spec: Spec,
+    { preload, env, timeoutMs = 120_000 }: { preload: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+  ): Promise<{ target: TargetProcess<Spec>; url: string; apiKeys: string[] }> {
+    const child = fork(program, [], {
+      execArgv: ["--import", preload],
+      env,
+      stdio: ["ignore", "ignore", "inherit", "ipc"],
+    });
+    return TargetProcess.started(new TargetProcess(spec, child), timeoutMs);
+  }
+
+  private static async started<Spec extends NamedSpec>(
+    target: TargetProcess<Spec>,
+    timeoutMs: number,
+  ): Promise<{ target: TargetProcess<Spec>; url: string; apiKeys: string[] }> {
+    const { spec } = target;
     let timer: NodeJS.Timeout | undefined;
     try {
       const ready = await Promise.race([

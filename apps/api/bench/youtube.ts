@@ -6,6 +6,7 @@
 import { FakeYoutube, fixture, fromFixture } from "@verbatim/testkit/fake-youtube";
 import { type CaptionFormat, detectCaptionFormat, parseCaptionBody } from "../src/adapters/youtube/caption-formats.ts";
 import { plans } from "../src/services/plans.ts";
+import { unlimitedAllowances } from "./bench-accounts.ts";
 import { medianMs, repeatCuesToDuration, repeatCuesToSize } from "./caption-bodies.ts";
 import { connections, HttpBench, positiveNumber, reportFailedRuns, settingsLine } from "./http-bench.ts";
 import type { TargetName } from "./protocol.ts";
@@ -76,12 +77,18 @@ async function main(): Promise<number> {
 
   console.log("Starting target servers...");
   const transcriptTargets: TargetName[] = database ? ["embedded", "postgres"] : ["embedded"];
-  await bench.start(transcriptTargets, (name) => ({
-    name,
-    youtubeOrigin: fake.origin,
-    accounts: connections,
-    ...(name === "postgres" && database ? { databaseUrl: database.url } : {}),
-  }));
+  await bench.startCompiled(
+    transcriptTargets,
+    (name) => ({ name, ...(name === "postgres" && database ? { databaseUrl: database.url } : {}) }),
+    {
+      accounts: connections,
+      credits: null,
+      // Benchmark-only setting, as bench/run.ts's: every plan allows at most 900 requests per minute
+      // per account, which the load uses up in seconds, and a 429 is cheaper than a 200.
+      planSetting: unlimitedAllowances,
+      env: { VERBATIM_YOUTUBE_ORIGIN: fake.origin },
+    },
+  );
 
   // Warm each store with one fetch through the fake YouTube; every later request is served from the store.
   let responseBody: unknown = null;

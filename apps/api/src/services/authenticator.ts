@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Store } from "../store/database.ts";
+import { executePrepared } from "../store/prepared.ts";
 import { type PlanName, plans } from "./plans.ts";
 import type { AccountSlots, SlotLease } from "./slots.ts";
 
@@ -100,7 +101,8 @@ export class Authenticator {
       sql`a.account_id`,
       sql`(${extractionSlotsByPlan}::jsonb ->> a.plan)::int`,
     );
-    const [row] = await this.store.query<AuthenticateRow>(
+    const [row] = await executePrepared<AuthenticateRow>(
+      this.store.db,
       sql`select a.*, ${taking ? sql`case when a.admitted then ${taking.taken} end` : sql`null::boolean`} as slot_taken
             from verbatim_authenticate(${secretHash}, ${allowance}, ${now.toISOString()}::timestamptz) a`,
     );

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { ApiError } from "../errors.ts";
 import { type DatabaseOrTransaction, isStoreUnreachable, type Store } from "../store/database.ts";
+import { executePrepared } from "../store/prepared.ts";
 import { retryUntilReachable } from "../store/retry-until-reachable.ts";
 import { type Debit, debitSteps } from "../store/statements/debit.ts";
 
@@ -90,8 +91,9 @@ export class Credits {
     if (request.credits === 0) return this.balance(request.accountId, request.settlement?.transaction ?? db);
     const debit = this.debitOf(request);
     const run = async (on: DatabaseOrTransaction) => {
-      const [row] = rowsOf<{ balance_after: number | null }>(
-        await on.execute(sql`with ${debitSteps(debit, sql`true`)} select balance_after from charged`),
+      const [row] = await executePrepared<{ balance_after: number | null }>(
+        on,
+        sql`with ${debitSteps(debit, sql`true`)} select balance_after from charged`,
       );
       if (!row) return this.refuse(request, on);
       return row.balance_after === null ? null : Number(row.balance_after);

@@ -188,7 +188,10 @@ export interface PostgresStoreOptions {
 
 /** Opens a pool on a real PostgreSQL and migrates it, one process at a time. */
 export async function openPostgresStore(connectionString: string, options: PostgresStoreOptions = {}): Promise<Store> {
-  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? defaultPoolSize });
+  // No JIT compilation: it costs 20-40 ms a statement once a plan's estimate passes jit_above_cost,
+  // and the API's statements run in milliseconds; a library search whose index branch was never run
+  // paid it on every common word (docs/performance.md).
+  const pool = new pg.Pool({ connectionString, max: options.poolSize ?? defaultPoolSize, options: "-c jit=off" });
   // Without a listener, an idle connection closed by the server (a restart, a failover) ends the process.
   pool.on("error", (error) => options.onConnectionError?.(error));
   const exclusively = async <T>(lockId: number, work: (client: pg.PoolClient) => Promise<T>): Promise<T> => {

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { DatabaseOrTransaction } from "../database.ts";
+import { executePrepared } from "../prepared.ts";
 import { captionChoices, storedTranscripts } from "../schema.ts";
 import { type Debit, debitSteps } from "./debit.ts";
 import { type LibraryDelivery, libraryEntryUpsert, type RecordedEntry } from "./library-entry.ts";
@@ -136,7 +137,9 @@ export async function deliverStored(
     request.slotLeaseId === undefined
       ? sql`select null::text as id where false`
       : sql`delete from slot_leases where id = ${request.slotLeaseId} and exists (select 1 from found) returning id`;
-  const result = await db.execute(sql`
+  const [row] = await executePrepared<DeliveryRow>(
+    db,
+    sql`
     with found as (
       select t.video_id, t.title, t.channel, t.duration_seconds, t.thumbnail_url, t.language, t.caption_kind,
              t.source_language, t.speech_engine, t.segments::text as segments_json, t.segment_words, t.text_bytes,
@@ -156,8 +159,8 @@ export async function deliverStored(
            exists (select 1 from charged) as charged, (select balance_after from charged) as balance_after,
            (select to_jsonb(entry) from library_entry entry) as library_entry,
            exists (select 1 from released_slot) as slot_released
-      from found`);
-  const [row] = (result as unknown as { rows: DeliveryRow[] }).rows;
+      from found`,
+  );
   return row ? deliveryOf(row) : null;
 }
 
