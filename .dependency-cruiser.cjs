@@ -44,7 +44,7 @@ module.exports = {
       name: "one-error-boundary",
       severity: "error",
       comment:
-        "Adapters and sources fail with SourceError only; services/source-failures.ts is the one place it becomes the catalog's ApiError.",
+        "Adapters and sources fail with SourceError only; services/failures/source-failures.ts is the one place it becomes the catalog's ApiError.",
       from: { path: `${api}(adapters|sources)/` },
       to: { path: `${api}errors\\.ts$` },
     },

@@ -15,7 +15,7 @@ import type { AppDeps } from "../src/deps.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform, type Platform } from "../src/platform.ts";
-import type { FullTranscript } from "../src/services/transcript-store.ts";
+import type { FullTranscript } from "../src/services/kept/transcript-store.ts";
 import { openEmbeddedStore, openPostgresStore } from "../src/store/database.ts";
 import { mediaTranscript } from "../test/support/media-transcripts.ts";
 import { positiveNumber } from "./http-bench.ts";

@@ -7,8 +7,8 @@
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { createPlatform } from "../src/platform.ts";
-import type { TranscriptLibrary } from "../src/services/library.ts";
-import type { FullTranscript } from "../src/services/transcript-store.ts";
+import type { FullTranscript } from "../src/services/kept/transcript-store.ts";
+import type { TranscriptLibrary } from "../src/services/library/library.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
 import { benchServerUrl, createBenchDatabase, serverSettings } from "./postgres.ts";
 import { textTable } from "./report.ts";

@@ -2,17 +2,17 @@ import type { FaultPoint } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import type { Platform } from "./platform.ts";
-import type { Batches } from "./services/batches.ts";
-import type { CaptionLanguageLists } from "./services/caption-languages.ts";
-import type { MomentLinks } from "./services/library-snippets.ts";
+import type { Batches } from "./services/batches/batches.ts";
+import type { MomentLinks } from "./services/library/library-snippets.ts";
+import type { VideoLists } from "./services/lists/video-lists.ts";
 import type { LiveSessions } from "./services/live/live-sessions.ts";
-import type { Monitors } from "./services/monitors.ts";
-import type { TranscriptJobs } from "./services/transcript-jobs.ts";
-import type { TranscriptRenderer } from "./services/transcript-renderer.ts";
-import type { Transcripts } from "./services/transcripts.ts";
-import type { VideoLists } from "./services/video-lists.ts";
-import type { VideoMetadataReader } from "./services/video-metadata.ts";
-import type { WebhookTargetRule } from "./services/webhook-targets.ts";
+import type { Monitors } from "./services/monitors/monitors.ts";
+import type { TranscriptRenderer } from "./services/renderings/transcript-renderer.ts";
+import type { TranscriptJobs } from "./services/speech/transcript-jobs.ts";
+import type { CaptionLanguageLists } from "./services/transcripts/caption-languages.ts";
+import type { Transcripts } from "./services/transcripts/transcripts.ts";
+import type { VideoMetadataReader } from "./services/transcripts/video-metadata.ts";
+import type { WebhookTargetRule } from "./services/webhooks/webhook-targets.ts";
 
 /** Settings of the HTTP layer. */
 export interface HttpConfig {

@@ -10,7 +10,7 @@ import type { AppDeps } from "../src/deps.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
-import { MonitorEvents } from "../src/services/monitor-events.ts";
+import { MonitorEvents } from "../src/services/monitors/monitor-events.ts";
 import type { Store } from "../src/store/database.ts";
 import {
   type DocumentOperation,

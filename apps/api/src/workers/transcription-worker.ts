@@ -1,8 +1,8 @@
 import type { Logger } from "../logger.ts";
 import { abandonedTranscriptionQueueName, type Job, type PgBoss, transcriptionQueueName } from "../queue/job-queue.ts";
-import { plans } from "../services/plans.ts";
-import type { AccountSlots } from "../services/slots.ts";
-import type { SpeechRecognition, TranscriptionMessage } from "../services/speech-recognition.ts";
+import { plans } from "../services/accounts/plans.ts";
+import type { AccountSlots } from "../services/accounts/slots.ts";
+import type { SpeechRecognition, TranscriptionMessage } from "../services/speech/speech-recognition.ts";
 import { perAccountConcurrency, sendTranscription } from "./transcription-queue.ts";
 
 /** How long a job waits before it is offered again when its account's plan already runs its workers elsewhere. */

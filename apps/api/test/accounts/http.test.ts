@@ -1,7 +1,7 @@
 import type { ErrorCode } from "@verbatim/contract";
 import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlanName } from "../../src/services/plans.ts";
+import type { PlanName } from "../../src/services/accounts/plans.ts";
 import { type Answer, type ErrorBodyShape, expectErrorEnvelope, expectIssueAt } from "../support/http.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 

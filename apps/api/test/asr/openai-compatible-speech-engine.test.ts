@@ -7,7 +7,7 @@ import { OpenAiCompatibleSpeechEngine } from "../../src/adapters/asr/openai-comp
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { transcribeMedia } from "../../src/adapters/asr/speech-engine.ts";
 import { SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
-import { toApiError } from "../../src/services/source-failures.ts";
+import { toApiError } from "../../src/services/failures/source-failures.ts";
 
 /** A call's failure as the API answers it. */
 function answered<T>(call: Promise<T>): Promise<T> {

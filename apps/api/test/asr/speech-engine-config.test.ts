@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSpeechEngine, sherpaDecodingFrom } from "../../src/adapters/asr/index.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
-import { TranscriptStore } from "../../src/services/transcript-store.ts";
+import { TranscriptStore } from "../../src/services/kept/transcript-store.ts";
 
 describe("VERBATIM_ASR_DECODING and VERBATIM_ASR_ACTIVE_PATHS", () => {
   it("default to beam search over 4 paths, the setting bench/asr.ts chose", () => {

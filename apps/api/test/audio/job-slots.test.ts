@@ -5,7 +5,7 @@ import { createLogger } from "../../src/logger.ts";
 import { createPlatform } from "../../src/platform.ts";
 import type { PgBoss } from "../../src/queue/job-queue.ts";
 import { startJobQueue } from "../../src/queue/job-queue.ts";
-import { plans } from "../../src/services/plans.ts";
+import { plans } from "../../src/services/accounts/plans.ts";
 import { transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
 import { type AudioServer, fetchTranscript, startAudioServer, testRetryLimit } from "./harness.ts";

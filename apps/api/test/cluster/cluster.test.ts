@@ -7,7 +7,7 @@ import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createPlatform, type Platform } from "../../src/platform.ts";
-import { plans, pollsPerMinute } from "../../src/services/plans.ts";
+import { plans, pollsPerMinute } from "../../src/services/accounts/plans.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import type { Loose } from "../audio/harness.ts";

@@ -3,8 +3,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { createLogger } from "../../src/logger.ts";
-import { sessionLifetimeMs, signInLinkLifetimeMs } from "../../src/services/dashboard-sessions.ts";
-import { createWebhooks } from "../../src/services/webhook-deliverer.ts";
+import { sessionLifetimeMs, signInLinkLifetimeMs } from "../../src/services/accounts/dashboard-sessions.ts";
+import { createWebhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import { type Answer, expectErrorEnvelope, expectIssueAt, send } from "../support/http.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 

@@ -1,8 +1,12 @@
 import { errorTable } from "@verbatim/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { passagesOf, segmentsOfPassages } from "../../src/services/library-passages.ts";
-import { renderTranscript, type TranscriptFormat, textOf } from "../../src/services/transcript-renderings.ts";
-import type { FullTranscript } from "../../src/services/transcript-store.ts";
+import { passagesOf, segmentsOfPassages } from "../../src/services/kept/library-passages.ts";
+import type { FullTranscript } from "../../src/services/kept/transcript-store.ts";
+import {
+  renderTranscript,
+  type TranscriptFormat,
+  textOf,
+} from "../../src/services/renderings/transcript-renderings.ts";
 import { afterStatements, probeHealthAfterStatements } from "../support/health-probes.ts";
 import { type Answer, expectErrorEnvelope, verbatimValidator } from "../support/http.ts";
 import { mediaTranscript } from "../support/media-transcripts.ts";

@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKeyPattern, generateApiKey, hashApiKey } from "../../src/services/api-keys.ts";
-import { planNames, plans, pollsPerMinute } from "../../src/services/plans.ts";
+import { apiKeyPattern, generateApiKey, hashApiKey } from "../../src/services/accounts/api-keys.ts";
+import { planNames, plans, pollsPerMinute } from "../../src/services/accounts/plans.ts";
 import {
   authenticate,
   authenticated,

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKey } from "../../src/services/api-keys.ts";
-import type { Allowance, Authentication } from "../../src/services/authenticator.ts";
+import { generateApiKey } from "../../src/services/accounts/api-keys.ts";
+import type { Allowance, Authentication } from "../../src/services/accounts/authenticator.ts";
 import {
   authenticate,
   authenticated,

@@ -7,8 +7,8 @@ import type { AppDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform, type Platform } from "../../src/platform.ts";
-import type { AccountView, IssuedKey } from "../../src/services/accounts.ts";
-import type { PlanName } from "../../src/services/plans.ts";
+import type { AccountView, IssuedKey } from "../../src/services/accounts/accounts.ts";
+import type { PlanName } from "../../src/services/accounts/plans.ts";
 import type { Store } from "../../src/store/database.ts";
 import { emptyStore, openTestStore } from "./store.ts";
 

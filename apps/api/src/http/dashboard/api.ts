@@ -7,9 +7,9 @@ import {
 import type { Request, RequestHandler, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import type { ApiKeyView } from "../../services/accounts.ts";
-import { usageBlock } from "../../services/credits.ts";
-import { mayEnd, type NewSession, type SignInMethod } from "../../services/dashboard-sessions.ts";
+import type { ApiKeyView } from "../../services/accounts/accounts.ts";
+import { usageBlock } from "../../services/accounts/credits.ts";
+import { mayEnd, type NewSession, type SignInMethod } from "../../services/accounts/dashboard-sessions.ts";
 import type { ApiVersion } from "../api-router.ts";
 import { admit, sessionCookieName } from "../auth.ts";
 import { authOf, dashboardSessionOf, keepAuth, requestIdOf } from "../locals.ts";

@@ -1,7 +1,7 @@
 import type { ResponseBody } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { type TranscriptJobRow, TranscriptJobs } from "../../services/transcript-jobs.ts";
+import { type TranscriptJobRow, TranscriptJobs } from "../../services/speech/transcript-jobs.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 

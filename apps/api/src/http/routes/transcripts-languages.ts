@@ -1,7 +1,7 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
-import type { CaptionLanguageLists } from "../../services/caption-languages.ts";
-import { usageBlock } from "../../services/credits.ts";
+import { usageBlock } from "../../services/accounts/credits.ts";
+import type { CaptionLanguageLists } from "../../services/transcripts/caption-languages.ts";
 import { authOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 
