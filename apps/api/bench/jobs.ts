@@ -44,7 +44,7 @@ async function main(): Promise<void> {
     maxQueuedJobs: settings.maxQueuedJobs,
   };
   const services = composeServices({ platform, now, logger, audio });
-  await startTranscriptionWorker(boss, services.speechRecognition, {
+  await startTranscriptionWorker(boss, services.speechJobs, {
     workers: settings.workers,
     pollSeconds: settings.pollSeconds,
     retryLimit,

@@ -13,15 +13,19 @@ import { TranscriptStore } from "./services/kept/transcript-store.ts";
 import { VideoLists } from "./services/lists/video-lists.ts";
 import { LiveEndings } from "./services/live/live-endings.ts";
 import { LiveFeed } from "./services/live/live-feed.ts";
-import { LiveRunner, type LiveRunSettings } from "./services/live/live-run.ts";
+import { LiveRunner } from "./services/live/live-run.ts";
+import type { LiveRunSettings } from "./services/live/live-run-settings.ts";
 import { LiveSessions } from "./services/live/live-sessions.ts";
 import { LiveStore } from "./services/live/live-store.ts";
 import { LiveWebhooks } from "./services/live/live-webhooks.ts";
 import type { MonitorEvents } from "./services/monitors/monitor-events.ts";
 import { Monitors } from "./services/monitors/monitors.ts";
 import { TranscriptRenderer } from "./services/renderings/transcript-renderer.ts";
-import { SpeechRecognition, type TranscriptionQueue } from "./services/speech/speech-recognition.ts";
-import { type JobFollower, TranscriptJobs } from "./services/speech/transcript-jobs.ts";
+import type { JobFollower } from "./services/speech/job-rows.ts";
+import { SpeechJobRunner } from "./services/speech/speech-jobs.ts";
+import { SpeechRecognition } from "./services/speech/speech-recognition.ts";
+import { TranscriptJobs } from "./services/speech/transcript-jobs.ts";
+import type { TranscriptionQueue } from "./services/speech/transcription-queue.ts";
 import { AudioTranscripts } from "./services/transcripts/audio-transcripts.ts";
 import { CaptionLanguageLists } from "./services/transcripts/caption-languages.ts";
 import { Transcripts } from "./services/transcripts/transcripts.ts";
@@ -130,8 +134,10 @@ export interface MonitorDeps {
 export interface ProcessServices extends Services {
   /** The one way to a transcript, whatever the input; absent without any source. */
   audioTranscripts?: AudioTranscripts;
-  /** Speech recognition, whose jobs the transcription workers run; absent without `audio`. */
+  /** Speech recognition as requests ask it; absent without `audio`. */
   speechRecognition?: SpeechRecognition;
+  /** What the transcription workers run: one attempt of a queued job; absent without `audio`. */
+  speechJobs?: SpeechJobRunner;
   /** What the live workers run: the sessions' rows, and the run of one session; absent without live sessions. */
   liveWork?: { store: LiveStore; runner: LiveRunner; feed: LiveFeed };
 }
@@ -141,9 +147,11 @@ export interface ProcessServices extends Services {
  * the transcription workers and the scheduler all run on these, so a job finishes with the same
  * followers (the library, the monitors) wherever it was accepted or run.
  */
-export function composeServices(
-  parts: ServiceParts & { audio: AudioDeps },
-): ProcessServices & { audioTranscripts: AudioTranscripts; speechRecognition: SpeechRecognition };
+export function composeServices(parts: ServiceParts & { audio: AudioDeps }): ProcessServices & {
+  audioTranscripts: AudioTranscripts;
+  speechRecognition: SpeechRecognition;
+  speechJobs: SpeechJobRunner;
+};
 export function composeServices(parts: ServiceParts): ProcessServices;
 export function composeServices(parts: ServiceParts): ProcessServices {
   const { platform, now, logger, youtube, audio, monitors } = parts;
@@ -183,7 +191,12 @@ export function composeServices(parts: ServiceParts): ProcessServices {
       : {}),
     ...(audioTranscripts ? { audioTranscripts } : {}),
     ...(speech
-      ? { speechRecognition: speech.recognition, jobs: speech.jobs, callbackTargets: speech.callbackTargets }
+      ? {
+          speechRecognition: speech.recognition,
+          speechJobs: speech.runner,
+          jobs: speech.jobs,
+          callbackTargets: speech.callbackTargets,
+        }
       : {}),
     ...(listings ? { lists: new VideoLists(listings, platform.listCursors) } : {}),
     ...(listings && monitors && transcripts
@@ -265,13 +278,14 @@ function speechServices(
   platform: Platform,
   audio: AudioDeps,
   options: { sources: SourceRegistry; kept: TranscriptStore; now: () => Date; logger: Logger },
-): { recognition: SpeechRecognition } & Required<Pick<ProcessServices, "jobs" | "callbackTargets">> {
+): { recognition: SpeechRecognition; runner: SpeechJobRunner } & Required<
+  Pick<ProcessServices, "jobs" | "callbackTargets">
+> {
   const jobs = new TranscriptJobs(platform.store, platform.credits, options.kept, options.now, audio.webhooks, [
     platform.library,
     ...(audio.jobFollowers ?? []),
   ]);
   const recognition = new SpeechRecognition({
-    sources: options.sources,
     store: options.kept,
     credits: platform.credits,
     jobs,
@@ -285,7 +299,8 @@ function speechServices(
     allowPrivateTargets: audio.allowPrivateCallbackTargets ?? false,
     ...(audio.resolveAll ? { resolveAll: audio.resolveAll } : {}),
   };
-  return { recognition, jobs, callbackTargets };
+  const runner = new SpeechJobRunner({ sources: options.sources, jobs, engine: audio.engine, logger: options.logger });
+  return { recognition, runner, jobs, callbackTargets };
 }
 
 /** The dependencies of speech recognition the deep health check asks, besides the database. */

@@ -192,7 +192,7 @@ const liveWorkers =
     : undefined;
 if (runsWorkers) {
   await heartbeat?.start();
-  await startTranscriptionWorker(boss, services.speechRecognition, {
+  await startTranscriptionWorker(boss, services.speechJobs, {
     workers: config.jobs.workers,
     pollSeconds: config.jobs.pollSeconds,
     retryLimit: jobRetryLimit,

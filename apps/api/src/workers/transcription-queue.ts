@@ -5,7 +5,7 @@ import type {
   QueuedTranscription,
   TranscriptionMessage,
   TranscriptionQueue,
-} from "../services/speech/speech-recognition.ts";
+} from "../services/speech/transcription-queue.ts";
 
 export interface TranscriptionQueueSettings {
   /** A worker that has not reported for this long is presumed dead, and the job is retried. */

@@ -2,7 +2,8 @@ import type { Logger } from "../logger.ts";
 import { abandonedTranscriptionQueueName, type Job, type PgBoss, transcriptionQueueName } from "../queue/job-queue.ts";
 import { plans } from "../services/accounts/plans.ts";
 import type { AccountSlots } from "../services/accounts/slots.ts";
-import type { SpeechRecognition, TranscriptionMessage } from "../services/speech/speech-recognition.ts";
+import type { SpeechJobRunner } from "../services/speech/speech-jobs.ts";
+import type { TranscriptionMessage } from "../services/speech/transcription-queue.ts";
 import { perAccountConcurrency, sendTranscription } from "./transcription-queue.ts";
 
 /** How long a job waits before it is offered again when its account's plan already runs its workers elsewhere. */
@@ -37,7 +38,7 @@ export interface TranscriptionWorker {
  */
 export async function startTranscriptionWorker(
   boss: PgBoss,
-  speech: Pick<SpeechRecognition, "runJob" | "abandonJob">,
+  speech: Pick<SpeechJobRunner, "runJob" | "abandonJob">,
   options: TranscriptionWorkerOptions,
 ): Promise<TranscriptionWorker> {
   await boss.work<TranscriptionMessage>(

@@ -221,7 +221,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
   let worker: TranscriptionWorker | undefined;
   const startWorkers = async (workers = options.workers ?? 2) => {
     if (workers === 0) return;
-    worker = await startTranscriptionWorker(boss, services.speechRecognition, {
+    worker = await startTranscriptionWorker(boss, services.speechJobs, {
       workers,
       pollSeconds: 0.5,
       retryLimit: testRetryLimit,

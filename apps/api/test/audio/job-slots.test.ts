@@ -26,8 +26,8 @@ async function startWorkerProcess(server: AudioServer, workers: number): Promise
     logger,
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
-  const { speechRecognition } = composeServices({ ...server.parts, platform, now, logger });
-  const worker = await startTranscriptionWorker(boss, speechRecognition, {
+  const { speechJobs } = composeServices({ ...server.parts, platform, now, logger });
+  const worker = await startTranscriptionWorker(boss, speechJobs, {
     workers,
     pollSeconds: 0.5,
     retryLimit: testRetryLimit,

@@ -149,7 +149,7 @@ describe(`GET /library/{id} of a large transcript: its weight in the request all
 
   it("answers 429 rate_limited with Retry-After when the window has no room for the whole weight", async () => {
     const limit = 2 * weight + 2;
-    const { key } = await server.platform.accounts.createKey(server.account.id, limit);
+    const { key } = await server.platform.accounts.keys.create(server.account.id, limit);
     const first = await read("format=text", key);
     expect(remainingOf(first)).toBe(limit - weight);
     const second = await read("format=text", key);
@@ -164,7 +164,7 @@ describe(`GET /library/{id} of a large transcript: its weight in the request all
 
   it("counts no more than the limit, so that a key whose limit is below the weight still reads the entry once a minute", async () => {
     const limit = weight - 1;
-    const { key } = await server.platform.accounts.createKey(server.account.id, limit);
+    const { key } = await server.platform.accounts.keys.create(server.account.id, limit);
     const answer = await read("format=srt", key);
     expect(answer.status, answer.text.slice(0, 500)).toBe(200);
     expect(remainingOf(answer)).toBe(0);

@@ -8,8 +8,8 @@ import { type ClosableAudioSources, createAudioSources } from "../../src/adapter
 import { newId } from "../../src/ids.ts";
 import { createLogger } from "../../src/logger.ts";
 import { type FullTranscript, TranscriptStore } from "../../src/services/kept/transcript-store.ts";
-import type { TranscriptionQueue } from "../../src/services/speech/speech-recognition.ts";
 import { TranscriptJobs } from "../../src/services/speech/transcript-jobs.ts";
+import type { TranscriptionQueue } from "../../src/services/speech/transcription-queue.ts";
 import { verbatimValidator } from "../support/http.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import { createdMonitor, type MonitorHarness, recordReportedVideo, startMonitorHarness } from "./harness.ts";

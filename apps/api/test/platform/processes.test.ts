@@ -77,7 +77,7 @@ describe.runIf(databaseUrl)("separate API processes on one PostgreSQL", () => {
   describe("two processes authenticating one account concurrently admit no more than its limit", () => {
     it("admits exactly 10 of 80 requests sent by two processes with 40 each at the same instant", async () => {
       const { account, key } = await platform.accounts.create({ plan: "free", name: "hammered" });
-      const other = await platform.accounts.createKey(account.id);
+      const other = await platform.accounts.keys.create(account.id);
       const now = new Date().toISOString();
       const hammers = [
         spawn("./hammer-authenticate.child.ts", [database.url, hashApiKey(key.key), "40", now]),

@@ -7,7 +7,7 @@ import {
 import type { Request, RequestHandler, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import type { ApiKeyView } from "../../services/accounts/accounts.ts";
+import type { ApiKeyView } from "../../services/accounts/account-keys.ts";
 import { usageBlock } from "../../services/accounts/credits.ts";
 import { mayEnd, type NewSession, type SignInMethod } from "../../services/accounts/dashboard-sessions.ts";
 import type { ApiVersion } from "../api-router.ts";
@@ -243,7 +243,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
       guards: sessionGuards,
       handler: async (req, res) => {
         const before = typeof req.query.before === "string" ? req.query.before : undefined;
-        const page = await accounts.listKeys(authOf(res).accountId, {
+        const page = await accounts.keys.list(authOf(res).accountId, {
           limit: Number(req.query.limit ?? 100),
           ...(before === undefined ? {} : { before }),
         });
@@ -260,7 +260,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
       guards: linkSessionGuards,
       handler: async (req, res) => {
         const body = bodyOf<DashboardRequestBody<"createKey">>(req);
-        const issued = await accounts.createKey(authOf(res).accountId, body.requests_per_minute ?? null);
+        const issued = await accounts.keys.create(authOf(res).accountId, body.requests_per_minute ?? null);
         send(res, "createKey", 200, envelope(res, { kind: "issued_api_key", key: issued.key, api_key: keyOf(issued) }));
       },
     },
@@ -269,7 +269,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
       guards: linkSessionGuards,
       handler: async (req, res) => {
         const body = bodyOf<DashboardRequestBody<"updateKey">>(req);
-        const key = await accounts.setKeyLimit(
+        const key = await accounts.keys.setLimit(
           String(req.params.keyId),
           body.requests_per_minute,
           authOf(res).accountId,
@@ -281,7 +281,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
       operationId: "revokeKey",
       guards: linkSessionGuards,
       handler: async (req, res) => {
-        const key = await accounts.revokeKey(String(req.params.keyId), authOf(res).accountId);
+        const key = await accounts.keys.revoke(String(req.params.keyId), authOf(res).accountId);
         send(res, "revokeKey", 200, envelope(res, keyOf(key)));
       },
     },
@@ -290,7 +290,7 @@ export function dashboardRoutes(deps: AppDeps): Route[] {
       guards: linkSessionGuards,
       handler: async (req, res) => {
         const body = bodyOf<DashboardRequestBody<"rotateKey">>(req);
-        const { issued, revoked } = await accounts.rotateKey(
+        const { issued, revoked } = await accounts.keys.rotate(
           String(req.params.keyId),
           body.grace_seconds ?? 0,
           authOf(res).accountId,

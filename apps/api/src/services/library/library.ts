@@ -4,7 +4,7 @@ import type { DatabaseOrTransaction, Store } from "../../store/database.ts";
 import type { RecordedEntry } from "../../store/statements/library-entry.ts";
 import type { FullTranscript } from "../kept/transcript-store.ts";
 import type { TranscriptJson } from "../renderings/transcript-rendering-tasks.ts";
-import type { FinishedJob, JobFollower, TranscriptJobRow } from "../speech/transcript-jobs.ts";
+import type { FinishedJob, JobFollower, TranscriptJobRow } from "../speech/job-rows.ts";
 import type { LibraryCursors } from "./library-cursors.ts";
 import { type LibraryEntry, LibraryReader, type Page, type StoredEntry } from "./library-entries.ts";
 import { LibraryRecorder } from "./library-recording.ts";

@@ -3,7 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
 import type { DatabaseOrTransaction, Store } from "../../store/database.ts";
 import { monitorEvents, monitors, monitorTranscriptTasks } from "../../store/schema.ts";
-import type { FinishedJob, JobFollower, TranscriptJobRow } from "../speech/transcript-jobs.ts";
+import type { FinishedJob, JobFollower, TranscriptJobRow } from "../speech/job-rows.ts";
 import type { WebhookOutbox } from "../webhooks/webhook-events.ts";
 import { presentedTranscript } from "../words/word-timing.ts";
 

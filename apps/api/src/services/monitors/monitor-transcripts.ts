@@ -6,7 +6,7 @@ import type { DatabaseOrTransaction, Store } from "../../store/database.ts";
 import { monitors, monitorTranscriptTasks, transcriptJobs } from "../../store/schema.ts";
 import type { PlanName } from "../accounts/plans.ts";
 import { toApiError } from "../failures/source-failures.ts";
-import { TranscriptJobs } from "../speech/transcript-jobs.ts";
+import { jobOutcomeOf } from "../speech/job-rows.ts";
 import type { Transcripts } from "../transcripts/transcripts.ts";
 import type { MonitorEvents, MonitorRow, TranscriptOutcomeData } from "./monitor-events.ts";
 import { claimBatchSize } from "./monitor-schedule.ts";
@@ -150,7 +150,7 @@ export class MonitorTranscripts {
   private async followFinishedJob(jobId: string, context: FetchContext, tx: DatabaseOrTransaction): Promise<void> {
     const [job] = await tx.select().from(transcriptJobs).where(eq(transcriptJobs.id, jobId)).for("update");
     if (!job) return;
-    const finished = TranscriptJobs.outcomeOf(job, context.docsBaseUrl);
+    const finished = jobOutcomeOf(job, context.docsBaseUrl);
     if (finished === null) return;
     await this.options.events.jobFinished(job, finished, tx);
   }

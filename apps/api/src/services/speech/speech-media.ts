@@ -1,8 +1,12 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { SpeechEngine, SpeechTranscript } from "../../adapters/asr/index.ts";
 import { transcribeMedia } from "../../adapters/asr/index.ts";
 import { probeDuration } from "../../adapters/media/decoder.ts";
 import { isDrmProtected } from "../../adapters/media/protection.ts";
 import { ApiError } from "../../errors.ts";
+import type { PlatformSource, SourceDetails, SourceRef } from "../../sources/platform-source.ts";
 import { roundedSeconds, roundedSegment, type TranscriptFields } from "../kept/transcript-fields.ts";
 import type { FullTranscript } from "../kept/transcript-store.ts";
 
@@ -97,4 +101,21 @@ export function audioTooLong(seconds: number): ApiError {
     "audio_too_long",
     `The media lasts ${Math.round(seconds / 60)} minutes; at most ${maxAudioSeconds / 3600} hours are transcribed. Nothing was charged.`,
   );
+}
+
+/** Downloads the media into a fresh temporary directory, runs `use` on the file, and removes it whatever happens. */
+export async function withDownload<T>(
+  workDir: string | undefined,
+  source: PlatformSource,
+  media: SourceRef,
+  options: { maxBytes: number; signal?: AbortSignal; accountId: string; resolved?: SourceDetails },
+  use: (path: string) => Promise<T>,
+): Promise<T> {
+  const dir = await mkdtemp(join(workDir ?? tmpdir(), "verbatim-media-"));
+  try {
+    const { path } = await source.download(media, dir, options);
+    return await use(path);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -1,19 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { SpeechEngine, SpeechTranscript } from "../../adapters/asr/index.ts";
 import { DownloadCapReached } from "../../adapters/net/media-download.ts";
 import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { Logger } from "../../logger.ts";
 import type { PlatformSource, SourceDetails, SourceRef } from "../../sources/platform-source.ts";
-import type { SourceRegistry } from "../../sources/registry.ts";
-import { whenReachable } from "../../store/retry-until-reachable.ts";
-import type { StoredItem } from "../../store/statements/deliver-stored.ts";
 import type { Credits } from "../accounts/credits.ts";
-import { type PlanName, plans } from "../accounts/plans.ts";
+import { plans } from "../accounts/plans.ts";
 import { pricing } from "../accounts/pricing.ts";
-import { isAnswerable, toApiError } from "../failures/source-failures.ts";
 import { chargeOf, KeptTranscripts } from "../kept/kept-transcripts.ts";
 import {
   fieldsOf,
@@ -22,10 +15,10 @@ import {
   libraryDeliveryOf,
   roundedSeconds,
   storedItemOf,
-  type TranscriptFields,
 } from "../kept/transcript-fields.ts";
 import { callOf, type TranscriptOutcome, type TranscriptQuery } from "../kept/transcript-requests.ts";
 import { type FullTranscript, TranscriptStore } from "../kept/transcript-store.ts";
+import type { JobWork } from "./speech-jobs.ts";
 import {
   audioTooLong,
   fullTranscript,
@@ -34,75 +27,15 @@ import {
   recognise,
   richestAudioBytesPerSecond,
   surelyLongerThan,
+  withDownload,
 } from "./speech-media.ts";
-import { type JobFailure, type TranscriptJobRow, TranscriptJobs } from "./transcript-jobs.ts";
-
-/** How often, at most, a running job writes its progress: polls read it, every write costs a statement. */
-const progressIntervalMs = 1_000;
-
-/** How long a worker waits for the row of a job it was handed: the API queues the message just before it writes the row. */
-const rowArrivalMs = 10_000;
-
-/**
- * How long an attempt waits for a store that went away, at its start and before recording its
- * result, instead of failing: an outage of seconds must not cost a transcription its attempt.
- */
-const storeOutageToleranceMs = 60_000;
+import type { TranscriptJobs } from "./transcript-jobs.ts";
+import type { TranscriptionQueue } from "./transcription-queue.ts";
 
 /** Seconds a client is told to wait when too many jobs are queued. */
 const overloadedRetryAfterSeconds = 30;
 
-/**
- * What a job's worker needs, stored on the job row. Stream and signed media addresses expire, so
- * the media is named by what the source that serves its platform downloads, and resolved again.
- */
-interface JobWork {
-  media: SourceRef;
-  /** Where the transcript is kept. */
-  stored: StoredItem;
-  fields: TranscriptFields;
-}
-
-/** One attempt of a job, as the queue runs it. */
-export interface JobAttempt {
-  /** Aborted when the queue takes the job back (its heartbeat lapsed); the attempt then stops without a trace. */
-  signal: AbortSignal;
-  /** No retry follows: a transient failure now fails the job instead of being retried. */
-  finalAttempt: boolean;
-}
-
-/** The message of a transcription: the job row does the talking; the account and plan group it. */
-export interface TranscriptionMessage {
-  jobId: string;
-  accountId: string;
-  plan: PlanName;
-  /**
-   * Attempts the job ran before it was handed back for want of a free slot: a hand-back is a new
-   * queue job, and the job's attempts count across them, so its last attempt comes.
-   */
-  attemptsBefore?: number;
-}
-
-/** A queued message, until its job is admitted. */
-export interface QueuedTranscription {
-  /** Removes the message before a worker takes it. */
-  withdraw(): Promise<void>;
-}
-
-/** Hands accepted jobs to the workers, wherever they run. */
-export interface TranscriptionQueue {
-  /**
-   * Queues the job under its account and plan, so the plan's concurrency holds across every
-   * worker. Answers how to take the message back when the job is not admitted after all.
-   */
-  enqueue(job: TranscriptionMessage): Promise<QueuedTranscription>;
-  /** A cheap round trip to the queue, for the deep health check. */
-  check(): Promise<void>;
-}
-
 export interface SpeechRecognitionOptions {
-  /** The sources a job's media is downloaded from, by its platform. */
-  sources: SourceRegistry;
   store: TranscriptStore;
   credits: Credits;
   jobs: TranscriptJobs;
@@ -184,76 +117,6 @@ export class SpeechRecognition {
     });
   }
 
-  /**
-   * Runs one attempt of a job: download, checks, recognition with progress, then the completion
-   * that charges once. An input problem fails the job; a transient one is thrown for the queue to
-   * retry, unless this is the last attempt.
-   */
-  async runJob(jobId: string, attempt: JobAttempt): Promise<void> {
-    const { jobs, logger } = this.options;
-    const job = await whenReachable(() => this.awaitRow(jobId, attempt.signal), storeOutageToleranceMs, attempt.signal);
-    if (!job) {
-      logger.warn({ job_id: jobId }, "a queued transcription has no job row; the request that queued it failed");
-      return;
-    }
-    if (job.status !== "processing") return;
-    const work = TranscriptJobs.workOf(job) as unknown as JobWork;
-    try {
-      const source = this.options.sources.sourceOf(work.media.platform);
-      if (!source) {
-        throw new ApiError(
-          "unsupported_platform",
-          `This server no longer reads ${work.media.platform}; the job cannot run.`,
-        );
-      }
-      const transcribed = await this.withDownload(
-        source,
-        work.media,
-        { maxBytes: Number.MAX_SAFE_INTEGER, signal: attempt.signal, accountId: job.accountId },
-        async (path) => {
-          const duration = await inspect(path, attempt.signal);
-          return recognise(this.options.engine, path, {
-            signal: attempt.signal,
-            onProgress: this.progressReporter(jobId, duration),
-          });
-        },
-      );
-      if (!transcribed) throw new Error("recognition stopped before the end");
-      const transcript = fullTranscript(work.fields, this.options.engine, transcribed);
-      // Completing twice is harmless: only a job still processing is completed and charged.
-      const outcome = await whenReachable(
-        () =>
-          jobs.complete(job, {
-            transcript,
-            durationSeconds: transcribed.duration,
-            credits: pricing.speechRecognition(transcribed.duration),
-            stored: work.stored,
-          }),
-        storeOutageToleranceMs,
-        attempt.signal,
-      );
-      logger.info({ job_id: jobId, outcome: outcome.kind }, "transcription job finished");
-    } catch (error) {
-      if (attempt.signal.aborted) throw error;
-      const failure = jobFailureOf(error, attempt.finalAttempt);
-      if (!failure) throw error;
-      if (failure.code === "internal_error") logger.error({ err: error, job_id: jobId }, "transcription job failed");
-      await jobs.fail(job, failure);
-    }
-  }
-
-  /** Fails a job whose every attempt died without an answer (the queue's dead letter). */
-  async abandonJob(jobId: string): Promise<void> {
-    const job = await this.options.jobs.find(jobId);
-    if (!job) return;
-    const failed = await this.options.jobs.fail(job, {
-      code: "internal_error",
-      message:
-        "The job's worker stopped before finishing, on every attempt. Nothing was charged; send the request again.",
-    });
-    if (failed) this.options.logger.error({ job_id: jobId }, "transcription job abandoned after its attempts died");
-  }
-
   /** Transcribes an item not transcribed before: within the request when its media is short, else as a job. */
   private async recogniseNew(
     query: TranscriptQuery,
@@ -300,7 +163,8 @@ export class SpeechRecognition {
     { kind: "transcribed"; transcribed: SpeechTranscript } | { kind: "long"; durationSeconds: number | null }
   > {
     try {
-      return await this.withDownload(
+      return await withDownload(
+        this.options.workDir,
         source,
         media,
         { maxBytes: inlineSeconds * richestAudioBytesPerSecond, accountId, resolved: details },
@@ -377,68 +241,4 @@ export class SpeechRecognition {
     }
     return { kind: "job", jobId, videoId, platform };
   }
-
-  /** Downloads the media into a fresh temporary directory, runs `use` on the file, and removes it whatever happens. */
-  private async withDownload<T>(
-    source: PlatformSource,
-    media: SourceRef,
-    options: { maxBytes: number; signal?: AbortSignal; accountId: string; resolved?: SourceDetails },
-    use: (path: string) => Promise<T>,
-  ): Promise<T> {
-    const dir = await mkdtemp(join(this.options.workDir ?? tmpdir(), "verbatim-media-"));
-    try {
-      const { path } = await source.download(media, dir, options);
-      return await use(path);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  }
-
-  /** Progress of a job, written at most once a second and never as done: completion says that. */
-  private progressReporter(jobId: string, durationSeconds: number | null): ((seconds: number) => void) | undefined {
-    if (durationSeconds === null || durationSeconds <= 0) return undefined;
-    let lastWrite = 0;
-    return (seconds) => {
-      const now = Date.now();
-      if (now - lastWrite < progressIntervalMs) return;
-      lastWrite = now;
-      const fraction = Math.min(0.99, Math.round((seconds / durationSeconds) * 100) / 100);
-      this.options.jobs
-        .reportProgress(jobId, fraction)
-        .catch((err: unknown) => this.options.logger.warn({ err, job_id: jobId }, "progress not recorded"));
-    };
-  }
-
-  /** The job's row; it may trail the queue message by a moment (see `startJob`). */
-  private async awaitRow(jobId: string, signal: AbortSignal): Promise<TranscriptJobRow | null> {
-    const deadline = Date.now() + rowArrivalMs;
-    for (;;) {
-      const job = await this.options.jobs.find(jobId);
-      if (job || Date.now() > deadline || signal.aborted) return job;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
-}
-
-/**
- * The failure a job records for an error, or null when the error should be retried: input
- * problems (the 3xxx and 4xxx families) fail the job at once; upstream trouble (5xxx) and the
- * unexpected are retried until the last attempt, which records them.
- */
-function jobFailureOf(error: unknown, finalAttempt: boolean): JobFailure | null {
-  if (isAnswerable(error)) {
-    const failure = toApiError(error);
-    const transient = failure.number >= 5000;
-    if (transient && !finalAttempt) return null;
-    return {
-      code: failure.code,
-      message: failure.message,
-      ...(failure.extra === undefined ? {} : { extra: failure.extra }),
-    };
-  }
-  if (!finalAttempt) return null;
-  return {
-    code: "internal_error",
-    message: "The transcription failed unexpectedly on every attempt. Nothing was charged; send the request again.",
-  };
 }

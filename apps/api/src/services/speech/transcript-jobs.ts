@@ -1,21 +1,20 @@
-import type { ErrorCode, ResponseBody } from "@verbatim/contract";
 import { and, eq, sql } from "drizzle-orm";
-import { ApiError, type ErrorExtra } from "../../errors.ts";
+import { ApiError } from "../../errors.ts";
 import type { DatabaseOrTransaction, Store } from "../../store/database.ts";
 import { accounts, transcriptJobs } from "../../store/schema.ts";
 import { type Credits, type UsageBlock, usageBlock } from "../accounts/credits.ts";
 import type { FullTranscript, StoredItem, TranscriptStore } from "../kept/transcript-store.ts";
 import type { WebhookOutbox } from "../webhooks/webhook-events.ts";
 import { presentedTranscript } from "../words/word-timing.ts";
-
-export type TranscriptJobRow = typeof transcriptJobs.$inferSelect;
-
-/** Why a job failed: an error of the table, shown to the client with its number and docs. */
-export interface JobFailure {
-  code: ErrorCode;
-  message: string;
-  extra?: ErrorExtra;
-}
+import {
+  errorOfFailure,
+  type JobErrorBody,
+  type JobFailure,
+  type JobFollower,
+  type JobSourceColumn,
+  jobSourceOf,
+  type TranscriptJobRow,
+} from "./job-rows.ts";
 
 export interface NewTranscriptJob {
   id: string;
@@ -60,30 +59,6 @@ export type CompletionOutcome =
   | { kind: "already_finished" }
   /** The balance could not pay: the job failed with 402 `insufficient_credits`, the transcript was kept. */
   | { kind: "insufficient_credits" };
-
-/** How a job ended, as the work waiting on it learns it. */
-export type FinishedJob =
-  | { status: "completed"; transcript: FullTranscript; usage: UsageBlock }
-  | { status: "failed"; error: JobErrorBody };
-
-/**
- * Work that waits on a job's outcome (a monitor's transcript of a new video), told in the
- * transaction that finishes the job: it commits with the job's move, exactly once.
- */
-export interface JobFollower {
-  jobFinished(job: TranscriptJobRow, outcome: FinishedJob, db: DatabaseOrTransaction): Promise<void>;
-}
-
-/** The `source` column: the orchestration's work description plus what the callback and the charge need. */
-interface JobSourceColumn {
-  work: Record<string, unknown>;
-  docs_base_url: string;
-  /** The operation the job's charge is recorded under; absent on jobs admitted before it was kept. */
-  operation?: string;
-}
-
-/** The `error` block of a failed job's poll: the envelope's error, as `ApiError.toBody` builds it. */
-type JobErrorBody = Extract<ResponseBody<"getTranscriptJob", 200>, { status: "failed" }>["error"];
 
 /** The operation a job admitted before jobs kept theirs is charged under: every job's then. */
 const formerJobOperation = "POST /transcripts/video";
@@ -222,7 +197,7 @@ export class TranscriptJobs {
           {
             accountId: job.accountId,
             credits: completion.credits,
-            operation: sourceOf(job).operation ?? formerJobOperation,
+            operation: jobSourceOf(job).operation ?? formerJobOperation,
             requestId: job.requestId,
           },
           tx,
@@ -262,39 +237,11 @@ export class TranscriptJobs {
         .where(and(eq(transcriptJobs.id, job.id), eq(transcriptJobs.status, "processing")))
         .returning({ id: transcriptJobs.id });
       if (!moved) return false;
-      const error = errorOfFailure(failure).toBody(sourceOf(job).docs_base_url) as JobErrorBody;
+      const error = errorOfFailure(failure).toBody(jobSourceOf(job).docs_base_url) as JobErrorBody;
       await this.notify(job, "transcript_job.failed", { status: "failed", error }, tx);
       for (const follower of this.followers) await follower.jobFinished(job, { status: "failed", error }, tx);
       return true;
     });
-  }
-
-  /** The job's work description, as `create` stored it. */
-  static workOf(job: TranscriptJobRow): Record<string, unknown> {
-    return sourceOf(job).work;
-  }
-
-  /**
-   * How the job ended, as its followers learn it; `null` while it is processing. A failure's
-   * `error.docs` link starts with `docsBaseUrl`. The transcript's words are timed with
-   * `words` (`word_timing` said), and carry no times without.
-   */
-  static outcomeOf(job: TranscriptJobRow, docsBaseUrl: string, words = false): FinishedJob | null {
-    switch (job.status) {
-      case "completed":
-        return {
-          status: "completed",
-          transcript: presentedTranscript(job.result as unknown as FullTranscript, words),
-          usage: job.usage as unknown as UsageBlock,
-        };
-      case "failed":
-        return {
-          status: "failed",
-          error: errorOfFailure(job.error as unknown as JobFailure).toBody(docsBaseUrl) as JobErrorBody,
-        };
-      default:
-        return null;
-    }
   }
 
   private async notify(
@@ -309,13 +256,4 @@ export class TranscriptJobs {
       tx,
     );
   }
-}
-
-/** The error a failed job records, as the envelope answers it. */
-function errorOfFailure(failure: JobFailure): ApiError {
-  return new ApiError(failure.code, failure.message, failure.extra === undefined ? {} : { extra: failure.extra });
-}
-
-function sourceOf(job: TranscriptJobRow): JobSourceColumn {
-  return job.source as unknown as JobSourceColumn;
 }
