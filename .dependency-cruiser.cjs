@@ -63,6 +63,21 @@ module.exports = {
       to: { path: [`${api}workers/`, `${api}(main|compose|config|platform)\\.ts$`, `${api}(cli|admin)/`] },
     },
     {
+      name: "domains-have-one-face",
+      severity: "error",
+      comment:
+        "A service domain (a folder of services/) is entered through its index.ts, so what it keeps to itself can change freely.",
+      from: { path: `${api}`, pathNot: [`${api}services/`, "\\.test\\.ts$"] },
+      to: { path: `${api}services/[^/]+/`, pathNot: `${api}services/[^/]+/index\\.ts$` },
+    },
+    {
+      name: "domains-meet-at-their-faces",
+      severity: "error",
+      comment: "One domain uses another only through that domain's index.ts.",
+      from: { path: `${api}services/([^/]+)/`, pathNot: "\\.test\\.ts$" },
+      to: { path: `${api}services/[^/]+/`, pathNot: [`${api}services/$1/`, `${api}services/[^/]+/index\\.ts$`] },
+    },
+    {
       name: "source-does-not-import-tests",
       severity: "error",
       from: { path: "/src/", pathNot: "\\.test\\.tsx?$" },

@@ -7,31 +7,24 @@ import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
 import type { DependencyProbe, Services } from "./deps.ts";
 import type { Logger } from "./logger.ts";
 import type { Platform } from "./platform.ts";
-import { Batches } from "./services/batches/batches.ts";
-import { EventCursors } from "./services/cursors/event-cursors.ts";
-import { TranscriptStore } from "./services/kept/transcript-store.ts";
-import { VideoLists } from "./services/lists/video-lists.ts";
-import { LiveEndings } from "./services/live/live-endings.ts";
-import { LiveFeed } from "./services/live/live-feed.ts";
-import { LiveRunner } from "./services/live/live-run.ts";
-import type { LiveRunSettings } from "./services/live/live-run-settings.ts";
-import { LiveSessions } from "./services/live/live-sessions.ts";
-import { LiveStore } from "./services/live/live-store.ts";
-import { LiveWebhooks } from "./services/live/live-webhooks.ts";
-import type { MonitorEvents } from "./services/monitors/monitor-events.ts";
-import { Monitors } from "./services/monitors/monitors.ts";
-import { TranscriptRenderer } from "./services/renderings/transcript-renderer.ts";
-import type { JobFollower } from "./services/speech/job-rows.ts";
-import { SpeechJobRunner } from "./services/speech/speech-jobs.ts";
-import { SpeechRecognition } from "./services/speech/speech-recognition.ts";
-import { TranscriptJobs } from "./services/speech/transcript-jobs.ts";
-import type { TranscriptionQueue } from "./services/speech/transcription-queue.ts";
-import { AudioTranscripts } from "./services/transcripts/audio-transcripts.ts";
-import { CaptionLanguageLists } from "./services/transcripts/caption-languages.ts";
-import { Transcripts } from "./services/transcripts/transcripts.ts";
-import { VideoMetadataReader } from "./services/transcripts/video-metadata.ts";
-import type { WebhookOutbox } from "./services/webhooks/webhook-events.ts";
-import type { WebhookTargetRule } from "./services/webhooks/webhook-targets.ts";
+import { Batches } from "./services/batches/index.ts";
+import { EventCursors } from "./services/cursors/index.ts";
+import { TranscriptStore } from "./services/kept/index.ts";
+import { VideoLists } from "./services/lists/index.ts";
+import type { LiveRunSettings } from "./services/live/index.ts";
+import { LiveEndings, LiveFeed, LiveRunner, LiveSessions, LiveStore, LiveWebhooks } from "./services/live/index.ts";
+import type { MonitorEvents } from "./services/monitors/index.ts";
+import { Monitors } from "./services/monitors/index.ts";
+import { TranscriptRenderer } from "./services/renderings/index.ts";
+import type { JobFollower, TranscriptionQueue } from "./services/speech/index.ts";
+import { SpeechJobRunner, SpeechRecognition, TranscriptJobs } from "./services/speech/index.ts";
+import {
+  AudioTranscripts,
+  CaptionLanguageLists,
+  Transcripts,
+  VideoMetadataReader,
+} from "./services/transcripts/index.ts";
+import type { WebhookOutbox, WebhookTargetRule } from "./services/webhooks/index.ts";
 import { createSourceRegistry, type PlatformSources, type SourceRegistry } from "./sources/index.ts";
 import { ListingRegistry } from "./sources/listing-registry.ts";
 import type { ListingSource } from "./sources/listing-source.ts";

@@ -2,17 +2,15 @@ import type { FaultPoint } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { ServiceMetrics } from "./metrics.ts";
 import type { Platform } from "./platform.ts";
-import type { Batches } from "./services/batches/batches.ts";
-import type { MomentLinks } from "./services/library/library-snippets.ts";
-import type { VideoLists } from "./services/lists/video-lists.ts";
-import type { LiveSessions } from "./services/live/live-sessions.ts";
-import type { Monitors } from "./services/monitors/monitors.ts";
-import type { TranscriptRenderer } from "./services/renderings/transcript-renderer.ts";
-import type { TranscriptJobs } from "./services/speech/transcript-jobs.ts";
-import type { CaptionLanguageLists } from "./services/transcripts/caption-languages.ts";
-import type { Transcripts } from "./services/transcripts/transcripts.ts";
-import type { VideoMetadataReader } from "./services/transcripts/video-metadata.ts";
-import type { WebhookTargetRule } from "./services/webhooks/webhook-targets.ts";
+import type { Batches } from "./services/batches/index.ts";
+import type { MomentLinks } from "./services/library/index.ts";
+import type { VideoLists } from "./services/lists/index.ts";
+import type { LiveSessions } from "./services/live/index.ts";
+import type { Monitors } from "./services/monitors/index.ts";
+import type { TranscriptRenderer } from "./services/renderings/index.ts";
+import type { TranscriptJobs } from "./services/speech/index.ts";
+import type { CaptionLanguageLists, Transcripts, VideoMetadataReader } from "./services/transcripts/index.ts";
+import type { WebhookTargetRule } from "./services/webhooks/index.ts";
 
 /** Settings of the HTTP layer. */
 export interface HttpConfig {

@@ -1,16 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
-import { Accounts } from "./services/accounts/accounts.ts";
-import { Authenticator } from "./services/accounts/authenticator.ts";
-import { Credits } from "./services/accounts/credits.ts";
-import { DashboardSessions } from "./services/accounts/dashboard-sessions.ts";
-import { Idempotency } from "./services/accounts/idempotency.ts";
-import { AccountSlots } from "./services/accounts/slots.ts";
-import { UsageReports } from "./services/accounts/usage.ts";
-import { ListCursors } from "./services/cursors/list-cursors.ts";
-import { TranscriptLibrary } from "./services/library/library.ts";
-import { LibraryCursors } from "./services/library/library-cursors.ts";
-import { WebhookLog } from "./services/webhooks/webhook-log.ts";
+import {
+  AccountSlots,
+  Accounts,
+  Authenticator,
+  Credits,
+  DashboardSessions,
+  Idempotency,
+  UsageReports,
+} from "./services/accounts/index.ts";
+import { ListCursors } from "./services/cursors/index.ts";
+import { LibraryCursors, TranscriptLibrary } from "./services/library/index.ts";
+import { WebhookLog } from "./services/webhooks/index.ts";
 import type { Store } from "./store/database.ts";
 
 /** The account platform: what every billed endpoint runs through. */

@@ -2,7 +2,7 @@ import { type ErrorRequestHandler, type RequestHandler, Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import type { Allowance } from "../services/accounts/authenticator.ts";
+import type { Allowance } from "../services/accounts/index.ts";
 import { authenticate } from "./auth.ts";
 import { boundContentTypes } from "./content-types.ts";
 import { idempotent } from "./idempotency.ts";

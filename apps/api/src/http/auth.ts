@@ -2,14 +2,8 @@ import { parse as parseCookies } from "cookie";
 import type { Request, RequestHandler, Response } from "express";
 import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { apiKeyPattern, hashApiKey } from "../services/accounts/api-keys.ts";
-import type {
-  Allowance,
-  AllowanceState,
-  Authentication,
-  FurtherAdmission,
-} from "../services/accounts/authenticator.ts";
-import { sessionSecretPattern } from "../services/accounts/dashboard-sessions.ts";
+import type { Allowance, AllowanceState, Authentication, FurtherAdmission } from "../services/accounts/index.ts";
+import { apiKeyPattern, hashApiKey, sessionSecretPattern } from "../services/accounts/index.ts";
 import { allowanceOfRequest, authOf, keepAllowance, keepApiKey, keepAuth, keepDashboardSession } from "./locals.ts";
 import { mcpTicketHeader, takeToolCallAdmission } from "./mcp-admissions.ts";
 import { holdSlot } from "./slots.ts";

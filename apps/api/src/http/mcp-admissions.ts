@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { Allowance, Authentication } from "../services/accounts/authenticator.ts";
+import type { Allowance, Authentication } from "../services/accounts/index.ts";
 
 /**
  * The header on the API request a tool call of `POST /mcp` makes, naming the POST's ticket: the

@@ -1,7 +1,7 @@
 import type { Logger } from "../logger.ts";
-import type { MonthlyRefills } from "../services/accounts/monthly-refills.ts";
-import { claimBatchSize } from "../services/monitors/monitor-schedule.ts";
-import type { Monitors } from "../services/monitors/monitors.ts";
+import type { MonthlyRefills } from "../services/accounts/index.ts";
+import type { Monitors } from "../services/monitors/index.ts";
+import { claimBatchSize } from "../services/monitors/index.ts";
 
 export interface SchedulerOptions {
   /** Due monitor checks; absent where monitors are not configured. */

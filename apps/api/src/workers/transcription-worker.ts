@@ -1,9 +1,8 @@
 import type { Logger } from "../logger.ts";
 import { abandonedTranscriptionQueueName, type Job, type PgBoss, transcriptionQueueName } from "../queue/job-queue.ts";
-import { plans } from "../services/accounts/plans.ts";
-import type { AccountSlots } from "../services/accounts/slots.ts";
-import type { SpeechJobRunner } from "../services/speech/speech-jobs.ts";
-import type { TranscriptionMessage } from "../services/speech/transcription-queue.ts";
+import type { AccountSlots } from "../services/accounts/index.ts";
+import { plans } from "../services/accounts/index.ts";
+import type { SpeechJobRunner, TranscriptionMessage } from "../services/speech/index.ts";
 import { perAccountConcurrency, sendTranscription } from "./transcription-queue.ts";
 
 /** How long a job waits before it is offered again when its account's plan already runs its workers elsewhere. */

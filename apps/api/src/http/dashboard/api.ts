@@ -7,9 +7,8 @@ import {
 import type { Request, RequestHandler, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import type { ApiKeyView } from "../../services/accounts/account-keys.ts";
-import { usageBlock } from "../../services/accounts/credits.ts";
-import { mayEnd, type NewSession, type SignInMethod } from "../../services/accounts/dashboard-sessions.ts";
+import type { ApiKeyView } from "../../services/accounts/index.ts";
+import { mayEnd, type NewSession, type SignInMethod, usageBlock } from "../../services/accounts/index.ts";
 import type { ApiVersion } from "../api-router.ts";
 import { admit, sessionCookieName } from "../auth.ts";
 import { authOf, dashboardSessionOf, keepAuth, requestIdOf } from "../locals.ts";

@@ -1,12 +1,8 @@
 import { performance } from "node:perf_hooks";
 import type { AppDeps, DependencyProbe } from "../../deps.ts";
 import { type QueueDepth, readQueueDepths } from "../../metrics.ts";
-import { usageBlock } from "../../services/accounts/credits.ts";
-import {
-  heartbeatFreshSeconds,
-  readWorkerHeartbeats,
-  type WorkerHeartbeat,
-} from "../../services/operations/worker-heartbeats.ts";
+import { usageBlock } from "../../services/accounts/index.ts";
+import { heartbeatFreshSeconds, readWorkerHeartbeats, type WorkerHeartbeat } from "../../services/operations/index.ts";
 import { ping } from "../../store/database.ts";
 import { storeUnreachable } from "../auth.ts";
 import { authOf } from "../locals.ts";

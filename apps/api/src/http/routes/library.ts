@@ -1,14 +1,15 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { usageBlock } from "../../services/accounts/credits.ts";
-import { segmentsOf } from "../../services/renderings/transcript-rendering-tasks.ts";
+import { usageBlock } from "../../services/accounts/index.ts";
 import {
+  readWeight,
+  rendersInline,
   renderTranscript,
   requireWordTimes,
+  segmentsOf,
   type TranscriptFormat,
-} from "../../services/renderings/transcript-renderings.ts";
-import { readWeight, rendersInline } from "../../services/renderings/transcript-size.ts";
+} from "../../services/renderings/index.ts";
 import { admitWeight, storeUnreachable } from "../auth.ts";
 import { authOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk, sendOkRendered } from "../route.ts";

@@ -1,9 +1,8 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { Request, Response } from "express";
 import type { AppDeps } from "../../deps.ts";
-import { usageBlock } from "../../services/accounts/credits.ts";
-import { pricing } from "../../services/accounts/pricing.ts";
-import type { VideoLists } from "../../services/lists/video-lists.ts";
+import { pricing, usageBlock } from "../../services/accounts/index.ts";
+import type { VideoLists } from "../../services/lists/index.ts";
 import type { ListingRequest } from "../../sources/listing-source.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, listScopeOf, requestIdOf } from "../locals.ts";

@@ -2,20 +2,20 @@ import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
 import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { type ChargeSettlement, usageBlock } from "../../services/accounts/credits.ts";
-import type { HeldSlot } from "../../services/accounts/slots.ts";
-import type { SerialisedSegments, TranscriptMode } from "../../services/kept/transcript-requests.ts";
-import type { FullTranscript } from "../../services/kept/transcript-store.ts";
-import { segmentsAsJson } from "../../services/renderings/transcript-renderer.ts";
-import type { TranscriptJson } from "../../services/renderings/transcript-rendering-tasks.ts";
+import type { HeldSlot } from "../../services/accounts/index.ts";
+import { type ChargeSettlement, usageBlock } from "../../services/accounts/index.ts";
+import type { FullTranscript, SerialisedSegments, TranscriptMode } from "../../services/kept/index.ts";
+import type { TranscriptJson } from "../../services/renderings/index.ts";
 import {
   type RenderingRequest,
+  rendersInline,
   renderTranscript,
   requireWordTimes,
-} from "../../services/renderings/transcript-renderings.ts";
-import { rendersInline, serialisedSize } from "../../services/renderings/transcript-size.ts";
-import type { TranscriptOutcome, Transcripts } from "../../services/transcripts/transcripts.ts";
-import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhooks/webhook-targets.ts";
+  segmentsAsJson,
+  serialisedSize,
+} from "../../services/renderings/index.ts";
+import type { TranscriptOutcome, Transcripts } from "../../services/transcripts/index.ts";
+import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhooks/index.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, publicBaseUrl, requestIdOf, slotOf } from "../locals.ts";
 import { bodyOf, isJsonWrapped, type LiveRoute, sendOk, sendOkRendered, wasSent } from "../route.ts";

@@ -5,7 +5,7 @@ import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { Database, Store } from "../../store/database.ts";
 import { apiKeys, dashboardSignInLinks } from "../../store/schema.ts";
-import { SigningKey } from "../cursors/signing-key.ts";
+import { SigningKey } from "../cursors/index.ts";
 import { hashApiKey } from "./api-keys.ts";
 
 /** How long a dashboard session lasts. */

@@ -2,12 +2,11 @@ import type { Schema } from "@verbatim/contract";
 import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import { runConcurrently } from "../../run-concurrently.ts";
-import type { Credits } from "../accounts/credits.ts";
-import type { PlanName } from "../accounts/plans.ts";
-import { pricing } from "../accounts/pricing.ts";
-import type { FullTranscript } from "../kept/transcript-store.ts";
-import type { Transcripts } from "../transcripts/transcripts.ts";
-import { presentedTranscript } from "../words/word-timing.ts";
+import type { Credits, PlanName } from "../accounts/index.ts";
+import { pricing } from "../accounts/index.ts";
+import type { FullTranscript } from "../kept/index.ts";
+import type { Transcripts } from "../transcripts/index.ts";
+import { presentedTranscript } from "../words/index.ts";
 
 export type BatchRow = Schema<"BatchRow">;
 type ErrorRow = Extract<BatchRow, { outcome: "error" }>;

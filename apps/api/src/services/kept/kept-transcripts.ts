@@ -5,7 +5,7 @@ import {
   type StoredTranscript,
 } from "../../store/statements/deliver-stored.ts";
 import type { LibraryDelivery } from "../../store/statements/library-entry.ts";
-import type { ChargeRequest, Credits } from "../accounts/credits.ts";
+import type { ChargeRequest, Credits } from "../accounts/index.ts";
 import type { TranscriptOutcome, TranscriptQuery } from "./transcript-requests.ts";
 import type { FullTranscript } from "./transcript-store.ts";
 

@@ -1,7 +1,7 @@
 import type { Schema } from "@verbatim/contract";
 import { sql } from "drizzle-orm";
 import type { DatabaseOrTransaction } from "../../store/database.ts";
-import { sourceTimedWords, wordsOf } from "../words/word-timing.ts";
+import { sourceTimedWords, wordsOf } from "../words/index.ts";
 import type { FullTranscript } from "./transcript-store.ts";
 
 type Segment = Schema<"Segment">;

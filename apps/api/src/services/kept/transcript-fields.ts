@@ -3,8 +3,7 @@ import type { ItemChapter } from "../../sources/item-metadata.ts";
 import type { SourceCaptions, SourceDetails, SourceRef } from "../../sources/platform-source.ts";
 import type { StoredItem, StoredTranscript } from "../../store/statements/deliver-stored.ts";
 import type { LibraryDelivery } from "../../store/statements/library-entry.ts";
-import { ingestedText } from "../words/segment-text.ts";
-import { ingestedWords, type Word } from "../words/word-timing.ts";
+import { ingestedText, ingestedWords, type Word } from "../words/index.ts";
 import type { FullTranscript } from "./transcript-store.ts";
 
 /** Transcript fields without `text` / `segments`: what the source says, before any words. */

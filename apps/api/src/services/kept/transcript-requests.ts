@@ -1,7 +1,5 @@
 import type { RecordedEntry } from "../../store/statements/library-entry.ts";
-import type { ChargeSettlement } from "../accounts/credits.ts";
-import type { PlanName } from "../accounts/plans.ts";
-import type { HeldSlot } from "../accounts/slots.ts";
+import type { ChargeSettlement, HeldSlot, PlanName } from "../accounts/index.ts";
 import type { FullTranscript } from "./transcript-store.ts";
 
 /** Where the words of a transcript may come from (the request's `mode`). */

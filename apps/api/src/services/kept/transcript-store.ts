@@ -5,7 +5,7 @@ import type { DatabaseOrTransaction, Store } from "../../store/database.ts";
 import { captionChoices, storedTranscripts } from "../../store/schema.ts";
 import type { CaptionChoice, StoredItem } from "../../store/statements/deliver-stored.ts";
 import { contentHashOf } from "../../store/statements/library-entry.ts";
-import type { Word } from "../words/word-timing.ts";
+import type { Word } from "../words/index.ts";
 
 export type { CaptionChoice, StoredItem } from "../../store/statements/deliver-stored.ts";
 

@@ -1,7 +1,6 @@
 import { ApiError } from "../../errors.ts";
 import type { Store } from "../../store/database.ts";
-import { cursorLifetimeMs } from "../cursors/list-cursors.ts";
-import { SigningKey } from "../cursors/signing-key.ts";
+import { cursorLifetimeMs, SigningKey } from "../cursors/index.ts";
 
 const formatVersion = "l1";
 const cursorShape = /^l1\.([0-9]{1,20})\.([0-9]{1,20})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43})$/;

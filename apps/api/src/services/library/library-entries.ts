@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Schema } from "@verbatim/contract";
 import { type SQL, sql } from "drizzle-orm";
 import type { Store } from "../../store/database.ts";
-import type { TranscriptSize } from "../renderings/transcript-size.ts";
+import type { TranscriptSize } from "../renderings/index.ts";
 import type { LibraryCursors, LibraryPosition } from "./library-cursors.ts";
 
 export type LibraryEntry = Schema<"LibraryEntry">;

@@ -1,8 +1,8 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { DatabaseOrTransaction, Store } from "../../store/database.ts";
 import { contentHashOf, libraryEntryUpsert, type RecordedEntry } from "../../store/statements/library-entry.ts";
-import { replacePassages } from "../kept/library-passages.ts";
-import type { FullTranscript } from "../kept/transcript-store.ts";
+import type { FullTranscript } from "../kept/index.ts";
+import { replacePassages } from "../kept/index.ts";
 
 /**
  * Records each delivery of a transcript to an account in its library: one entry per account and

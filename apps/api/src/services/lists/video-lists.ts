@@ -8,8 +8,8 @@ import type {
   ListingRequest,
   ListRow,
 } from "../../sources/listing-source.ts";
-import type { ListCursors, ListPosition } from "../cursors/list-cursors.ts";
-import { toApiError } from "../failures/source-failures.ts";
+import type { ListCursors, ListPosition } from "../cursors/index.ts";
+import { toApiError } from "../failures/index.ts";
 
 /**
  * The most upstream pages one request reads. A page of 50 needs at most 4 of YouTube's (20 to

@@ -1,4 +1,4 @@
-import type { PlanName } from "../accounts/plans.ts";
+import type { PlanName } from "../accounts/index.ts";
 
 /** What `POST /live` takes, validated. */
 export interface LiveCreateInput {

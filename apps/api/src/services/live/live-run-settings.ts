@@ -2,7 +2,7 @@ import type { SpeechEngine } from "../../adapters/asr/index.ts";
 import type { PublicFetch } from "../../adapters/net/public-fetch.ts";
 import type { Logger } from "../../logger.ts";
 import type { LiveSources } from "../../sources/live/index.ts";
-import type { Credits } from "../accounts/credits.ts";
+import type { Credits } from "../accounts/index.ts";
 import type { LiveEndings } from "./live-endings.ts";
 import type { LiveStore } from "./live-store.ts";
 import type { LiveWebhooks } from "./live-webhooks.ts";

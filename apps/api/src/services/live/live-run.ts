@@ -1,6 +1,6 @@
 import { ApiError } from "../../errors.ts";
 import type { LiveResolution, LiveStreamRef } from "../../sources/live/index.ts";
-import { isAnswerable, toApiError } from "../failures/source-failures.ts";
+import { isAnswerable, toApiError } from "../failures/index.ts";
 import type { LiveLease, LiveRunnerOptions } from "./live-run-settings.ts";
 import { type ClaimedSession, LeaseLost, type LiveSessionRow } from "./live-store.ts";
 import { failureOf } from "./live-views.ts";

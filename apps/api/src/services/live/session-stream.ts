@@ -12,7 +12,7 @@ import { ApiError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import type { LiveResolution, LiveStreamRef } from "../../sources/live/index.ts";
 import { liveSessions } from "../../store/schema.ts";
-import { toApiError } from "../failures/source-failures.ts";
+import { toApiError } from "../failures/index.ts";
 import { type DecodedSamples, Decoding, type FedPosition, SessionEnds } from "./live-decoding.ts";
 import type { LiveOutcome } from "./live-endings.ts";
 import type { LiveLease, LiveRunnerOptions } from "./live-run-settings.ts";

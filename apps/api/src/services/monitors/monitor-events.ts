@@ -3,9 +3,9 @@ import { and, eq, sql } from "drizzle-orm";
 import { newId } from "../../ids.ts";
 import type { DatabaseOrTransaction, Store } from "../../store/database.ts";
 import { monitorEvents, monitors, monitorTranscriptTasks } from "../../store/schema.ts";
-import type { FinishedJob, JobFollower, TranscriptJobRow } from "../speech/job-rows.ts";
-import type { WebhookOutbox } from "../webhooks/webhook-events.ts";
-import { presentedTranscript } from "../words/word-timing.ts";
+import type { FinishedJob, JobFollower, TranscriptJobRow } from "../speech/index.ts";
+import type { WebhookOutbox } from "../webhooks/index.ts";
+import { presentedTranscript } from "../words/index.ts";
 
 export type MonitorRow = typeof monitors.$inferSelect;
 export type MonitorEventView = Schema<"MonitorEvent">;

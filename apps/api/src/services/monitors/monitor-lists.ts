@@ -2,8 +2,8 @@ import type { Schema } from "@verbatim/contract";
 import { ApiError } from "../../errors.ts";
 import type { ListingRegistry } from "../../sources/listing-registry.ts";
 import type { Listing, MonitorPlatform } from "../../sources/listing-source.ts";
-import { toApiError } from "../failures/source-failures.ts";
-import { fetchPage, listingOf } from "../lists/video-lists.ts";
+import { toApiError } from "../failures/index.ts";
+import { fetchPage, listingOf } from "../lists/index.ts";
 import type { MonitorRow } from "./monitor-events.ts";
 
 export type VideoRow = Schema<"VideoRow">;

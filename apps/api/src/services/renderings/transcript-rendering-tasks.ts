@@ -1,5 +1,5 @@
 import { move } from "piscina";
-import { type StoredPassage, segmentsOfPassages } from "../kept/library-passages.ts";
+import { type StoredPassage, segmentsOfPassages } from "../kept/index.ts";
 import { type RenderingRequest, renderTranscript, type Segment } from "./transcript-renderings.ts";
 
 /**

@@ -1,7 +1,7 @@
 import type { Schema } from "@verbatim/contract";
 import { toSrt, toVtt } from "@verbatim/sdk";
 import { ApiError } from "../../errors.ts";
-import { timedSegments, withoutWords } from "../words/word-timing.ts";
+import { timedSegments, withoutWords } from "../words/index.ts";
 
 export type Segment = Schema<"Segment">;
 export type TranscriptFormat = Schema<"TranscriptFormat">;

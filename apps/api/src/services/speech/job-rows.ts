@@ -2,9 +2,9 @@ import type { ErrorCode, ResponseBody } from "@verbatim/contract";
 import { ApiError, type ErrorExtra } from "../../errors.ts";
 import type { DatabaseOrTransaction } from "../../store/database.ts";
 import type { transcriptJobs } from "../../store/schema.ts";
-import type { UsageBlock } from "../accounts/credits.ts";
-import type { FullTranscript } from "../kept/transcript-store.ts";
-import { presentedTranscript } from "../words/word-timing.ts";
+import type { UsageBlock } from "../accounts/index.ts";
+import type { FullTranscript } from "../kept/index.ts";
+import { presentedTranscript } from "../words/index.ts";
 
 export type TranscriptJobRow = typeof transcriptJobs.$inferSelect;
 

@@ -7,8 +7,8 @@ import { probeDuration } from "../../adapters/media/decoder.ts";
 import { isDrmProtected } from "../../adapters/media/protection.ts";
 import { ApiError } from "../../errors.ts";
 import type { PlatformSource, SourceDetails, SourceRef } from "../../sources/platform-source.ts";
-import { roundedSeconds, roundedSegment, type TranscriptFields } from "../kept/transcript-fields.ts";
-import type { FullTranscript } from "../kept/transcript-store.ts";
+import type { FullTranscript } from "../kept/index.ts";
+import { roundedSeconds, roundedSegment, type TranscriptFields } from "../kept/index.ts";
 
 /** The longest audio transcribed (docs/decisions.md, rule 13): four hours. */
 export const maxAudioSeconds = 4 * 60 * 60;

@@ -4,20 +4,23 @@ import { ApiError } from "../../errors.ts";
 import { newId } from "../../ids.ts";
 import type { Logger } from "../../logger.ts";
 import type { PlatformSource, SourceDetails, SourceRef } from "../../sources/platform-source.ts";
-import type { Credits } from "../accounts/credits.ts";
-import { plans } from "../accounts/plans.ts";
-import { pricing } from "../accounts/pricing.ts";
-import { chargeOf, KeptTranscripts } from "../kept/kept-transcripts.ts";
+import type { Credits } from "../accounts/index.ts";
+import { plans, pricing } from "../accounts/index.ts";
 import {
+  callOf,
+  chargeOf,
+  type FullTranscript,
   fieldsOf,
+  KeptTranscripts,
   keptFieldsOf,
   keptSpeechTranscript,
   libraryDeliveryOf,
   roundedSeconds,
   storedItemOf,
-} from "../kept/transcript-fields.ts";
-import { callOf, type TranscriptOutcome, type TranscriptQuery } from "../kept/transcript-requests.ts";
-import { type FullTranscript, TranscriptStore } from "../kept/transcript-store.ts";
+  type TranscriptOutcome,
+  type TranscriptQuery,
+  TranscriptStore,
+} from "../kept/index.ts";
 import type { JobWork } from "./speech-jobs.ts";
 import {
   audioTooLong,

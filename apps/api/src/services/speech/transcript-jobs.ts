@@ -2,10 +2,10 @@ import { and, eq, sql } from "drizzle-orm";
 import { ApiError } from "../../errors.ts";
 import type { DatabaseOrTransaction, Store } from "../../store/database.ts";
 import { accounts, transcriptJobs } from "../../store/schema.ts";
-import { type Credits, type UsageBlock, usageBlock } from "../accounts/credits.ts";
-import type { FullTranscript, StoredItem, TranscriptStore } from "../kept/transcript-store.ts";
-import type { WebhookOutbox } from "../webhooks/webhook-events.ts";
-import { presentedTranscript } from "../words/word-timing.ts";
+import { type Credits, type UsageBlock, usageBlock } from "../accounts/index.ts";
+import type { FullTranscript, StoredItem, TranscriptStore } from "../kept/index.ts";
+import type { WebhookOutbox } from "../webhooks/index.ts";
+import { presentedTranscript } from "../words/index.ts";
 import {
   errorOfFailure,
   type JobErrorBody,

@@ -1,4 +1,4 @@
-import type { PlanName } from "../accounts/plans.ts";
+import type { PlanName } from "../accounts/index.ts";
 
 /** The message of a transcription: the job row does the talking; the account and plan group it. */
 export interface TranscriptionMessage {

@@ -4,21 +4,24 @@ import type { CaptionTrack, PlatformSource, SourceDetails, SourceRef } from "../
 import type { SourceRegistry } from "../../sources/registry.ts";
 import { SourceError } from "../../sources/source-error.ts";
 import type { CaptionChoice } from "../../store/statements/deliver-stored.ts";
-import type { Credits } from "../accounts/credits.ts";
-import { pricing } from "../accounts/pricing.ts";
-import { toApiError, translationUnavailable } from "../failures/source-failures.ts";
-import { chargeOf, KeptTranscripts } from "../kept/kept-transcripts.ts";
+import type { Credits } from "../accounts/index.ts";
+import { pricing } from "../accounts/index.ts";
+import { toApiError, translationUnavailable } from "../failures/index.ts";
+import type { TranscriptStore } from "../kept/index.ts";
 import {
+  callOf,
   captionsTranscript,
+  chargeOf,
   fieldsOf,
+  KeptTranscripts,
   keptCaptionsTranscript,
   keptFieldsOf,
   libraryDeliveryOf,
   storedItemOf,
-} from "../kept/transcript-fields.ts";
-import { callOf, type TranscriptOutcome, type TranscriptQuery } from "../kept/transcript-requests.ts";
-import type { TranscriptStore } from "../kept/transcript-store.ts";
-import type { SpeechRecognition } from "../speech/speech-recognition.ts";
+  type TranscriptOutcome,
+  type TranscriptQuery,
+} from "../kept/index.ts";
+import type { SpeechRecognition } from "../speech/index.ts";
 
 export interface AudioTranscriptsOptions {
   /** The sources an input may name, asked in order. */

@@ -2,7 +2,7 @@ import type { Schema } from "@verbatim/contract";
 import type { CaptionTrack } from "../../sources/platform-source.ts";
 import type { SourceRegistry } from "../../sources/registry.ts";
 import { SourceError } from "../../sources/source-error.ts";
-import { toApiError } from "../failures/source-failures.ts";
+import { toApiError } from "../failures/index.ts";
 
 type CaptionLanguages = Schema<"CaptionLanguages">;
 type CaptionLanguage = Schema<"CaptionLanguage">;

@@ -1,12 +1,12 @@
 import type { Logger } from "../../logger.ts";
 import type { SourceRegistry } from "../../sources/registry.ts";
 import { SourceError } from "../../sources/source-error.ts";
-import { toApiError } from "../failures/source-failures.ts";
-import type { TranscriptOutcome, TranscriptQuery } from "../kept/transcript-requests.ts";
-import type { TranscriptLibrary } from "../library/library.ts";
+import { toApiError } from "../failures/index.ts";
+import type { TranscriptOutcome, TranscriptQuery } from "../kept/index.ts";
+import type { TranscriptLibrary } from "../library/index.ts";
 import type { AudioTranscripts } from "./audio-transcripts.ts";
 
-export type { TranscriptOutcome, TranscriptQuery } from "../kept/transcript-requests.ts";
+export type { TranscriptOutcome, TranscriptQuery } from "../kept/index.ts";
 
 export interface TranscriptsOptions {
   /** The one way to a transcript, whatever the input. */

@@ -2,9 +2,9 @@ import type { Schema } from "@verbatim/contract";
 import type { ItemMetadata } from "../../sources/item-metadata.ts";
 import type { SourceRegistry } from "../../sources/registry.ts";
 import { SourceError } from "../../sources/source-error.ts";
-import type { ChargeSettlement, Credits } from "../accounts/credits.ts";
-import { pricing } from "../accounts/pricing.ts";
-import { toApiError } from "../failures/source-failures.ts";
+import type { ChargeSettlement, Credits } from "../accounts/index.ts";
+import { pricing } from "../accounts/index.ts";
+import { toApiError } from "../failures/index.ts";
 
 type VideoMetadata = Schema<"VideoMetadata">;
 

@@ -4,7 +4,7 @@ import { and, eq, inArray, lte, sql } from "drizzle-orm";
 import type { Logger } from "../../logger.ts";
 import type { Store } from "../../store/database.ts";
 import { webhookDeliveries } from "../../store/schema.ts";
-import { AccountSlots, type SlotLease } from "../accounts/slots.ts";
+import { AccountSlots, type SlotLease } from "../accounts/index.ts";
 import { type HostCircuits, hostOf } from "./webhook-circuits.ts";
 
 /** A delivery claimed for one attempt, its `attempts` already counting it. */
