@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { createLogger } from "../../src/logger.ts";
-import { sessionLifetimeMs, signInLinkLifetimeMs } from "../../src/services/accounts/dashboard-sessions.ts";
+import { sessionLifetimeMs, signInLinkLifetimeMs } from "../../src/services/accounts/dashboard-session-terms.ts";
 import { createWebhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import { type Answer, expectErrorEnvelope, expectIssueAt, send } from "../support/http.ts";
 import { startServer, type TestServer } from "../support/server.ts";

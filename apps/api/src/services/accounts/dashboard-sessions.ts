@@ -7,58 +7,18 @@ import type { Database, Store } from "../../store/database.ts";
 import { apiKeys, dashboardSignInLinks } from "../../store/schema.ts";
 import { SigningKey } from "../cursors/index.ts";
 import { hashApiKey } from "./api-keys.ts";
-
-/** How long a dashboard session lasts. */
-export const sessionLifetimeMs = 12 * 60 * 60 * 1000;
-
-/** How long a sign-in link printed by the CLI works. */
-export const signInLinkLifetimeMs = 15 * 60 * 1000;
-
-/**
- * Open sessions an account keeps at most for each way of signing in: opening another ends the
- * oldest opened the same way, so sign-ins cannot pile up rows, and signing in with a key never
- * ends a session opened by a link.
- */
-export const maxOpenSessionsPerSignInMethod = 20;
+import {
+  maxOpenSessionsPerSignInMethod,
+  mayEnd,
+  type NewSession,
+  type SessionView,
+  type SignInCredentials,
+  sessionLifetimeMs,
+  signInLinkLifetimeMs,
+} from "./dashboard-session-terms.ts";
 
 const sessionPrefix = "vb_session_";
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/** The shape of a session's secret, the value of the `verbatim_session` cookie. */
-export const sessionSecretPattern = /^vb_session_[0-9A-Za-z]{40}$/;
-
-/** How a session was opened, which decides what it may change. */
-export type SignInMethod = "api_key" | "link";
-
-/**
- * Whether a session opened one way may end a session opened another way. A session opened with a
- * key ends only sessions opened with a key: the owner's link sessions, the only ones that can
- * revoke a leaked key, stay out of its reach.
- */
-export function mayEnd(asking: SignInMethod, target: SignInMethod): boolean {
-  return asking === "link" || target === "api_key";
-}
-
-/** A new session: its secret goes in the cookie, its CSRF token to the page. */
-export interface NewSession {
-  secret: string;
-  sessionId: string;
-  accountId: string;
-  expiresAt: Date;
-  signedInWith: SignInMethod;
-  /** The hash of the link that opened it, given back if the session is discarded. */
-  linkTokenHash?: string;
-}
-
-/** A session as the account's session list shows it. */
-export interface SessionView {
-  id: string;
-  signedInWith: SignInMethod;
-  apiKey: { id: string; prefix: string } | null;
-  createdAt: Date;
-  lastUsedAt: Date | null;
-  expiresAt: Date;
-}
 
 /**
  * Dashboard sessions. A session is a row of `api_keys` of kind `session`: it authenticates,
@@ -77,6 +37,47 @@ export class DashboardSessions {
     private readonly now: () => Date,
   ) {
     this.csrfKey = new SigningKey(store, "dashboard-csrf-key");
+  }
+
+  /**
+   * Signs in with exactly one of an API key and a sign-in link. Signing in with a key is a request
+   * of that key (docs/decisions.md, rule 2): `admit` counts it against the key's allowance before
+   * anything is written, so refused sign-ins leave no session behind. A link names its account
+   * only once redeemed, so its session is admitted after it opens, and undone when refused.
+   */
+  async signIn(credentials: SignInCredentials, admit: (secret: string) => Promise<void>): Promise<NewSession> {
+    const { api_key: apiKey, link_token: linkToken } = credentials;
+    if (apiKey === undefined) {
+      if (linkToken === undefined) throw signInNeedsOneCredential();
+      return this.signInWithLink(linkToken, admit);
+    }
+    if (linkToken !== undefined) throw signInNeedsOneCredential();
+    await admit(apiKey);
+    const session = await this.openWithKey(apiKey);
+    if (!session) {
+      throw new ApiError(
+        "unauthorized",
+        "This key is being rotated or was revoked: sign in with the key that replaced it.",
+      );
+    }
+    return session;
+  }
+
+  private async signInWithLink(token: string, admit: (secret: string) => Promise<void>): Promise<NewSession> {
+    const session = await this.openWithLink(token);
+    if (!session) {
+      throw new ApiError(
+        "unauthorized",
+        "The sign-in link is unknown, expired or already used. Ask the operator for a new one.",
+      );
+    }
+    try {
+      await admit(session.secret);
+    } catch (refused) {
+      await this.discard(session);
+      throw refused;
+    }
+    return session;
   }
 
   /**
@@ -279,4 +280,10 @@ export class DashboardSessions {
     });
     return { secret, sessionId, accountId, expiresAt, signedInWith: openedByKeyId === null ? "link" : "api_key" };
   }
+}
+
+function signInNeedsOneCredential(): ApiError {
+  return new ApiError("invalid_request", "Sign in with api_key or with link_token: one of the two.", {
+    extra: { issues: [{ path: "/body", message: "must have exactly one of api_key and link_token" }] },
+  });
 }

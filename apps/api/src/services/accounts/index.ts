@@ -9,13 +9,8 @@ export {
   type FurtherAdmission,
 } from "./authenticator.ts";
 export { type ChargeRequest, type ChargeSettlement, Credits, type UsageBlock, usageBlock } from "./credits.ts";
-export {
-  DashboardSessions,
-  mayEnd,
-  type NewSession,
-  type SignInMethod,
-  sessionSecretPattern,
-} from "./dashboard-sessions.ts";
+export { mayEnd, type NewSession, type SignInMethod, sessionSecretPattern } from "./dashboard-session-terms.ts";
+export { DashboardSessions } from "./dashboard-sessions.ts";
 export { defaultInFlightSeconds, Idempotency, type IdempotentAnswer, type StoredResponse } from "./idempotency.ts";
 export { MonthlyRefills } from "./monthly-refills.ts";
 export { isPlanName, type PlanName, planNames, plans } from "./plans.ts";
