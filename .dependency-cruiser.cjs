@@ -1,11 +1,12 @@
 /**
  * The direction imports take, checked by `pnpm lint`. In the API a request walks down:
  * http (or a worker) → services → sources → adapters → store, and nothing below imports what is
- * above it. Composition (main, compose, platform, deps, config, cli, admin) sits on top and may
- * import anything. Packages never import the apps, and nothing imports a test folder it does not own.
+ * above it. Composition (main, app, compose, platform, config, cli, admin) sits on top and may
+ * import anything; routes and workers are given what they use and never import it. Packages never
+ * import the apps, and nothing imports a test folder it does not own.
  */
 const api = "^apps/api/src/";
-const composition = `${api}(main|app|compose|deps|platform|config|index)\\.ts$|${api}(cli|admin)/`;
+const composition = `${api}(main|app|compose|platform|config|index)\\.ts$|${api}(cli|admin)/`;
 const delivery = `${api}(http|workers)/`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -56,11 +57,19 @@ module.exports = {
       to: { path: [composition, delivery, `${api}(services|sources|adapters)/`] },
     },
     {
+      name: "delivery-is-given-its-services",
+      severity: "error",
+      comment:
+        "Routes and workers receive the services they use from the composition (http/app-deps.ts says what the app is given); they never import it.",
+      from: { path: delivery },
+      to: { path: composition },
+    },
+    {
       name: "routes-do-not-run-workers",
       severity: "error",
       comment: "Routes and workers are siblings: what both need lives in a service.",
       from: { path: `${api}http/` },
-      to: { path: [`${api}workers/`, `${api}(main|compose|config|platform)\\.ts$`, `${api}(cli|admin)/`] },
+      to: { path: `${api}workers/` },
     },
     {
       name: "domains-have-one-face",

@@ -11,11 +11,12 @@ import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node
 import { listenOnLoopback } from "@verbatim/testkit/listen";
 import { createApp } from "../src/app.ts";
 import { composeServices } from "../src/compose.ts";
-import type { AppDeps } from "../src/deps.ts";
+import type { AppDeps } from "../src/http/app-deps.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
-import { createPlatform, type Platform } from "../src/platform.ts";
+import { createPlatform } from "../src/platform.ts";
 import type { FullTranscript } from "../src/services/kept/transcript-store.ts";
+import type { Platform } from "../src/services/process-services.ts";
 import { openEmbeddedStore, openPostgresStore } from "../src/store/database.ts";
 import { mediaTranscript } from "../test/support/media-transcripts.ts";
 import { positiveNumber } from "./http-bench.ts";

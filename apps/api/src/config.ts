@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { caCertificatesFrom } from "./adapters/net/ca-certificates.ts";
 import type { DownloadLimits } from "./adapters/net/media-download.ts";
 import type { YoutubeAdapterConfig } from "./adapters/youtube/index.ts";
+import { type FaultPoint, faultPoints } from "./http/app-deps.ts";
 import { defaultInFlightSeconds } from "./services/accounts/index.ts";
 import { retryDelaysMsFrom } from "./services/webhooks/index.ts";
 import type { SpotifyCredentials } from "./sources/spotify/spotify-web-api.ts";
@@ -80,12 +81,6 @@ export interface Config {
   /** `VERBATIM_TEST_FAULTS`: points where the process dies as a crash would, for tests only; none in the deployed bundle. */
   testFaults: FaultPoint[];
 }
-
-/** Where a test may make the process die as a crash would (`VERBATIM_TEST_FAULTS`). */
-export const faultPoints = ["exit-after-charge"] as const;
-
-/** `exit-after-charge`: a request with an Idempotency-Key has charged and answered, and its answer is not yet recorded. */
-export type FaultPoint = (typeof faultPoints)[number];
 
 export interface PlatformsConfig {
   /** yt-dlp: `VERBATIM_YTDLP`, else the project's copy (apps/api/.ytdlp); null when neither is there. */

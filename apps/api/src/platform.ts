@@ -7,34 +7,14 @@ import {
   Credits,
   DashboardSessions,
   Idempotency,
+  ToolCallAdmissions,
   UsageReports,
 } from "./services/accounts/index.ts";
 import { ListCursors } from "./services/cursors/index.ts";
 import { LibraryCursors, TranscriptLibrary } from "./services/library/index.ts";
+import type { Platform } from "./services/process-services.ts";
 import { WebhookLog } from "./services/webhooks/index.ts";
 import type { Store } from "./store/database.ts";
-
-/** The account platform: what every billed endpoint runs through. */
-export interface Platform {
-  store: Store;
-  accounts: Accounts;
-  authenticator: Authenticator;
-  credits: Credits;
-  /** Dashboard sessions and the CLI's sign-in links. */
-  dashboard: DashboardSessions;
-  idempotency: Idempotency;
-  /** Every transcript each account has received, searchable; the transcript service and jobs record into it. */
-  library: TranscriptLibrary;
-  /** Positions of paged YouTube lists, behind short signed cursors; swept by housekeeping. */
-  listCursors: ListCursors;
-  /** Requests an account runs at once (docs/decisions.md, rule 7). */
-  slots: AccountSlots;
-  /** Jobs an account runs at once, on every worker process (its plan's workers). */
-  jobSlots: AccountSlots;
-  usage: UsageReports;
-  /** The webhook deliveries the dashboard and the admin commands show, and redeliver. */
-  webhookLog: WebhookLog;
-}
 
 export interface PlatformOptions {
   now: () => Date;
@@ -67,6 +47,7 @@ export async function createPlatform(store: Store, options: PlatformOptions): Pr
     listCursors: new ListCursors(store, options.now),
     slots: new AccountSlots(store, { pool: "extraction", ...leases }),
     jobSlots: new AccountSlots(store, { pool: "transcription", ...leases }),
+    toolCallAdmissions: new ToolCallAdmissions(),
     usage: new UsageReports(store, options.now),
     webhookLog: new WebhookLog(store, options.now),
   };

@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../src/adapters/youtube/index.ts";
 import { composeServices } from "../src/compose.ts";
-import type { AppDeps } from "../src/deps.ts";
+import type { AppDeps } from "../src/http/app-deps.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";

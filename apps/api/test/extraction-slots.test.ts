@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { composeServices } from "../src/compose.ts";
-import type { AppDeps } from "../src/deps.ts";
+import type { AppDeps } from "../src/http/app-deps.ts";
 import { authenticate } from "../src/http/auth.ts";
 import { errorHandler } from "../src/http/error-handler.ts";
 import { assignRequestId } from "../src/http/request-id.ts";

@@ -1,6 +1,6 @@
 import { ApiError } from "../errors.ts";
-import type { Platform } from "../platform.ts";
 import type { PlanName } from "../services/accounts/index.ts";
+import type { Platform } from "../services/process-services.ts";
 
 /** An operator command: what `verbatim <command>` asks, directly or through the running service. */
 export type AdminCommand =

@@ -14,7 +14,7 @@ import { withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { type AudioDeps, composeServices, type ServiceParts } from "../../src/compose.ts";
-import type { AppDeps } from "../../src/deps.ts";
+import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform } from "../../src/platform.ts";

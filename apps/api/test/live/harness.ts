@@ -6,11 +6,12 @@ import { SherpaOnnxSpeechEngine, type SpeechEngine } from "../../src/adapters/as
 import { createPublicFetch, type PublicFetch } from "../../src/adapters/net/public-fetch.ts";
 import { createApp } from "../../src/app.ts";
 import { composeServices, type LiveDeps } from "../../src/compose.ts";
-import type { AppDeps } from "../../src/deps.ts";
+import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
-import { createPlatform, type Platform } from "../../src/platform.ts";
+import { createPlatform } from "../../src/platform.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import { createLiveSources, type LiveSource } from "../../src/sources/live/index.ts";
 import type { Store } from "../../src/store/database.ts";

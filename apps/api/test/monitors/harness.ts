@@ -10,7 +10,7 @@ import {
   type ServiceParts,
   type YoutubeDeps,
 } from "../../src/compose.ts";
-import type { AppDeps, Services } from "../../src/deps.ts";
+import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
 import { createPlatform } from "../../src/platform.ts";
@@ -18,6 +18,7 @@ import { MonthlyRefills } from "../../src/services/accounts/monthly-refills.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
 import { MonitorEvents } from "../../src/services/monitors/monitor-events.ts";
 import type { Monitors } from "../../src/services/monitors/monitors.ts";
+import type { Services } from "../../src/services/process-services.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import type { Store } from "../../src/store/database.ts";
 import { monitors } from "../../src/store/schema.ts";

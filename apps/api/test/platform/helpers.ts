@@ -3,12 +3,13 @@ import { type NodeProcess, spawnNodeScript } from "@verbatim/testkit/node-proces
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { ApiError } from "../../src/errors.ts";
-import { createPlatform, type Platform } from "../../src/platform.ts";
+import { createPlatform } from "../../src/platform.ts";
 import type { IssuedKey } from "../../src/services/accounts/account-keys.ts";
 import type { AccountView } from "../../src/services/accounts/accounts.ts";
 import { hashApiKey } from "../../src/services/accounts/api-keys.ts";
 import type { Allowance, Authentication } from "../../src/services/accounts/authenticator.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { apiPackage } from "../support/api-package.ts";
 import { openTestStore } from "../support/store.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Platform } from "../../src/platform.ts";
 import { hashApiKey } from "../../src/services/accounts/api-keys.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import type { Store } from "../../src/store/database.ts";
 import {
   type ChildScript,

@@ -3,13 +3,14 @@ import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { listenOnLoopback } from "@verbatim/testkit/listen";
 import { createApp } from "../../src/app.ts";
 import { composeServices, type ServiceParts } from "../../src/compose.ts";
-import type { AppDeps } from "../../src/deps.ts";
+import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
-import { createPlatform, type Platform } from "../../src/platform.ts";
+import { createPlatform } from "../../src/platform.ts";
 import type { IssuedKey } from "../../src/services/accounts/account-keys.ts";
 import type { AccountView } from "../../src/services/accounts/accounts.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import type { Store } from "../../src/store/database.ts";
 import { emptyStore, openTestStore } from "./store.ts";
 

@@ -1,6 +1,6 @@
 import { type DashboardOperationId, openApiJsonPaths } from "@verbatim/contract";
-import type { AppDeps } from "../../deps.ts";
 import type { ApiVersion } from "../api-router.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { admit } from "../auth.ts";
 import { keepAuth } from "../locals.ts";
 import { dashboardOperations } from "../operations.ts";

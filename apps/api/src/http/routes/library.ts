@@ -1,5 +1,4 @@
 import type { RequestBody } from "@verbatim/contract";
-import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { usageBlock } from "../../services/accounts/index.ts";
 import {
@@ -10,6 +9,7 @@ import {
   segmentsOf,
   type TranscriptFormat,
 } from "../../services/renderings/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { admitWeight, storeUnreachable } from "../auth.ts";
 import { authOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk, sendOkRendered } from "../route.ts";

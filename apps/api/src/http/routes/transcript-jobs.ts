@@ -1,8 +1,8 @@
 import type { ResponseBody } from "@verbatim/contract";
-import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import type { TranscriptJobs } from "../../services/speech/index.ts";
 import { jobOutcomeOf, type TranscriptJobRow } from "../../services/speech/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 

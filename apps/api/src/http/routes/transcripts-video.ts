@@ -1,6 +1,5 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
-import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import type { HeldSlot } from "../../services/accounts/index.ts";
 import { type ChargeSettlement, usageBlock } from "../../services/accounts/index.ts";
@@ -16,6 +15,7 @@ import {
 } from "../../services/renderings/index.ts";
 import type { TranscriptOutcome, Transcripts } from "../../services/transcripts/index.ts";
 import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhooks/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, publicBaseUrl, requestIdOf, slotOf } from "../locals.ts";
 import { bodyOf, isJsonWrapped, type LiveRoute, sendOk, sendOkRendered, wasSent } from "../route.ts";

@@ -16,4 +16,5 @@ export { MonthlyRefills } from "./monthly-refills.ts";
 export { isPlanName, type PlanName, planNames, plans } from "./plans.ts";
 export { pricing } from "./pricing.ts";
 export { AccountSlots, HeldSlot, type SlotLease } from "./slots.ts";
+export { ToolCallAdmissions } from "./tool-call-admissions.ts";
 export { UsageReports } from "./usage.ts";
