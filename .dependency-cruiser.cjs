@@ -6,7 +6,7 @@
  * import the apps, and nothing imports a test folder it does not own.
  */
 const api = "^apps/api/src/";
-const composition = `${api}(main|app|compose|platform|config|index)\\.ts$|${api}(cli|admin)/`;
+const composition = `${api}(main|app|compose|platform|config)\\.ts$|${api}(cli|admin)/`;
 const delivery = `${api}(http|workers)/`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
