@@ -8,6 +8,7 @@
 const api = "^apps/api/src/";
 const composition = `${api}(main|app|compose|platform|config)\\.ts$|${api}(cli|admin)/`;
 const delivery = `${api}(http|workers)/`;
+const leaves = `${api}(errors|ids|logger|metrics|package-files|run-concurrently)\\.ts$`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -63,6 +64,14 @@ module.exports = {
         "Routes and workers receive the services they use from the composition (http/app-deps.ts says what the app is given); they never import it.",
       from: { path: delivery },
       to: { path: composition },
+    },
+    {
+      name: "leaf-modules-stay-leaves",
+      severity: "error",
+      comment:
+        "Every layer imports the leaf modules, so they import nothing above the store (metrics reads queue depths).",
+      from: { path: leaves },
+      to: { path: [composition, delivery, `${api}(services|sources|adapters)/`] },
     },
     {
       name: "routes-do-not-run-workers",
