@@ -11,7 +11,7 @@ import { createSpeechEngine } from "../src/adapters/asr/index.ts";
 import { createAudioSources } from "../src/adapters/audio-sources/index.ts";
 import { createApp } from "../src/app.ts";
 import { composeServices } from "../src/compose.ts";
-import { jobsConfigFrom } from "../src/config.ts";
+import { jobsConfigFrom, speechEngineConfigFrom } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { createPlatform } from "../src/platform.ts";
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     logger,
   );
   const sources = createAudioSources({ allowPrivateTargets: true, logger });
-  const engine = createSpeechEngine(process.env);
+  const engine = createSpeechEngine(speechEngineConfigFrom(process.env));
   const audio = {
     sources,
     engine,

@@ -35,8 +35,8 @@ import { PgBossTranscriptionQueue, transcriptionQueues } from "./workers/transcr
 import { startTranscriptionWorker } from "./workers/transcription-worker.ts";
 
 const config = startOrExit(() => loadConfig(process.env));
-// Before anything opens: a bad speech setting stops start-up at once, like a bad configuration value.
-const speechEngine = startOrExit(() => createSpeechEngine(process.env));
+// Before anything opens: a speech engine that cannot load stops start-up at once, like a bad configuration value.
+const speechEngine = startOrExit(() => createSpeechEngine(config.speech));
 const logger = createLogger(config.logLevel);
 const now = () => new Date();
 const metrics = new ServiceMetrics();
