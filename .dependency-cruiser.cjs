@@ -1,12 +1,12 @@
 /**
  * The direction imports take, checked by `pnpm lint`. In the API a request walks down:
  * http (or a worker) → services → sources → adapters → store, and nothing below imports what is
- * above it. Composition (main, app, compose, platform, config, cli, admin) sits on top and may
+ * above it. Composition (main, app, config, assembly, cli, admin) sits on top and may
  * import anything; routes and workers are given what they use and never import it. Packages never
  * import the apps, and nothing imports a test folder it does not own.
  */
 const api = "^apps/api/src/";
-const composition = `${api}(main|app|compose|platform|config)\\.ts$|${api}(cli|admin)/`;
+const composition = `${api}(main|app|config)\\.ts$|${api}(assembly|cli|admin)/`;
 const delivery = `${api}(http|workers)/`;
 const leaves = `${api}(errors|ids|logger|metrics|package-files|run-concurrently)\\.ts$`;
 

@@ -10,11 +10,11 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { createSpeechEngine } from "../src/adapters/asr/index.ts";
 import { createAudioSources } from "../src/adapters/audio-sources/index.ts";
 import { createApp } from "../src/app.ts";
-import { composeServices } from "../src/compose.ts";
+import { createPlatform } from "../src/assembly/platform.ts";
+import { buildServices } from "../src/assembly/services.ts";
 import { jobsConfigFrom, speechEngineConfigFrom } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
-import { createPlatform } from "../src/platform.ts";
 import { startJobQueue } from "../src/queue/job-queue.ts";
 import { openEmbeddedStore } from "../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../src/workers/transcription-queue.ts";
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
     inlineAudioSeconds: 0,
     maxQueuedJobs: settings.maxQueuedJobs,
   };
-  const services = composeServices({ platform, now, logger, audio });
+  const services = buildServices({ platform, now, logger, audio });
   await startTranscriptionWorker(boss, services.speechJobs, {
     workers: settings.workers,
     pollSeconds: settings.pollSeconds,

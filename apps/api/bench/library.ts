@@ -6,7 +6,7 @@
 // rare ones in a few, as in speech. Goal (issue 14): p50 under 50 ms on PostgreSQL.
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
-import { createPlatform } from "../src/platform.ts";
+import { createPlatform } from "../src/assembly/platform.ts";
 import type { FullTranscript } from "../src/services/kept/transcript-store.ts";
 import type { TranscriptLibrary } from "../src/services/library/library.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";

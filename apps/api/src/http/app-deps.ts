@@ -35,7 +35,7 @@ export interface AppDeps {
   platform: Platform;
   /** This process's Prometheus metrics, fed by the code that owns each rule and served at `/metrics`. */
   metrics: ServiceMetrics;
-  /** What the operations run on, built once per process by `composeServices` (compose.ts). */
+  /** What the operations run on, built once per process by `buildServices` (assembly/services.ts). */
   services: Services;
   /** Validate every response against the OpenAPI document (on in tests; a mismatch answers 500). */
   validateResponses?: boolean;

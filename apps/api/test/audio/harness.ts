@@ -13,11 +13,11 @@ import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
 import { withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
-import { type AudioDeps, composeServices, type ServiceParts } from "../../src/compose.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import { type AudioDeps, buildServices, type ServiceParts } from "../../src/assembly/services.ts";
 import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
-import { createPlatform } from "../../src/platform.ts";
 import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
 import { MonitorEvents } from "../../src/services/monitors/monitor-events.ts";
@@ -203,7 +203,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
         }
       : {}),
   };
-  const services = composeServices(parts);
+  const services = buildServices(parts);
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
     logger,

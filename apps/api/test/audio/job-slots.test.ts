@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { composeServices } from "../../src/compose.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import { buildServices } from "../../src/assembly/services.ts";
 import { createLogger } from "../../src/logger.ts";
-import { createPlatform } from "../../src/platform.ts";
 import type { PgBoss } from "../../src/queue/job-queue.ts";
 import { startJobQueue } from "../../src/queue/job-queue.ts";
 import { plans } from "../../src/services/accounts/plans.ts";
@@ -26,7 +26,7 @@ async function startWorkerProcess(server: AudioServer, workers: number): Promise
     logger,
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
-  const { speechJobs } = composeServices({ ...server.parts, platform, now, logger });
+  const { speechJobs } = buildServices({ ...server.parts, platform, now, logger });
   const worker = await startTranscriptionWorker(boss, speechJobs, {
     workers,
     pollSeconds: 0.5,

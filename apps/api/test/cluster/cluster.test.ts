@@ -6,7 +6,7 @@ import { serveFreshUploadOnEveryCall } from "@verbatim/testkit/recorded-channel"
 import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createPlatform } from "../../src/platform.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
 import { plans, pollsPerMinute } from "../../src/services/accounts/plans.ts";
 import type { Platform } from "../../src/services/process-services.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPlatform } from "../../src/platform.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
 import { MonthlyRefills, nextRefillAt } from "../../src/services/accounts/monthly-refills.ts";
 import { plans } from "../../src/services/accounts/plans.ts";
 import type { Platform } from "../../src/services/process-services.ts";

@@ -1,7 +1,7 @@
 import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
-import type { ProcessServices } from "../../src/compose.ts";
+import type { ProcessServices } from "../../src/assembly/services.ts";
 import { KeptTranscripts } from "../../src/services/kept/kept-transcripts.ts";
 import { TranscriptStore } from "../../src/services/kept/transcript-store.ts";
 import type { AudioTranscripts } from "../../src/services/transcripts/audio-transcripts.ts";

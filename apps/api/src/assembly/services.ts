@@ -1,34 +1,34 @@
-import type { SpeechEngine } from "./adapters/asr/index.ts";
-import type { AudioSources } from "./adapters/audio-sources/audio-source.ts";
-import type { ResolveAll } from "./adapters/net/address-rule.ts";
-import type { PublicFetch } from "./adapters/net/public-fetch.ts";
-import type { CaptionSource, VideoPageSource, YoutubeAudioSource } from "./adapters/youtube/index.ts";
-import type { VideoListSource } from "./adapters/youtube/video-lists.ts";
-import type { Logger } from "./logger.ts";
-import { Batches } from "./services/batches/index.ts";
-import { EventCursors } from "./services/cursors/index.ts";
-import { TranscriptStore } from "./services/kept/index.ts";
-import { VideoLists } from "./services/lists/index.ts";
-import type { LiveRunSettings } from "./services/live/index.ts";
-import { LiveEndings, LiveFeed, LiveRunner, LiveSessions, LiveStore, LiveWebhooks } from "./services/live/index.ts";
-import type { MonitorEvents } from "./services/monitors/index.ts";
-import { Monitors } from "./services/monitors/index.ts";
-import type { DependencyProbe, Platform, Services } from "./services/process-services.ts";
-import { TranscriptRenderer } from "./services/renderings/index.ts";
-import type { JobFollower, TranscriptionQueue } from "./services/speech/index.ts";
-import { SpeechJobRunner, SpeechRecognition, TranscriptJobs } from "./services/speech/index.ts";
+import type { SpeechEngine } from "../adapters/asr/index.ts";
+import type { AudioSources } from "../adapters/audio-sources/audio-source.ts";
+import type { ResolveAll } from "../adapters/net/address-rule.ts";
+import type { PublicFetch } from "../adapters/net/public-fetch.ts";
+import type { CaptionSource, VideoPageSource, YoutubeAudioSource } from "../adapters/youtube/index.ts";
+import type { VideoListSource } from "../adapters/youtube/video-lists.ts";
+import type { Logger } from "../logger.ts";
+import { Batches } from "../services/batches/index.ts";
+import { EventCursors } from "../services/cursors/index.ts";
+import { TranscriptStore } from "../services/kept/index.ts";
+import { VideoLists } from "../services/lists/index.ts";
+import type { LiveRunSettings } from "../services/live/index.ts";
+import { LiveEndings, LiveFeed, LiveRunner, LiveSessions, LiveStore, LiveWebhooks } from "../services/live/index.ts";
+import type { MonitorEvents } from "../services/monitors/index.ts";
+import { Monitors } from "../services/monitors/index.ts";
+import type { DependencyProbe, Platform, Services } from "../services/process-services.ts";
+import { TranscriptRenderer } from "../services/renderings/index.ts";
+import type { JobFollower, TranscriptionQueue } from "../services/speech/index.ts";
+import { SpeechJobRunner, SpeechRecognition, TranscriptJobs } from "../services/speech/index.ts";
 import {
   AudioTranscripts,
   CaptionLanguageLists,
   Transcripts,
   VideoMetadataReader,
-} from "./services/transcripts/index.ts";
-import type { WebhookOutbox, WebhookTargetRule } from "./services/webhooks/index.ts";
-import { createSourceRegistry, type PlatformSources, type SourceRegistry } from "./sources/index.ts";
-import { ListingRegistry } from "./sources/listing-registry.ts";
-import type { ListingSource } from "./sources/listing-source.ts";
-import type { LiveSources } from "./sources/live/index.ts";
-import { YoutubeListings } from "./sources/youtube/youtube-listings.ts";
+} from "../services/transcripts/index.ts";
+import type { WebhookOutbox, WebhookTargetRule } from "../services/webhooks/index.ts";
+import { createSourceRegistry, type PlatformSources, type SourceRegistry } from "../sources/index.ts";
+import { ListingRegistry } from "../sources/listing-registry.ts";
+import type { ListingSource } from "../sources/listing-source.ts";
+import type { LiveSources } from "../sources/live/index.ts";
+import { YoutubeListings } from "../sources/youtube/youtube-listings.ts";
 
 /** What the services of a process are built from: the account platform, and the adapters configured (or a test's). */
 export interface ServiceParts {
@@ -139,13 +139,13 @@ export interface ProcessServices extends Services {
  * the transcription workers and the scheduler all run on these, so a job finishes with the same
  * followers (the library, the monitors) wherever it was accepted or run.
  */
-export function composeServices(parts: ServiceParts & { audio: AudioDeps }): ProcessServices & {
+export function buildServices(parts: ServiceParts & { audio: AudioDeps }): ProcessServices & {
   audioTranscripts: AudioTranscripts;
   speechRecognition: SpeechRecognition;
   speechJobs: SpeechJobRunner;
 };
-export function composeServices(parts: ServiceParts): ProcessServices;
-export function composeServices(parts: ServiceParts): ProcessServices {
+export function buildServices(parts: ServiceParts): ProcessServices;
+export function buildServices(parts: ServiceParts): ProcessServices {
   const { platform, now, logger, youtube, audio, monitors } = parts;
   const { store, credits, library } = platform;
   const sources = createSourceRegistry({

@@ -9,12 +9,12 @@ import {
   Idempotency,
   ToolCallAdmissions,
   UsageReports,
-} from "./services/accounts/index.ts";
-import { ListCursors } from "./services/cursors/index.ts";
-import { LibraryCursors, TranscriptLibrary } from "./services/library/index.ts";
-import type { Platform } from "./services/process-services.ts";
-import { WebhookLog } from "./services/webhooks/index.ts";
-import type { Store } from "./store/database.ts";
+} from "../services/accounts/index.ts";
+import { ListCursors } from "../services/cursors/index.ts";
+import { LibraryCursors, TranscriptLibrary } from "../services/library/index.ts";
+import type { Platform } from "../services/process-services.ts";
+import { WebhookLog } from "../services/webhooks/index.ts";
+import type { Store } from "../store/database.ts";
 
 export interface PlatformOptions {
   now: () => Date;
