@@ -1,12 +1,14 @@
 /**
  * The direction imports take, checked by `pnpm lint`. In the API a request walks down:
  * http (or a worker) → services → sources → adapters → store, and nothing below imports what is
- * above it. Composition (main, compose, platform, deps, config, cli, admin) sits on top and may
- * import anything. Packages never import the apps, and nothing imports a test folder it does not own.
+ * above it. Composition (main, app, config, assembly, cli, admin) sits on top and may
+ * import anything; routes and workers are given what they use and never import it. Packages never
+ * import the apps, and nothing imports a test folder it does not own.
  */
 const api = "^apps/api/src/";
-const composition = `${api}(main|app|compose|deps|platform|config|index)\\.ts$|${api}(cli|admin)/`;
+const composition = `${api}(main|app|config)\\.ts$|${api}(assembly|cli|admin)/`;
 const delivery = `${api}(http|workers)/`;
+const leaves = `${api}(errors|ids|logger|metrics|package-files|run-concurrently)\\.ts$`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -44,7 +46,7 @@ module.exports = {
       name: "one-error-boundary",
       severity: "error",
       comment:
-        "Adapters and sources fail with SourceError only; services/source-failures.ts is the one place it becomes the catalog's ApiError.",
+        "Adapters and sources fail with SourceError only; services/failures/source-failures.ts is the one place it becomes the catalog's ApiError.",
       from: { path: `${api}(adapters|sources)/` },
       to: { path: `${api}errors\\.ts$` },
     },
@@ -56,11 +58,42 @@ module.exports = {
       to: { path: [composition, delivery, `${api}(services|sources|adapters)/`] },
     },
     {
+      name: "delivery-is-given-its-services",
+      severity: "error",
+      comment:
+        "Routes and workers receive the services they use from the composition (http/app-deps.ts says what the app is given); they never import it.",
+      from: { path: delivery },
+      to: { path: composition },
+    },
+    {
+      name: "leaf-modules-stay-leaves",
+      severity: "error",
+      comment:
+        "Every layer imports the leaf modules, so they import nothing above the store (metrics reads queue depths).",
+      from: { path: leaves },
+      to: { path: [composition, delivery, `${api}(services|sources|adapters)/`] },
+    },
+    {
       name: "routes-do-not-run-workers",
       severity: "error",
       comment: "Routes and workers are siblings: what both need lives in a service.",
       from: { path: `${api}http/` },
-      to: { path: [`${api}workers/`, `${api}(main|compose|config|platform)\\.ts$`, `${api}(cli|admin)/`] },
+      to: { path: `${api}workers/` },
+    },
+    {
+      name: "domains-have-one-face",
+      severity: "error",
+      comment:
+        "A service domain (a folder of services/) is entered through its index.ts, so what it keeps to itself can change freely.",
+      from: { path: `${api}`, pathNot: [`${api}services/`, "\\.test\\.ts$"] },
+      to: { path: `${api}services/[^/]+/`, pathNot: `${api}services/[^/]+/index\\.ts$` },
+    },
+    {
+      name: "domains-meet-at-their-faces",
+      severity: "error",
+      comment: "One domain uses another only through that domain's index.ts.",
+      from: { path: `${api}services/([^/]+)/`, pathNot: "\\.test\\.ts$" },
+      to: { path: `${api}services/[^/]+/`, pathNot: [`${api}services/$1/`, `${api}services/[^/]+/index\\.ts$`] },
     },
     {
       name: "source-does-not-import-tests",

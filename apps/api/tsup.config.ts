@@ -13,7 +13,7 @@ export default defineConfig({
     main: "src/main.ts",
     cli: "src/cli/main.ts",
     "parsing-tasks": "src/adapters/parsing/parsing-tasks.ts",
-    "transcript-rendering-tasks": "src/services/transcript-rendering-tasks.ts",
+    "transcript-rendering-tasks": "src/services/renderings/transcript-rendering-tasks.ts",
   },
   format: ["esm"],
   target: "node20",

@@ -19,6 +19,7 @@ import {
 } from "../src/adapters/asr/index.ts";
 import { decodingName, type SherpaDecoding } from "../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { resolveFfmpegPath } from "../src/adapters/media/decoder.ts";
+import { speechEngineConfigFrom } from "../src/config.ts";
 import { JFK_REFERENCE } from "../test/asr/generated-media.ts";
 import { wordErrorRate } from "../test/asr/word-error-rate.ts";
 import { processCpuMs } from "./machine.ts";
@@ -93,12 +94,14 @@ const textOf = (transcript: SpeechTranscript) => transcript.segments.map((segmen
 
 /** One setting, in a child process: everything measured with one engine. */
 async function measureSetting(decoding: SherpaDecoding, media: SharedMedia): Promise<SettingResult> {
-  const engine = createSpeechEngine({
-    ...process.env,
-    VERBATIM_ASR_ENGINE: "sherpa-onnx",
-    VERBATIM_ASR_DECODING: decoding.method,
-    VERBATIM_ASR_ACTIVE_PATHS: decoding.method === "modified_beam_search" ? String(decoding.activePaths) : "",
-  });
+  const engine = createSpeechEngine(
+    speechEngineConfigFrom({
+      ...process.env,
+      VERBATIM_ASR_ENGINE: "sherpa-onnx",
+      VERBATIM_ASR_DECODING: decoding.method,
+      VERBATIM_ASR_ACTIVE_PATHS: decoding.method === "modified_beam_search" ? String(decoding.activePaths) : "",
+    }),
+  );
   await engine.check();
   const rssAfterLoadBytes = process.memoryUsage().rss;
 
@@ -186,7 +189,7 @@ function printTable(results: SettingResult[]): void {
 }
 
 async function main(): Promise<void> {
-  const engine = createSpeechEngine({ ...process.env, VERBATIM_ASR_ENGINE: "sherpa-onnx" });
+  const engine = createSpeechEngine(speechEngineConfigFrom({ ...process.env, VERBATIM_ASR_ENGINE: "sherpa-onnx" }));
   console.log(
     `Speech engine: ${engine.info.engine}, model ${engine.info.model}, default decoding ${engine.info.decoding}; ` +
       `Node ${process.version}, one recognizer thread, ${availableParallelism()} cores, ` +

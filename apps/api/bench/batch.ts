@@ -3,7 +3,7 @@
 // for 3 workers and beside the same 50 videos fetched one request at a time.
 import { performance } from "node:perf_hooks";
 import { fixture } from "@verbatim/testkit/fake-youtube";
-import { plans } from "../src/services/plans.ts";
+import { plans } from "../src/services/accounts/plans.ts";
 import { startYoutubeServer } from "../test/support/youtube-server.ts";
 import { positiveNumber } from "./http-bench.ts";
 import { textTable } from "./report.ts";

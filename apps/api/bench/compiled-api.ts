@@ -11,7 +11,7 @@ import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import pg from "pg";
 import { build } from "tsup";
-import { createPlatform } from "../src/platform.ts";
+import { createPlatform } from "../src/assembly/platform.ts";
 import { openConfiguredStore } from "../src/store/open.ts";
 import type { TargetName } from "./protocol.ts";
 import { TargetProcess } from "./target-process.ts";

@@ -10,11 +10,11 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { createSpeechEngine } from "../src/adapters/asr/index.ts";
 import { createAudioSources } from "../src/adapters/audio-sources/index.ts";
 import { createApp } from "../src/app.ts";
-import { composeServices } from "../src/compose.ts";
-import { jobsConfigFrom } from "../src/config.ts";
+import { createPlatform } from "../src/assembly/platform.ts";
+import { buildServices } from "../src/assembly/services.ts";
+import { jobsConfigFrom, speechEngineConfigFrom } from "../src/config.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
-import { createPlatform } from "../src/platform.ts";
 import { startJobQueue } from "../src/queue/job-queue.ts";
 import { openEmbeddedStore } from "../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../src/workers/transcription-queue.ts";
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
     logger,
   );
   const sources = createAudioSources({ allowPrivateTargets: true, logger });
-  const engine = createSpeechEngine(process.env);
+  const engine = createSpeechEngine(speechEngineConfigFrom(process.env));
   const audio = {
     sources,
     engine,
@@ -43,8 +43,8 @@ async function main(): Promise<void> {
     inlineAudioSeconds: 0,
     maxQueuedJobs: settings.maxQueuedJobs,
   };
-  const services = composeServices({ platform, now, logger, audio });
-  await startTranscriptionWorker(boss, services.speechRecognition, {
+  const services = buildServices({ platform, now, logger, audio });
+  await startTranscriptionWorker(boss, services.speechJobs, {
     workers: settings.workers,
     pollSeconds: settings.pollSeconds,
     retryLimit,

@@ -10,12 +10,13 @@ import { availableParallelism, loadavg } from "node:os";
 import { type IntervalHistogram, monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { listenOnLoopback } from "@verbatim/testkit/listen";
 import { createApp } from "../src/app.ts";
-import { composeServices } from "../src/compose.ts";
-import type { AppDeps } from "../src/deps.ts";
+import { createPlatform } from "../src/assembly/platform.ts";
+import { buildServices } from "../src/assembly/services.ts";
+import type { AppDeps } from "../src/http/app-deps.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
-import { createPlatform, type Platform } from "../src/platform.ts";
-import type { FullTranscript } from "../src/services/transcript-store.ts";
+import type { FullTranscript } from "../src/services/kept/transcript-store.ts";
+import type { Platform } from "../src/services/process-services.ts";
 import { openEmbeddedStore, openPostgresStore } from "../src/store/database.ts";
 import { mediaTranscript } from "../test/support/media-transcripts.ts";
 import { positiveNumber } from "./http-bench.ts";
@@ -105,7 +106,7 @@ async function main(): Promise<void> {
     now,
     platform,
     metrics: new ServiceMetrics(),
-    services: composeServices({ platform, now, logger }),
+    services: buildServices({ platform, now, logger }),
   };
   const server = await listenOnLoopback(createApp(deps));
   const entryUrl = `${server.baseUrl}/api/v2/library/file:bench-large`;

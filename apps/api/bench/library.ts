@@ -8,9 +8,9 @@
 import { availableParallelism, loadavg } from "node:os";
 import { performance } from "node:perf_hooks";
 import { type SQL, sql } from "drizzle-orm";
-import { createPlatform } from "../src/platform.ts";
-import { passagesOf } from "../src/services/library-passages.ts";
-import type { FullTranscript } from "../src/services/transcript-store.ts";
+import { createPlatform } from "../src/assembly/platform.ts";
+import { passagesOf } from "../src/services/kept/library-passages.ts";
+import type { FullTranscript } from "../src/services/kept/transcript-store.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
 import { contentHashOf, searchConfigOf } from "../src/store/statements/library-entry.ts";
 import { benchServerUrl, createBenchDatabase, serverSettings } from "./postgres.ts";

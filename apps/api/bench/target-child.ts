@@ -8,10 +8,10 @@ import { type SQL, sql } from "drizzle-orm";
 import express, { type Express, type RequestHandler } from "express";
 import pg from "pg";
 import { createApp } from "../src/app.ts";
-import { composeServices } from "../src/compose.ts";
+import { createPlatform } from "../src/assembly/platform.ts";
+import { buildServices } from "../src/assembly/services.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
-import { createPlatform } from "../src/platform.ts";
 import { defaultPoolSize, openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
 import { processCpuMs } from "./machine.ts";
 import type { ChildMessage, ParentMessage, TargetName } from "./protocol.ts";
@@ -119,7 +119,7 @@ export async function apiTarget(
     logger,
     now,
     platform,
-    services: composeServices({ platform, now, logger }),
+    services: buildServices({ platform, now, logger }),
   });
   return {
     handler: app,

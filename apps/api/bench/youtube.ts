@@ -5,7 +5,7 @@
 
 import { FakeYoutube, fixture, fromFixture } from "@verbatim/testkit/fake-youtube";
 import { type CaptionFormat, detectCaptionFormat, parseCaptionBody } from "../src/adapters/youtube/caption-formats.ts";
-import { plans } from "../src/services/plans.ts";
+import { plans } from "../src/services/accounts/plans.ts";
 import { unlimitedAllowances } from "./bench-accounts.ts";
 import { medianMs, repeatCuesToDuration, repeatCuesToSize } from "./caption-bodies.ts";
 import { connections, HttpBench, positiveNumber, reportFailedRuns, settingsLine } from "./http-bench.ts";

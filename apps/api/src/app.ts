@@ -1,9 +1,9 @@
 import { openApiJsonPaths } from "@verbatim/contract";
 import { dashboardDist } from "@verbatim/dashboard";
 import express, { type Express } from "express";
-import type { AppDeps } from "./deps.ts";
 import { apiReference } from "./http/api-reference.ts";
 import { apiRouter } from "./http/api-router.ts";
+import type { AppDeps } from "./http/app-deps.ts";
 import { dashboardApi, dashboardRoutes } from "./http/dashboard/api.ts";
 import { dashboardApp } from "./http/dashboard/app.ts";
 import { errorCatalog } from "./http/error-catalog.ts";

@@ -202,3 +202,26 @@ describe("loadConfig: Idempotency-Key locks and test faults", () => {
     expect(() => loadConfig({ VERBATIM_TEST_FAULTS: "exit-anywhere" })).toThrow(/VERBATIM_TEST_FAULTS/);
   });
 });
+
+describe("loadConfig: the speech engine", () => {
+  it("reads VERBATIM_ASR_* with the rest of the configuration, so a bad value stops the start with it", () => {
+    expect(loadConfig({}).speech).toMatchObject({
+      engine: "sherpa-onnx",
+      decoding: { method: "modified_beam_search", activePaths: 4 },
+    });
+    expect(
+      loadConfig({
+        VERBATIM_ASR_ENGINE: "openai",
+        VERBATIM_ASR_URL: "http://whisper.internal",
+        VERBATIM_ASR_API_KEY: "k",
+      }).speech,
+    ).toEqual({
+      engine: "openai",
+      baseUrl: "http://whisper.internal",
+      model: "whisper-1",
+      apiKey: "k",
+      timeoutMs: 300_000,
+    });
+    expect(() => loadConfig({ VERBATIM_ASR_ENGINE: "vosk" })).toThrow(/sherpa-onnx or openai/);
+  });
+});

@@ -1,12 +1,20 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { SpeechEngineConfig } from "./adapters/asr/index.ts";
+import {
+  DEFAULT_ACTIVE_PATHS,
+  DEFAULT_DECODING,
+  DEFAULT_MODEL_DIR,
+  type SherpaDecoding,
+} from "./adapters/asr/sherpa-onnx-speech-engine.ts";
 import { caCertificatesFrom } from "./adapters/net/ca-certificates.ts";
 import type { DownloadLimits } from "./adapters/net/media-download.ts";
 import type { YoutubeAdapterConfig } from "./adapters/youtube/index.ts";
+import { type FaultPoint, faultPoints } from "./http/app-deps.ts";
 import { defaultEventStreamsPerAccount } from "./http/open-event-streams.ts";
-import { defaultInFlightSeconds } from "./services/idempotency.ts";
-import { retryDelaysMsFrom } from "./services/webhook-retry-schedule.ts";
+import { defaultInFlightSeconds } from "./services/accounts/index.ts";
+import { retryDelaysMsFrom } from "./services/webhooks/index.ts";
 import type { SpotifyCredentials } from "./sources/spotify/spotify-web-api.ts";
 import { findYtdlp, type YtdlpEngine } from "./sources/ytdlp/find-ytdlp.ts";
 import { defaultYtdlpExtractors } from "./sources/ytdlp/ytdlp-extractors.ts";
@@ -80,13 +88,9 @@ export interface Config {
   idempotencyLockSeconds: number;
   /** `VERBATIM_TEST_FAULTS`: points where the process dies as a crash would, for tests only; none in the deployed bundle. */
   testFaults: FaultPoint[];
+  /** The speech engine: `VERBATIM_ASR_ENGINE` and the settings of the engine it names (`speechEngineConfigFrom`). */
+  speech: SpeechEngineConfig;
 }
-
-/** Where a test may make the process die as a crash would (`VERBATIM_TEST_FAULTS`). */
-export const faultPoints = ["exit-after-charge"] as const;
-
-/** `exit-after-charge`: a request with an Idempotency-Key has charged and answered, and its answer is not yet recorded. */
-export type FaultPoint = (typeof faultPoints)[number];
 
 export interface PlatformsConfig {
   /** yt-dlp: `VERBATIM_YTDLP`, else the project's copy (apps/api/.ytdlp); null when neither is there. */
@@ -202,6 +206,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       },
     ),
     testFaults: import.meta.withoutTestFaults ? [] : faultPointsFrom(env.VERBATIM_TEST_FAULTS),
+    speech: speechEngineConfigFrom(env),
     operations: {
       metricsToken: env.VERBATIM_METRICS_TOKEN || undefined,
       metricsPort: env.VERBATIM_METRICS_PORT ? portFrom(env.VERBATIM_METRICS_PORT, "VERBATIM_METRICS_PORT") : undefined,
@@ -443,4 +448,65 @@ function portFrom(value: string | undefined, name = "PORT"): number {
     throw new Error(`${name} must be an integer from 0 to 65535, not ${JSON.stringify(value)}`);
   }
   return port;
+}
+
+/**
+ * The speech engine the environment names. `VERBATIM_ASR_ENGINE` is `sherpa-onnx` (the
+ * default: in-process, `VERBATIM_ASR_MODEL_DIR` or the shipped model, searched as
+ * `VERBATIM_ASR_DECODING` and `VERBATIM_ASR_ACTIVE_PATHS` say) or `openai` (an
+ * OpenAI-compatible server at `VERBATIM_ASR_URL` with `VERBATIM_ASR_MODEL`, default `whisper-1`,
+ * `VERBATIM_ASR_API_KEY` and `VERBATIM_ASR_TIMEOUT_SECONDS` per request, default 300).
+ */
+export function speechEngineConfigFrom(env: NodeJS.ProcessEnv): SpeechEngineConfig {
+  const engine = env.VERBATIM_ASR_ENGINE || "sherpa-onnx";
+  switch (engine) {
+    case "sherpa-onnx":
+      return { engine, modelDir: env.VERBATIM_ASR_MODEL_DIR || DEFAULT_MODEL_DIR, decoding: sherpaDecodingFrom(env) };
+    case "openai": {
+      const baseUrl = env.VERBATIM_ASR_URL;
+      if (!baseUrl) throw new Error("VERBATIM_ASR_ENGINE=openai needs VERBATIM_ASR_URL, the server's root URL.");
+      const timeoutSeconds = Number(env.VERBATIM_ASR_TIMEOUT_SECONDS || 300);
+      if (!(timeoutSeconds > 0)) throw new Error("VERBATIM_ASR_TIMEOUT_SECONDS must be a positive number of seconds.");
+      return {
+        engine,
+        baseUrl,
+        model: env.VERBATIM_ASR_MODEL || "whisper-1",
+        ...(env.VERBATIM_ASR_API_KEY ? { apiKey: env.VERBATIM_ASR_API_KEY } : {}),
+        timeoutMs: timeoutSeconds * 1000,
+      };
+    }
+    default:
+      throw new Error(`VERBATIM_ASR_ENGINE must be sherpa-onnx or openai, not ${engine}.`);
+  }
+}
+
+/**
+ * The embedded engine's search: `VERBATIM_ASR_DECODING` is `greedy_search` or `modified_beam_search`,
+ * and `VERBATIM_ASR_ACTIVE_PATHS` the hypotheses beam search keeps (a positive integer). Unset,
+ * they take `DEFAULT_DECODING` and `DEFAULT_ACTIVE_PATHS`; paths given with greedy search are refused, since they would do nothing.
+ */
+export function sherpaDecodingFrom(env: NodeJS.ProcessEnv): SherpaDecoding {
+  const method = env.VERBATIM_ASR_DECODING || DEFAULT_DECODING.method;
+  const paths = env.VERBATIM_ASR_ACTIVE_PATHS;
+  if (method === "greedy_search") {
+    if (paths) {
+      throw new Error(
+        `VERBATIM_ASR_ACTIVE_PATHS applies to VERBATIM_ASR_DECODING=modified_beam_search only, not greedy_search.`,
+      );
+    }
+    return { method };
+  }
+  if (method !== "modified_beam_search") {
+    throw new Error(
+      `VERBATIM_ASR_DECODING must be greedy_search or modified_beam_search, not ${JSON.stringify(method)}.`,
+    );
+  }
+  if (!paths) {
+    return { method, activePaths: DEFAULT_ACTIVE_PATHS };
+  }
+  const activePaths = Number(paths);
+  if (!/^\d+$/.test(paths.trim()) || !(activePaths >= 1)) {
+    throw new Error(`VERBATIM_ASR_ACTIVE_PATHS must be a positive integer, not ${JSON.stringify(paths)}.`);
+  }
+  return { method, activePaths };
 }

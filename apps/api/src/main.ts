@@ -2,30 +2,23 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { createSpeechEngine } from "./adapters/asr/index.ts";
-import { meteredSpeechEngine } from "./adapters/asr/metered-engine.ts";
-import { createAudioSources } from "./adapters/audio-sources/index.ts";
-import { withDownloadDefaults } from "./adapters/net/media-download.ts";
-import { createPublicFetch } from "./adapters/net/public-fetch.ts";
-import { createYoutubeAdapter } from "./adapters/youtube/index.ts";
 import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
-import { composeServices } from "./compose.ts";
-import { type FaultPoint, loadConfig } from "./config.ts";
+import { buildAdapters } from "./assembly/adapters.ts";
+import { createPlatform } from "./assembly/platform.ts";
+import { buildServices } from "./assembly/services.ts";
+import { loadConfig } from "./config.ts";
+import type { FaultPoint } from "./http/app-deps.ts";
 import { errorHandler } from "./http/error-handler.ts";
 import { createHttpServer } from "./http/http-server.ts";
 import { metricsEndpoint } from "./http/metrics.ts";
 import { createLogger } from "./logger.ts";
 import { ServiceMetrics } from "./metrics.ts";
-import { createPlatform } from "./platform.ts";
 import { startJobQueue } from "./queue/job-queue.ts";
-import { MonitorEvents } from "./services/monitor-events.ts";
-import { MonthlyRefills } from "./services/monthly-refills.ts";
-import { createWebhooks } from "./services/webhook-deliverer.ts";
-import { HeartbeatWriter } from "./services/worker-heartbeats.ts";
-import { createFeedListings } from "./sources/feeds/index.ts";
-import { startPlatformSources, ytdlpAbsentAdvice } from "./sources/index.ts";
-import { createLiveSources } from "./sources/live/index.ts";
-import { withPodcastLinks } from "./sources/podcast-directory/index.ts";
+import { MonthlyRefills } from "./services/accounts/index.ts";
+import { MonitorEvents } from "./services/monitors/index.ts";
+import { HeartbeatWriter } from "./services/operations/index.ts";
+import { createWebhooks } from "./services/webhooks/index.ts";
 import type { Store } from "./store/database.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "./store/open.ts";
 import { LiveWorkers } from "./workers/live-workers.ts";
@@ -34,8 +27,8 @@ import { PgBossTranscriptionQueue, transcriptionQueues } from "./workers/transcr
 import { startTranscriptionWorker } from "./workers/transcription-worker.ts";
 
 const config = startOrExit(() => loadConfig(process.env));
-// Before anything opens: a bad speech setting stops start-up at once, like a bad configuration value.
-const speechEngine = startOrExit(() => createSpeechEngine(process.env));
+// Before anything opens: a speech engine that cannot load stops start-up at once, like a bad configuration value.
+const speechEngine = startOrExit(() => createSpeechEngine(config.speech));
 const logger = createLogger(config.logLevel);
 const now = () => new Date();
 const metrics = new ServiceMetrics();
@@ -96,56 +89,19 @@ const webhooks = createWebhooks(store, {
   metrics,
 });
 const monitorEvents = new MonitorEvents(store, webhooks, now);
-const proxies = config.youtube.proxyUrls ? { proxyUrls: config.youtube.proxyUrls } : {};
-// Apple Podcasts and Spotify links lead to a show's feed, which the web sources then read.
-const audioSources = withPodcastLinks(
-  createAudioSources({
-    ...ca,
-    ...proxies,
-    allowPrivateTargets: config.allowPrivateTargets,
-    logger,
-    ...config.downloads,
-  }),
-  { ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets, spotify: config.spotify },
-);
-const feedListings = createFeedListings({
-  ...ca,
-  ...proxies,
-  allowPrivateTargets: config.allowPrivateTargets,
-  spotify: config.spotify,
-});
-const youtube = createYoutubeAdapter({ ...config.youtube, ...ca });
-const platformSources = await startPlatformSources({
-  ...config.platforms,
-  ...(config.youtube.proxyUrls ? { proxyUrls: config.youtube.proxyUrls } : {}),
-  allowPrivateTargets: config.allowPrivateTargets,
-  downloads: withDownloadDefaults(config.downloads),
-  logger,
-});
-if (config.platforms.ytdlp) {
-  logger.info(
-    { python: config.platforms.ytdlp.python, origin: config.platforms.ytdlp.origin },
-    "yt-dlp reads the video platforms",
-  );
-} else {
-  logger.warn(
-    `yt-dlp is not installed: links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`,
-  );
-}
-// Live streams are read as podcasts and media files are: under the public-address rule, through the same proxies.
-const liveFetch = createPublicFetch({ ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets });
-const services = composeServices({
+const adapters = await buildAdapters(config, { logger, metrics, engine: speechEngine });
+const services = buildServices({
   platform,
   now,
   logger,
-  youtube,
+  youtube: adapters.youtube,
   // Profiles before feeds: the feed source reads any address the others leave.
-  listings: [platformSources.profiles, ...feedListings.members],
+  listings: [adapters.platformSources.profiles, ...adapters.feedListings.members],
   audio: {
-    sources: audioSources,
-    youtube: youtube.audio,
-    platforms: platformSources,
-    engine: meteredSpeechEngine(speechEngine, metrics),
+    sources: adapters.audioSources,
+    youtube: adapters.youtube.audio,
+    platforms: adapters.platformSources,
+    engine: adapters.engine,
     queue: new PgBossTranscriptionQueue(boss),
     inlineAudioSeconds: config.jobs.inlineAudioSeconds,
     maxQueuedJobs: config.jobs.maxQueuedJobs,
@@ -161,10 +117,10 @@ const services = composeServices({
     claimSeconds: config.scheduler.claimSeconds,
   },
   live: {
-    engine: meteredSpeechEngine(speechEngine, metrics),
+    engine: adapters.engine,
     webhooks,
-    sources: createLiveSources(platformSources.live, liveFetch),
-    fetch: liveFetch,
+    sources: adapters.liveSources,
+    fetch: adapters.liveFetch,
     webhookTargets: { allowPrivateTargets: config.allowPrivateTargets },
     settings: {
       silenceMs: config.live.silenceSeconds * 1000,
@@ -192,7 +148,7 @@ const liveWorkers =
     : undefined;
 if (runsWorkers) {
   await heartbeat?.start();
-  await startTranscriptionWorker(boss, services.speechRecognition, {
+  await startTranscriptionWorker(boss, services.speechJobs, {
     workers: config.jobs.workers,
     pollSeconds: config.jobs.pollSeconds,
     retryLimit: jobRetryLimit,
@@ -289,10 +245,7 @@ async function shutDown(): Promise<void> {
   await Promise.all([drainRequests(server), drainRequests(metricsServer), stopJobs()]);
   await webhooks.stop();
   await services.liveWork?.feed.close();
-  await liveFetch.close();
-  await audioSources.close();
-  await feedListings.close();
-  await platformSources.close();
+  await adapters.close();
   await platform.slots.releaseAll();
   await platform.jobSlots.releaseAll();
   await heartbeat?.stop();

@@ -5,12 +5,12 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../src/adapters/youtube/index.ts";
-import { composeServices } from "../src/compose.ts";
-import type { AppDeps } from "../src/deps.ts";
+import { createPlatform } from "../src/assembly/platform.ts";
+import { buildServices } from "../src/assembly/services.ts";
+import type { AppDeps } from "../src/http/app-deps.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
-import { createPlatform } from "../src/platform.ts";
-import { MonitorEvents } from "../src/services/monitor-events.ts";
+import { MonitorEvents } from "../src/services/monitors/monitor-events.ts";
 import type { Store } from "../src/store/database.ts";
 import {
   type DocumentOperation,
@@ -106,7 +106,7 @@ beforeAll(async () => {
     now,
     platform,
     validateResponses: true,
-    services: composeServices({
+    services: buildServices({
       platform,
       now,
       logger,

@@ -3,15 +3,15 @@ import { type LoopbackServer, listenOnLoopback } from "@verbatim/testkit/listen"
 import { sql } from "drizzle-orm";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { composeServices } from "../src/compose.ts";
-import type { AppDeps } from "../src/deps.ts";
+import { createPlatform } from "../src/assembly/platform.ts";
+import { buildServices } from "../src/assembly/services.ts";
+import type { AppDeps } from "../src/http/app-deps.ts";
 import { authenticate } from "../src/http/auth.ts";
 import { errorHandler } from "../src/http/error-handler.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
 import { holdExtractionSlot } from "../src/http/slots.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
-import { createPlatform } from "../src/platform.ts";
 import { openPostgresStore, type Store } from "../src/store/database.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "./support/store.ts";
@@ -190,7 +190,7 @@ describe.runIf(process.env.DATABASE_URL)("a slot held when the database goes awa
       now,
       platform,
       metrics: new ServiceMetrics(),
-      services: composeServices({ platform, now, logger }),
+      services: buildServices({ platform, now, logger }),
     };
     outageServer = await listenOnLoopback(extractionApp(deps, waiting));
   });

@@ -8,7 +8,7 @@ import { errorHandler } from "../src/http/error-handler.ts";
 import { idempotent, settlementOf } from "../src/http/idempotency.ts";
 import { authOf, requestIdOf } from "../src/http/locals.ts";
 import { assignRequestId } from "../src/http/request-id.ts";
-import { Idempotency } from "../src/services/idempotency.ts";
+import { Idempotency } from "../src/services/accounts/idempotency.ts";
 import { startServer, type TestServer } from "./support/server.ts";
 
 // A billed operation behind the real authentication and Idempotency-Key middleware: it charges

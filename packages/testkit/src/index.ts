@@ -1,1 +1,6 @@
-export { type StartVerbatimOptions, startVerbatim, type VerbatimService } from "./verbatim-service.ts";
+export {
+  type StartVerbatimOptions,
+  spawnVerbatim,
+  startVerbatim,
+  type VerbatimService,
+} from "./verbatim-service.ts";

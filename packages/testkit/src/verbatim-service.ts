@@ -50,6 +50,15 @@ export interface VerbatimService {
 }
 
 /**
+ * Runs the service of the API package at `apiPackage` as `pnpm start` does (`node --import tsx
+ * src/main.ts`), with `env` over the caller's environment: the one launcher of the service as a
+ * process, which `startVerbatim` and the API's own process tests share.
+ */
+export function spawnVerbatim(apiPackage: string, env: Record<string, string>): NodeProcess {
+  return spawnNodeScript("src/main.ts", [], { cwd: apiPackage, env });
+}
+
+/**
  * Starts Verbatim as a user does (`node --import tsx src/main.ts`, as its `pnpm start` runs it)
  * on a free loopback port, on the embedded PGlite in a fresh data directory, then creates an
  * account through the operator CLI. Private targets are allowed, since every double and webhook
@@ -80,7 +89,7 @@ export async function startVerbatim(options: StartVerbatimOptions): Promise<Verb
       : {}),
     ...options.env,
   };
-  const service = spawnNodeScript("src/main.ts", [], { cwd: apiPackage, env });
+  const service = spawnVerbatim(apiPackage, env);
   const stop = async () => {
     const killed = setTimeout(() => service.process.kill("SIGKILL"), stopTimeoutMs);
     await service.kill("SIGTERM");

@@ -1,6 +1,6 @@
 import { ApiError } from "../errors.ts";
-import type { Platform } from "../platform.ts";
-import type { PlanName } from "../services/plans.ts";
+import type { PlanName } from "../services/accounts/index.ts";
+import type { Platform } from "../services/process-services.ts";
 
 /** An operator command: what `verbatim <command>` asks, directly or through the running service. */
 export type AdminCommand =
@@ -36,7 +36,7 @@ export async function runAdminCommand(platform: Platform, command: AdminCommand)
       return {
         ...(await accounts.show(command.accountId)),
         webhook_secret: await accounts.webhookSecret(command.accountId),
-        keys: await accounts.allKeys(command.accountId),
+        keys: await accounts.keys.all(command.accountId),
       };
     case "accounts.set-plan":
       return accounts.setPlan(command.accountId, command.plan);
@@ -48,15 +48,15 @@ export async function runAdminCommand(platform: Platform, command: AdminCommand)
         credits: await credits.grant(command.accountId, command.credits, command.reason ?? "operator grant"),
       };
     case "keys.create":
-      return accounts.createKey(command.accountId);
+      return accounts.keys.create(command.accountId);
     case "keys.list":
-      return accounts.allKeys(command.accountId);
+      return accounts.keys.all(command.accountId);
     case "keys.revoke":
-      return accounts.revokeKey(command.keyId);
+      return accounts.keys.revoke(command.keyId);
     case "keys.rotate":
-      return accounts.rotateKey(command.keyId, command.graceSeconds);
+      return accounts.keys.rotate(command.keyId, command.graceSeconds);
     case "keys.set-limit":
-      return accounts.setKeyLimit(command.keyId, command.requestsPerMinute);
+      return accounts.keys.setLimit(command.keyId, command.requestsPerMinute);
     case "webhooks.list": {
       await accounts.show(command.accountId);
       return (await platform.webhookLog.list(command.accountId, { limit: command.limit })).deliveries;

@@ -2,7 +2,7 @@ import { chmodSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { ApiError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { Platform } from "../platform.ts";
+import type { Platform } from "../services/process-services.ts";
 import { type AdminCommand, runAdminCommand } from "./commands.ts";
 
 /** What the admin socket answers: the command's result, or why it failed. */

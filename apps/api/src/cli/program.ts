@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import ms from "ms";
 import type { AdminCommand } from "../admin/commands.ts";
-import { isPlanName, type PlanName, planNames } from "../services/plans.ts";
+import { isPlanName, type PlanName, planNames } from "../services/accounts/index.ts";
 
 /** What the program decided to run, and how to print it. */
 export interface Invocation {

@@ -3,8 +3,8 @@ import { request } from "node:http";
 import type { AdminCommand } from "../admin/commands.ts";
 import { runAdminCommand } from "../admin/commands.ts";
 import type { AdminReply } from "../admin/server.ts";
+import { createPlatform } from "../assembly/platform.ts";
 import type { Config } from "../config.ts";
-import { createPlatform } from "../platform.ts";
 import { adminSocketPath, DataDirectoryBusyError, openConfiguredStore } from "../store/open.ts";
 
 /** A command failed: the message to print and exit with. */

@@ -7,7 +7,7 @@ import nodeSamples from "@verbatim/sdk/code-samples.json" with { type: "json" };
 import pythonSamples from "@verbatim/sdk-python/code-samples.json" with { type: "json" };
 import { Router } from "express";
 import { stringify } from "yaml";
-import type { AppDeps } from "../deps.ts";
+import type { AppDeps } from "./app-deps.ts";
 import { publicBaseUrl } from "./locals.ts";
 
 /** The parts of the generated document this file reads or writes. */

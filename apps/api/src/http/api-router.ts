@@ -1,8 +1,8 @@
 import { type ErrorRequestHandler, type RequestHandler, Router } from "express";
 import * as OpenApiValidator from "express-openapi-validator";
-import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import type { Allowance } from "../services/authenticator.ts";
+import type { Allowance } from "../services/accounts/index.ts";
+import type { AppDeps } from "./app-deps.ts";
 import { authenticate } from "./auth.ts";
 import { boundContentTypes } from "./content-types.ts";
 import { idempotent } from "./idempotency.ts";

@@ -1,12 +1,11 @@
 import { parse as parseCookies } from "cookie";
 import type { Request, RequestHandler, Response } from "express";
-import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { apiKeyPattern, hashApiKey } from "../services/api-keys.ts";
-import type { Allowance, AllowanceState, Authentication, FurtherAdmission } from "../services/authenticator.ts";
-import { sessionSecretPattern } from "../services/dashboard-sessions.ts";
+import type { Allowance, AllowanceState, Authentication, FurtherAdmission } from "../services/accounts/index.ts";
+import { apiKeyPattern, hashApiKey, sessionSecretPattern } from "../services/accounts/index.ts";
+import type { AppDeps } from "./app-deps.ts";
 import { allowanceOfRequest, authOf, keepAllowance, keepApiKey, keepAuth, keepDashboardSession } from "./locals.ts";
-import { mcpTicketHeader, takeToolCallAdmission } from "./mcp-admissions.ts";
+import { mcpTicketHeader } from "./mcp-ticket.ts";
 import { holdSlot } from "./slots.ts";
 
 /** The cookie that carries a dashboard session. */
@@ -39,7 +38,7 @@ export function authenticate(
     if (!credential) throw unauthorized();
     const takeSlot = options.extractionSlot === true && req.get("idempotency-key") === undefined;
     const auth =
-      admittedAtMcp(req, res, credential, allowance) ??
+      admittedAtMcp(deps, req, res, credential, allowance) ??
       (await admit(deps, res, credential.secret, allowance, takeSlot));
     if (auth.slot) holdSlot(deps, res, auth.slot);
     if (credential.kind === "session") {
@@ -122,13 +121,15 @@ export async function admitWeight(deps: AppDeps, res: Response, weight: number, 
  * this same allowance, so not counted again. Its slot, when the operation holds one, is taken later.
  */
 function admittedAtMcp(
+  deps: AppDeps,
   req: Request,
   res: Response,
   credential: { secret: string; kind: "key" | "session" },
   allowance: Allowance,
 ): Authentication | undefined {
   if (credential.kind !== "key") return undefined;
-  const auth = takeToolCallAdmission(req.get(mcpTicketHeader), hashApiKey(credential.secret), allowance);
+  const ticket = req.get(mcpTicketHeader);
+  const auth = deps.platform.toolCallAdmissions.take(ticket, hashApiKey(credential.secret), allowance);
   if (auth) setRateLimitHeaders(res, auth.allowance);
   return auth;
 }

@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, Request, Response } from "express";
-import type { AppDeps } from "../deps.ts";
 import { ApiError, type ValidationIssue } from "../errors.ts";
-import { isAnswerable, toApiError } from "../services/source-failures.ts";
+import { isAnswerable, toApiError } from "../services/failures/index.ts";
 import { isStoreUnreachable } from "../store/database.ts";
+import type { AppDeps } from "./app-deps.ts";
 import { storeLostMidRequest } from "./auth.ts";
 import { publicBaseUrl, requestIdOf } from "./locals.ts";
 import { bodyTooLarge } from "./request-body.ts";

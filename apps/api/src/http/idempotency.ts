@@ -1,8 +1,8 @@
 import type { RequestHandler, Response } from "express";
-import type { AppDeps } from "../deps.ts";
-import type { ChargeSettlement } from "../services/credits.ts";
-import { Idempotency, type IdempotentAnswer, type StoredResponse } from "../services/idempotency.ts";
+import type { ChargeSettlement } from "../services/accounts/index.ts";
+import { Idempotency, type IdempotentAnswer, type StoredResponse } from "../services/accounts/index.ts";
 import { retryUntilReachable } from "../store/retry-until-reachable.ts";
+import type { AppDeps } from "./app-deps.ts";
 import { authOf } from "./locals.ts";
 
 /**

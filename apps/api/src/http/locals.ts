@@ -3,8 +3,7 @@
 // the authentication).
 import { isIPv6 } from "node:net";
 import type { Request, Response } from "express";
-import type { Allowance, Authentication } from "../services/authenticator.ts";
-import type { HeldSlot } from "../services/slots.ts";
+import type { Allowance, Authentication, HeldSlot } from "../services/accounts/index.ts";
 
 /** The request's id, assigned before anything else runs. */
 export function requestIdOf(res: Response): string {

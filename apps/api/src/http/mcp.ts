@@ -3,13 +3,13 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { createMcpServer, operationOfTool, serverCard } from "@verbatim/mcp";
 import { Verbatim } from "@verbatim/sdk";
 import express, { type Request, type RequestHandler, type Response, Router } from "express";
-import type { AppDeps, HttpConfig } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { hashApiKey } from "../services/api-keys.ts";
-import type { Allowance, Authentication } from "../services/authenticator.ts";
+import type { Allowance, Authentication } from "../services/accounts/index.ts";
+import { hashApiKey } from "../services/accounts/index.ts";
+import type { AppDeps, HttpConfig } from "./app-deps.ts";
 import { admit, requireApiKey } from "./auth.ts";
 import { apiKeyOf, connectedAddress, publicBaseUrl } from "./locals.ts";
-import { holdToolCallAdmissions, mcpTicketHeader } from "./mcp-admissions.ts";
+import { mcpTicketHeader } from "./mcp-ticket.ts";
 import { allowanceOf } from "./routes/index.ts";
 
 /** The most an MCP message may hold: tool arguments are short. */
@@ -44,7 +44,7 @@ export function mcpRoutes(deps: AppDeps): Router {
       return;
     }
     if (res.locals.unreadableBody !== undefined) throw res.locals.unreadableBody;
-    const admissions = holdToolCallAdmissions(hashApiKey(apiKey), toolCalls);
+    const admissions = deps.platform.toolCallAdmissions.hold(hashApiKey(apiKey), toolCalls);
     try {
       await serveMessages(req, res, apiKey, admissions.ticket);
     } finally {

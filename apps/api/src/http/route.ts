@@ -1,6 +1,6 @@
 import type { OperationId, ResponseBody } from "@verbatim/contract";
 import express, { type Request, type RequestHandler, type Response } from "express";
-import type { TranscriptRenderings } from "../services/transcript-renderings.ts";
+import type { TranscriptRenderings } from "../services/renderings/index.ts";
 import { requestIdOf } from "./locals.ts";
 
 /** A live operation: its id in the contract and the handler that serves it. */

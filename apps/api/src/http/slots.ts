@@ -1,8 +1,7 @@
 import type { RequestHandler, Response } from "express";
-import type { AppDeps } from "../deps.ts";
 import { ApiError } from "../errors.ts";
-import { plans } from "../services/plans.ts";
-import { HeldSlot, type SlotLease } from "../services/slots.ts";
+import { HeldSlot, plans, type SlotLease } from "../services/accounts/index.ts";
+import type { AppDeps } from "./app-deps.ts";
 import { authOf, keepSlot, slotOf } from "./locals.ts";
 
 /** What a client is told to wait when every slot is busy: slots free as requests finish, usually within seconds. */

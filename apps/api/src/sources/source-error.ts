@@ -1,6 +1,6 @@
 /**
  * Why a platform source or an adapter could not answer, whichever platform and engine. Adapters
- * and sources throw these and nothing of the wire's; `toApiError` (services/source-failures.ts)
+ * and sources throw these and nothing of the wire's; `toApiError` (services/failures/source-failures.ts)
  * is the one place they become the catalog's codes.
  */
 export type SourceErrorKind =

@@ -21,7 +21,7 @@ import {
 
 const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
 
-/** The plans' limits, written from `services/plans.ts` at every start so SQL functions can read them. */
+/** The plans' limits, written from `services/accounts/plans.ts` at every start so SQL functions can read them. */
 export const plans = pgTable("plans", {
   name: text("name").primaryKey(),
   requestsPerMinute: integer("requests_per_minute").notNull(),

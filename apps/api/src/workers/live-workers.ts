@@ -1,7 +1,6 @@
 import { newId } from "../ids.ts";
 import type { Logger } from "../logger.ts";
-import type { LiveRunner } from "../services/live/live-run.ts";
-import type { ClaimedSession, LiveStore } from "../services/live/live-store.ts";
+import type { ClaimedSession, LiveRunner, LiveStore } from "../services/live/index.ts";
 
 export interface LiveWorkersOptions {
   /** Sessions this process runs at once (`VERBATIM_LIVE_SESSIONS`). */

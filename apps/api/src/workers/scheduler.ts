@@ -1,7 +1,7 @@
 import type { Logger } from "../logger.ts";
-import { claimBatchSize } from "../services/monitor-schedule.ts";
-import type { Monitors } from "../services/monitors.ts";
-import type { MonthlyRefills } from "../services/monthly-refills.ts";
+import type { MonthlyRefills } from "../services/accounts/index.ts";
+import type { Monitors } from "../services/monitors/index.ts";
+import { claimBatchSize } from "../services/monitors/index.ts";
 
 export interface SchedulerOptions {
   /** Due monitor checks; absent where monitors are not configured. */

@@ -1,7 +1,7 @@
 import type { Queue } from "pg-boss";
 import { abandonedTranscriptionQueueName, type PgBoss, transcriptionQueueName } from "../queue/job-queue.ts";
-import { type PlanName, planNames, plans } from "../services/plans.ts";
-import type { QueuedTranscription, TranscriptionMessage, TranscriptionQueue } from "../services/speech-recognition.ts";
+import { type PlanName, planNames, plans } from "../services/accounts/index.ts";
+import type { QueuedTranscription, TranscriptionMessage, TranscriptionQueue } from "../services/speech/index.ts";
 
 export interface TranscriptionQueueSettings {
   /** A worker that has not reported for this long is presumed dead, and the job is retried. */

@@ -1,8 +1,8 @@
 import type { Logger } from "../logger.ts";
 import { abandonedTranscriptionQueueName, type Job, type PgBoss, transcriptionQueueName } from "../queue/job-queue.ts";
-import { plans } from "../services/plans.ts";
-import type { AccountSlots } from "../services/slots.ts";
-import type { SpeechRecognition, TranscriptionMessage } from "../services/speech-recognition.ts";
+import type { AccountSlots } from "../services/accounts/index.ts";
+import { plans } from "../services/accounts/index.ts";
+import type { SpeechJobRunner, TranscriptionMessage } from "../services/speech/index.ts";
 import { perAccountConcurrency, sendTranscription } from "./transcription-queue.ts";
 
 /** How long a job waits before it is offered again when its account's plan already runs its workers elsewhere. */
@@ -37,7 +37,7 @@ export interface TranscriptionWorker {
  */
 export async function startTranscriptionWorker(
   boss: PgBoss,
-  speech: Pick<SpeechRecognition, "runJob" | "abandonJob">,
+  speech: Pick<SpeechJobRunner, "runJob" | "abandonJob">,
   options: TranscriptionWorkerOptions,
 ): Promise<TranscriptionWorker> {
   await boss.work<TranscriptionMessage>(

@@ -1,7 +1,7 @@
 import type { ErrorCode } from "@verbatim/contract";
 import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PlanName } from "../../src/services/plans.ts";
+import type { PlanName } from "../../src/services/accounts/plans.ts";
 import { type Answer, type ErrorBodyShape, expectErrorEnvelope, expectIssueAt } from "../support/http.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 
@@ -119,11 +119,11 @@ describe("401 unauthorized", () => {
         headers: { Authorization: `Basic ${Buffer.from(`${server.key.key}:`).toString("base64")}` },
       }),
     "a revoked key": async () => {
-      const key = await server.platform.accounts.createKey(server.account.id);
+      const key = await server.platform.accounts.keys.create(server.account.id);
       const client = server.clientFor(key.key);
       const before = await client.GET("/me");
       expect(before.response.status, shown(before)).toBe(200);
-      await server.platform.accounts.revokeKey(key.id);
+      await server.platform.accounts.keys.revoke(key.id);
       return client.GET("/me");
     },
   };
@@ -172,8 +172,8 @@ describe("401 unauthorized", () => {
   });
 
   it("refuses the old key of a rotation without grace and accepts the new one", async () => {
-    const old = await server.platform.accounts.createKey(server.account.id);
-    const { issued } = await server.platform.accounts.rotateKey(old.id, 0);
+    const old = await server.platform.accounts.keys.create(server.account.id);
+    const { issued } = await server.platform.accounts.keys.rotate(old.id, 0);
     const refused = await server.clientFor(old.key).GET("/me");
     expectError(refused, 401, "unauthorized");
     const accepted = await server.clientFor(issued.key).GET("/me");
@@ -385,8 +385,8 @@ describe("429 rate_limited: the request allowance", () => {
 
   it("refuses a key with a lower limit after that limit, with headers describing it", async () => {
     const { account, client } = await newAccount("free");
-    const limited = await server.platform.accounts.createKey(account.id);
-    await server.platform.accounts.setKeyLimit(limited.id, 3);
+    const limited = await server.platform.accounts.keys.create(account.id);
+    await server.platform.accounts.keys.setLimit(limited.id, 3);
     const limitedClient = server.clientFor(limited.key);
     for (let index = 1; index <= 3; index++) {
       const result = await listChannel(limitedClient);
@@ -409,7 +409,7 @@ describe("429 rate_limited: the request allowance", () => {
 
   it("gives a second key of the account no extra capacity", async () => {
     const { account, client } = await newAccount("free");
-    const second = server.clientFor((await server.platform.accounts.createKey(account.id)).key);
+    const second = server.clientFor((await server.platform.accounts.keys.create(account.id)).key);
     for (let index = 0; index < 5; index++) expectError(await listChannel(client), 404, "not_found");
     const firstOfSecond = await listChannel(second);
     expectError(firstOfSecond, 404, "not_found");
@@ -464,8 +464,8 @@ describe("429 rate_limited: the sliding 60-second window", () => {
 
   it("keeps the old key of a rotation working through its grace period, and refuses it after", async () => {
     time = start + 3_600_000;
-    const old = await windowServer.platform.accounts.createKey(windowServer.account.id);
-    const { issued, revoked } = await windowServer.platform.accounts.rotateKey(old.id, 600);
+    const old = await windowServer.platform.accounts.keys.create(windowServer.account.id);
+    const { issued, revoked } = await windowServer.platform.accounts.keys.rotate(old.id, 600);
     expect(revoked.state).toBe("revoking");
     time += 599_000;
     const during = await windowServer.clientFor(old.key).GET("/me");

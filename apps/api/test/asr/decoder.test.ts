@@ -6,7 +6,7 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeAudio, probeDuration, SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
 import { ApiError } from "../../src/errors.ts";
-import { isAnswerable, toApiError } from "../../src/services/source-failures.ts";
+import { isAnswerable, toApiError } from "../../src/services/failures/source-failures.ts";
 import { type GeneratedMedia, generatedMedia } from "./generated-media.ts";
 
 async function countSamples(samples: AsyncIterable<Float32Array>): Promise<{ count: number; peak: number }> {

@@ -7,7 +7,8 @@ import { OpenAiCompatibleSpeechEngine } from "../../src/adapters/asr/openai-comp
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { transcribeMedia } from "../../src/adapters/asr/speech-engine.ts";
 import { SAMPLE_RATE } from "../../src/adapters/media/decoder.ts";
-import { toApiError } from "../../src/services/source-failures.ts";
+import { speechEngineConfigFrom } from "../../src/config.ts";
+import { toApiError } from "../../src/services/failures/source-failures.ts";
 
 /** A call's failure as the API answers it. */
 function answered<T>(call: Promise<T>): Promise<T> {
@@ -204,23 +205,29 @@ describe("OpenAiCompatibleSpeechEngine against a loopback server", () => {
 
 describe("createSpeechEngine", () => {
   it("builds the in-process engine with the shipped model by default", () => {
-    const engine = createSpeechEngine({});
+    const engine = createSpeechEngine(speechEngineConfigFrom({}));
     expect(engine).toBeInstanceOf(SherpaOnnxSpeechEngine);
     expect(engine.info.model).toBe("zipformer-gigaspeech-3.3M");
   });
 
   it("builds the OpenAI-compatible client from VERBATIM_ASR_URL and VERBATIM_ASR_MODEL", () => {
-    const engine = createSpeechEngine({
-      VERBATIM_ASR_ENGINE: "openai",
-      VERBATIM_ASR_URL: "http://whisper.internal:8080",
-      VERBATIM_ASR_MODEL: "large-v3",
-    });
+    const engine = createSpeechEngine(
+      speechEngineConfigFrom({
+        VERBATIM_ASR_ENGINE: "openai",
+        VERBATIM_ASR_URL: "http://whisper.internal:8080",
+        VERBATIM_ASR_MODEL: "large-v3",
+      }),
+    );
     expect(engine).toBeInstanceOf(OpenAiCompatibleSpeechEngine);
     expect(engine.info).toEqual({ engine: "openai", model: "large-v3", language: null, decoding: null });
   });
 
   it("refuses an unknown engine and an openai engine without a URL", () => {
-    expect(() => createSpeechEngine({ VERBATIM_ASR_ENGINE: "vosk" })).toThrow(/sherpa-onnx or openai/);
-    expect(() => createSpeechEngine({ VERBATIM_ASR_ENGINE: "openai" })).toThrow(/VERBATIM_ASR_URL/);
+    expect(() => createSpeechEngine(speechEngineConfigFrom({ VERBATIM_ASR_ENGINE: "vosk" }))).toThrow(
+      /sherpa-onnx or openai/,
+    );
+    expect(() => createSpeechEngine(speechEngineConfigFrom({ VERBATIM_ASR_ENGINE: "openai" }))).toThrow(
+      /VERBATIM_ASR_URL/,
+    );
   });
 });

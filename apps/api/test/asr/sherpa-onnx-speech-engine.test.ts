@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findTransducerModelFiles, SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { type SpeechTranscript, transcribeMedia } from "../../src/adapters/asr/speech-engine.ts";
 import { probeDuration } from "../../src/adapters/media/decoder.ts";
-import { toApiError } from "../../src/services/source-failures.ts";
+import { toApiError } from "../../src/services/failures/source-failures.ts";
 import { transcriptWordBreaches } from "../support/word-rules.ts";
 import { type GeneratedMedia, generatedMedia, JFK_REFERENCE, JFK_WER_LIMIT } from "./generated-media.ts";
 import { wordErrorRate } from "./word-error-rate.ts";

@@ -4,14 +4,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSpeechEngine, sherpaDecodingFrom } from "../../src/adapters/asr/index.ts";
+import { createSpeechEngine } from "../../src/adapters/asr/index.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
-import { TranscriptStore } from "../../src/services/transcript-store.ts";
+import { sherpaDecodingFrom, speechEngineConfigFrom } from "../../src/config.ts";
+import { TranscriptStore } from "../../src/services/kept/transcript-store.ts";
 
 describe("VERBATIM_ASR_DECODING and VERBATIM_ASR_ACTIVE_PATHS", () => {
   it("default to beam search over 4 paths, the setting bench/asr.ts chose", () => {
     expect(sherpaDecodingFrom({})).toEqual({ method: "modified_beam_search", activePaths: 4 });
-    expect(createSpeechEngine({}).info.decoding).toBe("modified_beam_search/4");
+    expect(createSpeechEngine(speechEngineConfigFrom({})).info.decoding).toBe("modified_beam_search/4");
   });
 
   it("select greedy search, or beam search with the paths given", () => {
@@ -26,13 +27,15 @@ describe("VERBATIM_ASR_DECODING and VERBATIM_ASR_ACTIVE_PATHS", () => {
   });
 
   it("name the decoding in the engine's info, which transcripts carry", () => {
-    expect(createSpeechEngine({ VERBATIM_ASR_DECODING: "greedy_search" }).info).toEqual({
+    expect(createSpeechEngine(speechEngineConfigFrom({ VERBATIM_ASR_DECODING: "greedy_search" })).info).toEqual({
       engine: "sherpa-onnx",
       model: "zipformer-gigaspeech-3.3M",
       language: "en",
       decoding: "greedy_search",
     });
-    expect(createSpeechEngine({ VERBATIM_ASR_ACTIVE_PATHS: "16" }).info.decoding).toBe("modified_beam_search/16");
+    expect(createSpeechEngine(speechEngineConfigFrom({ VERBATIM_ASR_ACTIVE_PATHS: "16" })).info.decoding).toBe(
+      "modified_beam_search/16",
+    );
   });
 
   it("refuse an unknown method, naming the variable and the choices", () => {
@@ -54,11 +57,13 @@ describe("VERBATIM_ASR_DECODING and VERBATIM_ASR_ACTIVE_PATHS", () => {
   });
 
   it("leave the OpenAI-compatible engine alone: its server decides how it decodes", () => {
-    const engine = createSpeechEngine({
-      VERBATIM_ASR_ENGINE: "openai",
-      VERBATIM_ASR_URL: "http://whisper.internal:8080",
-      VERBATIM_ASR_DECODING: "greedy_search",
-    });
+    const engine = createSpeechEngine(
+      speechEngineConfigFrom({
+        VERBATIM_ASR_ENGINE: "openai",
+        VERBATIM_ASR_URL: "http://whisper.internal:8080",
+        VERBATIM_ASR_DECODING: "greedy_search",
+      }),
+    );
     expect(engine.info.decoding).toBeNull();
   });
 
@@ -71,8 +76,8 @@ describe("VERBATIM_ASR_DECODING and VERBATIM_ASR_ACTIVE_PATHS", () => {
 
 describe("kept speech transcripts", () => {
   it("are found by engine and model, whichever decoding made them", () => {
-    const greedy = createSpeechEngine({ VERBATIM_ASR_DECODING: "greedy_search" }).info;
-    const beam = createSpeechEngine({ VERBATIM_ASR_ACTIVE_PATHS: "8" }).info;
+    const greedy = createSpeechEngine(speechEngineConfigFrom({ VERBATIM_ASR_DECODING: "greedy_search" })).info;
+    const beam = createSpeechEngine(speechEngineConfigFrom({ VERBATIM_ASR_ACTIVE_PATHS: "8" })).info;
     expect(TranscriptStore.speechModelOf(greedy)).toBe(TranscriptStore.speechModelOf(beam));
     expect(TranscriptStore.speechModelOf(greedy)).not.toBe(
       TranscriptStore.speechModelOf({ ...greedy, model: "other" }),

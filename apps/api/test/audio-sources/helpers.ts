@@ -5,7 +5,7 @@ import {
 } from "../../src/adapters/audio-sources/index.ts";
 import type { ApiError } from "../../src/errors.ts";
 import { createLogger } from "../../src/logger.ts";
-import { isAnswerable, toApiError } from "../../src/services/source-failures.ts";
+import { isAnswerable, toApiError } from "../../src/services/failures/source-failures.ts";
 
 /** `create`, remembering what it makes so that `closeAll` closes it all (in an `afterEach` or `afterAll`). */
 export function closing<Args extends unknown[], Made extends { close(): Promise<void> }>(

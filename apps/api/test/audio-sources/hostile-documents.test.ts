@@ -5,7 +5,7 @@ import { parsePublisherTranscript } from "../../src/adapters/audio-sources/publi
 import { IsolatedParser } from "../../src/adapters/parsing/isolated-parser.ts";
 import { attributesOf, elementsNamed, withoutTags } from "../../src/adapters/parsing/markup.ts";
 import { parseCaptionBody } from "../../src/adapters/youtube/caption-formats.ts";
-import { toApiError } from "../../src/services/source-failures.ts";
+import { toApiError } from "../../src/services/failures/source-failures.ts";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
 

@@ -3,7 +3,7 @@ import { eventually } from "@verbatim/testkit/eventually";
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { plans } from "../../src/services/plans.ts";
+import { plans } from "../../src/services/accounts/plans.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { type Answer, expectErrorEnvelope } from "../support/http.ts";

@@ -13,17 +13,17 @@ import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
 import { withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
-import { type AudioDeps, composeServices, type ServiceParts } from "../../src/compose.ts";
-import type { AppDeps } from "../../src/deps.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import { type AudioDeps, buildServices, type ServiceParts } from "../../src/assembly/services.ts";
+import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
-import { createPlatform } from "../../src/platform.ts";
 import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
-import { MonitorEvents } from "../../src/services/monitor-events.ts";
-import type { Monitors } from "../../src/services/monitors.ts";
-import type { PlanName } from "../../src/services/plans.ts";
-import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
-import type { WebhookOutbox } from "../../src/services/webhook-events.ts";
+import type { PlanName } from "../../src/services/accounts/plans.ts";
+import { MonitorEvents } from "../../src/services/monitors/monitor-events.ts";
+import type { Monitors } from "../../src/services/monitors/monitors.ts";
+import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
+import type { WebhookOutbox } from "../../src/services/webhooks/webhook-events.ts";
 import { type ClosableFeedListings, createFeedListings } from "../../src/sources/feeds/index.ts";
 import { type PlatformSources, startPlatformSources } from "../../src/sources/index.ts";
 import { withPodcastLinks } from "../../src/sources/podcast-directory/index.ts";
@@ -203,7 +203,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
         }
       : {}),
   };
-  const services = composeServices(parts);
+  const services = buildServices(parts);
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
     logger,
@@ -221,7 +221,7 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
   let worker: TranscriptionWorker | undefined;
   const startWorkers = async (workers = options.workers ?? 2) => {
     if (workers === 0) return;
-    worker = await startTranscriptionWorker(boss, services.speechRecognition, {
+    worker = await startTranscriptionWorker(boss, services.speechJobs, {
       workers,
       pollSeconds: 0.5,
       retryLimit: testRetryLimit,

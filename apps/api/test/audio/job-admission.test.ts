@@ -2,7 +2,7 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SpeechEngine, SpeechTranscript, TranscribeOptions } from "../../src/adapters/asr/index.ts";
-import { plans } from "../../src/services/plans.ts";
+import { plans } from "../../src/services/accounts/plans.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
 import type { TestServer } from "../support/server.ts";

@@ -1,11 +1,11 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { composeServices } from "../../src/compose.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import { buildServices } from "../../src/assembly/services.ts";
 import { createLogger } from "../../src/logger.ts";
-import { createPlatform } from "../../src/platform.ts";
 import type { PgBoss } from "../../src/queue/job-queue.ts";
 import { startJobQueue } from "../../src/queue/job-queue.ts";
-import { plans } from "../../src/services/plans.ts";
+import { plans } from "../../src/services/accounts/plans.ts";
 import { transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
 import { type AudioServer, fetchTranscript, startAudioServer, testRetryLimit } from "./harness.ts";
@@ -26,8 +26,8 @@ async function startWorkerProcess(server: AudioServer, workers: number): Promise
     logger,
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
-  const { speechRecognition } = composeServices({ ...server.parts, platform, now, logger });
-  const worker = await startTranscriptionWorker(boss, speechRecognition, {
+  const { speechJobs } = buildServices({ ...server.parts, platform, now, logger });
+  const worker = await startTranscriptionWorker(boss, speechJobs, {
     workers,
     pollSeconds: 0.5,
     retryLimit: testRetryLimit,

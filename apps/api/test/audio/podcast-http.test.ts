@@ -5,7 +5,7 @@ import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAudioSources } from "../../src/adapters/audio-sources/index.ts";
 import { createApp } from "../../src/app.ts";
-import { composeServices } from "../../src/compose.ts";
+import { buildServices } from "../../src/assembly/services.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { type Answer, expectErrorEnvelope } from "../support/http.ts";
@@ -446,7 +446,7 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
       // The same platform and account, but sources under the public-address rule, as in production.
       const sources = createAudioSources({ allowPrivateTargets: false, logger: createLogger("silent") });
       closeSources = () => sources.close();
-      const services = composeServices({ ...server.parts, audio: { ...server.audio, sources } });
+      const services = buildServices({ ...server.parts, audio: { ...server.audio, sources } });
       strict = await listenOnLoopback(createApp({ ...server.deps, services }));
     });
     afterAll(async () => {
@@ -482,7 +482,7 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
       );
       const sources = createAudioSources({ allowPrivateTargets: true, logger });
       closeSources = () => sources.close();
-      const services = composeServices({ ...server.parts, logger, audio: { ...server.audio, sources } });
+      const services = buildServices({ ...server.parts, logger, audio: { ...server.audio, sources } });
       logged = await listenOnLoopback(createApp({ ...server.deps, logger, services }));
     });
     afterAll(async () => {

@@ -1,13 +1,14 @@
-import { type NodeProcess, spawnNodeScript } from "@verbatim/testkit/node-process";
+import { spawnVerbatim } from "@verbatim/testkit";
+import type { NodeProcess } from "@verbatim/testkit/node-process";
 import { apiPackage } from "../support/api-package.ts";
 import type { Loose } from "./harness.ts";
 
 /** `src/main.ts` running as a child process, as an operator starts it. */
 export type ServiceProcess = NodeProcess;
 
-/** Starts `node --import tsx src/main.ts` in the API package with these variables added to the environment. */
+/** Starts this package's service with these variables added to the environment, as testkit's `startVerbatim` does. */
 export function startServiceProcess(env: Record<string, string>): ServiceProcess {
-  return spawnNodeScript("src/main.ts", [], { cwd: apiPackage, env });
+  return spawnVerbatim(apiPackage, env);
 }
 
 /** The base URL a service process logged when it began listening. */

@@ -2,7 +2,7 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.ts";
-import { createWebhooks } from "../../src/services/webhook-deliverer.ts";
+import { createWebhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import { JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";

@@ -5,7 +5,7 @@ import { type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fa
 import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { pricing } from "../../src/services/pricing.ts";
+import { pricing } from "../../src/services/accounts/pricing.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";

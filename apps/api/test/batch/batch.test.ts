@@ -1,8 +1,8 @@
 import { type FakeYoutube, fromFixture } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { PlanName } from "../../src/services/plans.ts";
-import { plans } from "../../src/services/plans.ts";
+import type { PlanName } from "../../src/services/accounts/plans.ts";
+import { plans } from "../../src/services/accounts/plans.ts";
 import type { Store } from "../../src/store/database.ts";
 import { expectErrorEnvelope, expectIssueAt, send } from "../support/http.ts";
 import type { TestServer } from "../support/server.ts";

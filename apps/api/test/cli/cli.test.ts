@@ -8,7 +8,8 @@ import { fileURLToPath } from "node:url";
 import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AccountView, ApiKeyView, IssuedKey } from "../../src/services/accounts.ts";
+import type { ApiKeyView, IssuedKey } from "../../src/services/accounts/account-keys.ts";
+import type { AccountView } from "../../src/services/accounts/accounts.ts";
 import { type CommandResult, verbatimInProcess } from "./in-process.ts";
 
 /**

@@ -3,7 +3,7 @@ import type { Store } from "../../src/store/database.ts";
 import type { ReceivedRequest } from "../webhooks/receiver.ts";
 import type { Allowance, ClientAccount, Exchange } from "./traffic.ts";
 
-/** The operation a monitor check's charge is recorded under (`src/services/monitor-transcripts.ts`). */
+/** The operation a monitor check's charge is recorded under (`src/services/monitors/monitor-transcripts.ts`). */
 const monitorCheckOperation = "POST /monitors/{monitorId}/check";
 
 /** Requests by kind and status: `{ "captions": { "200": 12, "503": 1 } }`. */

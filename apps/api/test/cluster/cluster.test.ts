@@ -6,8 +6,9 @@ import { serveFreshUploadOnEveryCall } from "@verbatim/testkit/recorded-channel"
 import { registerRecordedLists } from "@verbatim/testkit/youtube-lists";
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { createPlatform, type Platform } from "../../src/platform.ts";
-import { plans, pollsPerMinute } from "../../src/services/plans.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import { plans, pollsPerMinute } from "../../src/services/accounts/plans.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import type { Loose } from "../audio/harness.ts";

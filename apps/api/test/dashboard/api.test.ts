@@ -3,8 +3,8 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { runAdminCommand } from "../../src/admin/commands.ts";
 import { createLogger } from "../../src/logger.ts";
-import { sessionLifetimeMs, signInLinkLifetimeMs } from "../../src/services/dashboard-sessions.ts";
-import { createWebhooks } from "../../src/services/webhook-deliverer.ts";
+import { sessionLifetimeMs, signInLinkLifetimeMs } from "../../src/services/accounts/dashboard-session-terms.ts";
+import { createWebhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import { type Answer, expectErrorEnvelope, expectIssueAt, send } from "../support/http.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 
@@ -495,7 +495,7 @@ describe("a session opened with an API key lasts no longer than the key", () => 
 
   it("cannot be opened with a key inside a rotation's grace period (401), while its replacement can", async () => {
     const { key } = await newAccount();
-    const { issued } = await server.platform.accounts.rotateKey(key.id, 3600);
+    const { issued } = await server.platform.accounts.keys.rotate(key.id, 3600);
     const refused = await send(server, {
       method: "POST",
       path: "/dashboard/api/session",
@@ -530,14 +530,14 @@ describe("a session opened with an API key lasts no longer than the key", () => 
 
   it("cannot manage keys or the webhook secret (403 unauthorized), while a link session can", async () => {
     const { account, key } = await newAccount();
-    const other = await server.platform.accounts.createKey(account.id);
+    const other = await server.platform.accounts.keys.create(account.id);
     const byKey = await signIn({ api_key: key.key });
     for (const [method, path, json] of managingCalls(other.id)) {
       const answer = await asSession(byKey, method, path, { json });
       expectErrorEnvelope(answer, 403, "unauthorized");
       expect((answer.body as Loose).error.message).toContain("sign-in link");
     }
-    expect((await server.platform.accounts.allKeys(account.id)).map((view) => view.state)).toEqual([
+    expect((await server.platform.accounts.keys.all(account.id)).map((view) => view.state)).toEqual([
       "active",
       "active",
     ]);
@@ -764,7 +764,7 @@ describe("the account's sessions", () => {
 describe("an account's keys", () => {
   it("are capped by the plan: a Free account's sixth active key is refused (400), also by the CLI", async () => {
     const { account } = await newAccount("free");
-    for (let index = 0; index < 4; index++) await server.platform.accounts.createKey(account.id);
+    for (let index = 0; index < 4; index++) await server.platform.accounts.keys.create(account.id);
     const owner = await signInByLink(account.id);
     const refused = await asSession(owner, "POST", "/dashboard/api/keys", { json: {} });
     expectErrorEnvelope(refused, 400, "invalid_request");
@@ -773,14 +773,14 @@ describe("an account's keys", () => {
       runAdminCommand(server.platform, { name: "keys.create", accountId: account.id }),
     ).rejects.toMatchObject({ code: "invalid_request" });
 
-    const [newest] = await server.platform.accounts.allKeys(account.id);
+    const [newest] = await server.platform.accounts.keys.all(account.id);
     const rotated = await asSession(owner, "POST", `/dashboard/api/keys/${newest?.id}/rotate`, {
       json: { grace_seconds: 60 },
     });
     expect(rotated.status, rotated.text).toBe(200);
     await asSession(owner, "DELETE", `/dashboard/api/keys/${newest?.id}`);
     expectErrorEnvelope(await asSession(owner, "POST", "/dashboard/api/keys", { json: {} }), 400, "invalid_request");
-    const [oldest] = (await server.platform.accounts.allKeys(account.id)).slice(-1);
+    const [oldest] = (await server.platform.accounts.keys.all(account.id)).slice(-1);
     await asSession(owner, "DELETE", `/dashboard/api/keys/${oldest?.id}`);
     const again = await asSession(owner, "POST", "/dashboard/api/keys", { json: {} });
     expect(again.status, again.text).toBe(200);
@@ -790,8 +790,8 @@ describe("an account's keys", () => {
     const { account, key } = await newAccount();
     const made = [key.id];
     for (let index = 0; index < 229; index++) {
-      const issued = await server.platform.accounts.createKey(account.id);
-      await server.platform.accounts.revokeKey(issued.id);
+      const issued = await server.platform.accounts.keys.create(account.id);
+      await server.platform.accounts.keys.revoke(issued.id);
       made.push(issued.id);
     }
     const owner = await signInByLink(account.id);

@@ -351,7 +351,7 @@ describe("the dashboard in Chromium, against a live server", () => {
   it("pages through the keys, and shows the plan's cap as an error when one more is created", async ({ skip }) => {
     skipWithoutBrowser(skip);
     // The account holds one active key, the successor: 24 more reach the Pro plan's 25, and 27 keys in all.
-    for (let i = 0; i < 24; i++) await h.server.platform.accounts.createKey(h.server.account.id);
+    for (let i = 0; i < 24; i++) await h.server.platform.accounts.keys.create(h.server.account.id);
     await page.reload();
     await page.getByRole("heading", { level: 1, name: "API keys" }).waitFor();
     const rows = page.getByRole("table").locator("tbody tr");

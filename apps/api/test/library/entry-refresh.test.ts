@@ -1,7 +1,7 @@
 import { recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FullTranscript } from "../../src/services/transcript-store.ts";
+import type { FullTranscript } from "../../src/services/kept/transcript-store.ts";
 import { mediaTranscript } from "../support/media-transcripts.ts";
 import { testEngine } from "../support/store.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";

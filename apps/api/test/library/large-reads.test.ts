@@ -1,8 +1,12 @@
 import { errorTable } from "@verbatim/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { passagesOf, segmentsOfPassages } from "../../src/services/library-passages.ts";
-import { renderTranscript, type TranscriptFormat, textOf } from "../../src/services/transcript-renderings.ts";
-import type { FullTranscript } from "../../src/services/transcript-store.ts";
+import { passagesOf, segmentsOfPassages } from "../../src/services/kept/library-passages.ts";
+import type { FullTranscript } from "../../src/services/kept/transcript-store.ts";
+import {
+  renderTranscript,
+  type TranscriptFormat,
+  textOf,
+} from "../../src/services/renderings/transcript-renderings.ts";
 import { afterStatements, probeHealthAfterStatements } from "../support/health-probes.ts";
 import { type Answer, expectErrorEnvelope, verbatimValidator } from "../support/http.ts";
 import { mediaTranscript } from "../support/media-transcripts.ts";
@@ -145,7 +149,7 @@ describe(`GET /library/{id} of a large transcript: its weight in the request all
 
   it("answers 429 rate_limited with Retry-After when the window has no room for the whole weight", async () => {
     const limit = 2 * weight + 2;
-    const { key } = await server.platform.accounts.createKey(server.account.id, limit);
+    const { key } = await server.platform.accounts.keys.create(server.account.id, limit);
     const first = await read("format=text", key);
     expect(remainingOf(first)).toBe(limit - weight);
     const second = await read("format=text", key);
@@ -160,7 +164,7 @@ describe(`GET /library/{id} of a large transcript: its weight in the request all
 
   it("counts no more than the limit, so that a key whose limit is below the weight still reads the entry once a minute", async () => {
     const limit = weight - 1;
-    const { key } = await server.platform.accounts.createKey(server.account.id, limit);
+    const { key } = await server.platform.accounts.keys.create(server.account.id, limit);
     const answer = await read("format=srt", key);
     expect(answer.status, answer.text.slice(0, 500)).toBe(200);
     expect(remainingOf(answer)).toBe(0);

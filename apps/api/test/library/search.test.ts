@@ -1,7 +1,7 @@
 import { recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { plans } from "../../src/services/plans.ts";
-import type { FullTranscript } from "../../src/services/transcript-store.ts";
+import { plans } from "../../src/services/accounts/plans.ts";
+import type { FullTranscript } from "../../src/services/kept/transcript-store.ts";
 import { type Answer, type ErrorBodyShape, expectErrorEnvelope, send } from "../support/http.ts";
 import { mediaTranscript } from "../support/media-transcripts.ts";
 import { testEngine } from "../support/store.ts";

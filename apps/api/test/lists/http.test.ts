@@ -1,7 +1,7 @@
 import type { VerbatimClient } from "@verbatim/sdk";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UpstreamError } from "../../src/adapters/youtube/index.ts";
-import { cursorLifetimeMs, ListCursors } from "../../src/services/list-cursors.ts";
+import { cursorLifetimeMs, ListCursors } from "../../src/services/cursors/list-cursors.ts";
 import type { TestServer } from "../support/server.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 import { idsOf, MemoryListSource, startListServer } from "./memory-list-source.ts";

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ListTarget } from "../../src/adapters/youtube/video-lists.ts";
 import { ApiError } from "../../src/errors.ts";
-import { cursorLifetimeMs, ListCursors, listStart, sweepBatchSize } from "../../src/services/list-cursors.ts";
+import { cursorLifetimeMs, ListCursors, listStart, sweepBatchSize } from "../../src/services/cursors/list-cursors.ts";
 import type { Store } from "../../src/store/database.ts";
 import { openTestStore } from "../support/store.ts";
 

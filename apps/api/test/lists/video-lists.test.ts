@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { UpstreamError, VideoUnavailableError } from "../../src/adapters/youtube/index.ts";
 import { ApiError } from "../../src/errors.ts";
-import { ListCursors } from "../../src/services/list-cursors.ts";
+import { ListCursors } from "../../src/services/cursors/list-cursors.ts";
 import {
   type ListPage,
   type ListPageRequest,
   maxUpstreamPagesPerRequest,
   VideoLists,
-} from "../../src/services/video-lists.ts";
+} from "../../src/services/lists/video-lists.ts";
 import { ListingRegistry } from "../../src/sources/listing-registry.ts";
 import type { ListingRequest } from "../../src/sources/listing-source.ts";
 import { YoutubeListings } from "../../src/sources/youtube/youtube-listings.ts";

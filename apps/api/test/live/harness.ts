@@ -5,13 +5,14 @@ import { expect } from "vitest";
 import { SherpaOnnxSpeechEngine, type SpeechEngine } from "../../src/adapters/asr/index.ts";
 import { createPublicFetch, type PublicFetch } from "../../src/adapters/net/public-fetch.ts";
 import { createApp } from "../../src/app.ts";
-import { composeServices, type LiveDeps } from "../../src/compose.ts";
-import type { AppDeps } from "../../src/deps.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import { buildServices, type LiveDeps } from "../../src/assembly/services.ts";
+import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
-import { createPlatform, type Platform } from "../../src/platform.ts";
-import type { PlanName } from "../../src/services/plans.ts";
-import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
+import type { PlanName } from "../../src/services/accounts/plans.ts";
+import type { Platform } from "../../src/services/process-services.ts";
+import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import { createLiveSources, type LiveSource } from "../../src/sources/live/index.ts";
 import type { Store } from "../../src/store/database.ts";
 import { LiveWorkers } from "../../src/workers/live-workers.ts";
@@ -143,7 +144,7 @@ async function liveDeps(store: Store, options: LiveServerOptions) {
     stopWaitMs: 20_000,
     keepAliveMs: 5_000,
   };
-  const services = composeServices({ platform, now, logger, live });
+  const services = buildServices({ platform, now, logger, live });
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
     logger,

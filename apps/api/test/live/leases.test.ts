@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createPlatform } from "../../src/assembly/platform.ts";
 import { newId } from "../../src/ids.ts";
 import { createLogger } from "../../src/logger.ts";
-import { createPlatform } from "../../src/platform.ts";
 import { LiveFeed } from "../../src/services/live/live-feed.ts";
 import { LeaseLost, LiveStore } from "../../src/services/live/live-store.ts";
 import type { Store } from "../../src/store/database.ts";

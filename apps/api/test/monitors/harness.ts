@@ -3,22 +3,23 @@ import { publishNewUploads, serveRecordedChannel } from "@verbatim/testkit/recor
 import { eq } from "drizzle-orm";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
 import {
   type AudioDeps,
-  composeServices,
+  buildServices,
   type MonitorDeps,
   type ServiceParts,
   type YoutubeDeps,
-} from "../../src/compose.ts";
-import type { AppDeps, Services } from "../../src/deps.ts";
+} from "../../src/assembly/services.ts";
+import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
-import { createPlatform } from "../../src/platform.ts";
-import { MonitorEvents } from "../../src/services/monitor-events.ts";
-import type { Monitors } from "../../src/services/monitors.ts";
-import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
-import type { PlanName } from "../../src/services/plans.ts";
-import { createWebhooks, type Webhooks } from "../../src/services/webhook-deliverer.ts";
+import { MonthlyRefills } from "../../src/services/accounts/monthly-refills.ts";
+import type { PlanName } from "../../src/services/accounts/plans.ts";
+import { MonitorEvents } from "../../src/services/monitors/monitor-events.ts";
+import type { Monitors } from "../../src/services/monitors/monitors.ts";
+import type { Services } from "../../src/services/process-services.ts";
+import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import type { Store } from "../../src/store/database.ts";
 import { monitors } from "../../src/store/schema.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
@@ -123,7 +124,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
       ? { audio: { ...options.audio, youtube: youtube.audio, jobFollowers: [monitorDeps.events] } }
       : {}),
   };
-  const services = composeServices(parts);
+  const services = buildServices(parts);
   const deps: AppDeps = {
     config: { version: "0.0.0-test" },
     logger,
@@ -207,7 +208,7 @@ export function anotherWorker(
   options: { random?: () => number; claimSeconds?: number; lists?: VideoListSource } = {},
 ): Monitors {
   return monitorsOf(
-    composeServices({
+    buildServices({
       ...h.parts,
       ...(options.lists ? { youtube: { ...h.parts.youtube, lists: options.lists } } : {}),
       monitors: {

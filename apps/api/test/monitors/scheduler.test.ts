@@ -9,7 +9,7 @@ import { DrizzleQueryError, type SQL, sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { newId } from "../../src/ids.ts";
-import { MonthlyRefills } from "../../src/services/monthly-refills.ts";
+import { MonthlyRefills } from "../../src/services/accounts/monthly-refills.ts";
 import type { Store } from "../../src/store/database.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { openTestStore } from "../support/store.ts";

@@ -4,11 +4,12 @@ import { channelUrl, newUploads } from "@verbatim/testkit/recorded-channel";
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
-import { composeServices } from "../../src/compose.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import { buildServices } from "../../src/assembly/services.ts";
 import { createLogger } from "../../src/logger.ts";
-import { createPlatform, type Platform } from "../../src/platform.ts";
-import { MonitorEvents } from "../../src/services/monitor-events.ts";
-import type { Monitors } from "../../src/services/monitors.ts";
+import { MonitorEvents } from "../../src/services/monitors/monitor-events.ts";
+import type { Monitors } from "../../src/services/monitors/monitors.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type ServiceProcess, startServiceProcess } from "../audio/service-process.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
@@ -72,7 +73,7 @@ describe.skipIf(!process.env.DATABASE_URL)("monitor checks by worker processes o
     platform = await createPlatform(store, { now });
     const logger = createLogger("silent");
     const youtube = createYoutubeAdapter({ origin: fake.origin });
-    const services = composeServices({
+    const services = buildServices({
       platform,
       now,
       logger,

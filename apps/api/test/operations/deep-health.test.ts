@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/logger.ts";
 import { type PgBoss, startJobQueue, transcriptionQueueName } from "../../src/queue/job-queue.ts";
-import { HeartbeatWriter, heartbeatFreshSeconds } from "../../src/services/worker-heartbeats.ts";
+import { HeartbeatWriter, heartbeatFreshSeconds } from "../../src/services/operations/worker-heartbeats.ts";
 import { transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startServer, type TestServer } from "../support/server.ts";
 

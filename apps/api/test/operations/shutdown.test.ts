@@ -2,7 +2,7 @@ import { type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fa
 import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { pricing } from "../../src/services/pricing.ts";
+import { pricing } from "../../src/services/accounts/pricing.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors.ts";
-import { Idempotency, type StoredResponse } from "../../src/services/idempotency.ts";
+import { Idempotency, type StoredResponse } from "../../src/services/accounts/idempotency.ts";
 import { testEngine } from "../support/store.ts";
 import {
   authenticate,
@@ -122,8 +122,8 @@ describe(`parallel authentications admit exactly the limit (${testEngine})`, () 
     const { account, key } = await fixture.account("free");
     const keys = [
       key.key,
-      (await fixture.platform.accounts.createKey(account.id)).key,
-      (await fixture.platform.accounts.createKey(account.id)).key,
+      (await fixture.platform.accounts.keys.create(account.id)).key,
+      (await fixture.platform.accounts.keys.create(account.id)).key,
     ];
     const now = fixture.clock.now();
     const results = await Promise.all(
@@ -145,7 +145,7 @@ describe(`parallel authentications admit exactly the limit (${testEngine})`, () 
 
   it("admits exactly a key's lower limit of 4 among 20 parallel requests, then the account's other 6", async () => {
     const { account, key } = await fixture.account("free");
-    const limited = await fixture.platform.accounts.createKey(account.id, 4);
+    const limited = await fixture.platform.accounts.keys.create(account.id, 4);
     const now = fixture.clock.now();
     // Two waves: in one mixed wave the account's 10 may go to the unlimited key before the limited
     // key's fourth request is counted, which is correct but leaves "exactly 4" to chance.
@@ -157,7 +157,7 @@ describe(`parallel authentications admit exactly the limit (${testEngine})`, () 
 
   it("never lets a limited key past its limit nor the account past its own in one mixed wave", async () => {
     const { account, key } = await fixture.account("free");
-    const limited = await fixture.platform.accounts.createKey(account.id, 4);
+    const limited = await fixture.platform.accounts.keys.create(account.id, 4);
     const now = fixture.clock.now();
     const results = await Promise.all(
       times(40).map((index) => authenticate(fixture.platform, index % 2 === 0 ? limited.key : key.key, now)),

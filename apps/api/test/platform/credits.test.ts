@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChargeRequest } from "../../src/services/credits.ts";
-import { pricing } from "../../src/services/pricing.ts";
+import type { ChargeRequest } from "../../src/services/accounts/credits.ts";
+import { pricing } from "../../src/services/accounts/pricing.ts";
 import type { DatabaseOrTransaction } from "../../src/store/database.ts";
 import { type Debit, debitSteps } from "../../src/store/statements/debit.ts";
 import { expectApiError, ledgerOf, openPlatformFixture, type PlatformFixture } from "./helpers.ts";

@@ -1,7 +1,7 @@
 // A separate API process for processes.test.ts: once told "go" on stdin, authenticates
 // one key `attempts` times in parallel at the instant given, and prints how many were admitted.
 import { createInterface } from "node:readline";
-import { Authenticator } from "../../src/services/authenticator.ts";
+import { Authenticator } from "../../src/services/accounts/authenticator.ts";
 import { openPostgresStore } from "../../src/store/database.ts";
 
 const [url, secretHash, attemptsArgument, nowArgument] = process.argv.slice(2);

@@ -1,6 +1,6 @@
 // A separate API process for processes.test.ts: takes every slot of an account with a short lease,
 // says "held", and keeps renewing its leases until it is killed.
-import { createPlatform } from "../../src/platform.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
 import { openPostgresStore } from "../../src/store/database.ts";
 
 const [url, accountId, slotsArgument, leaseArgument] = process.argv.slice(2);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../../src/errors.ts";
-import { Idempotency, type IdempotencyStart, type StoredResponse } from "../../src/services/idempotency.ts";
+import { Idempotency, type IdempotencyStart, type StoredResponse } from "../../src/services/accounts/idempotency.ts";
 import {
   expectApiError,
   hour,

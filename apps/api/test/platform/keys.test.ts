@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { apiKeyPattern, generateApiKey, hashApiKey } from "../../src/services/api-keys.ts";
-import { planNames, plans, pollsPerMinute } from "../../src/services/plans.ts";
+import { apiKeyPattern, generateApiKey, hashApiKey } from "../../src/services/accounts/api-keys.ts";
+import { planNames, plans, pollsPerMinute } from "../../src/services/accounts/plans.ts";
 import {
   authenticate,
   authenticated,
@@ -24,7 +24,7 @@ afterAll(() => fixture.close());
 describe("API keys are vb_live_ followed by 32 base62 characters", () => {
   it("issues keys of that shape for new accounts and added keys", async () => {
     const { account, key } = await fixture.account();
-    const added = await fixture.platform.accounts.createKey(account.id);
+    const added = await fixture.platform.accounts.keys.create(account.id);
     expect(key.key).toMatch(/^vb_live_[0-9A-Za-z]{32}$/);
     expect(added.key).toMatch(/^vb_live_[0-9A-Za-z]{32}$/);
     expect(key.key).not.toBe(added.key);
@@ -70,7 +70,7 @@ describe("only the SHA-256 of a key is stored", () => {
 
   it("lists keys by their display prefix only", async () => {
     const { account, key } = await fixture.account();
-    const [view] = await fixture.platform.accounts.allKeys(account.id);
+    const [view] = await fixture.platform.accounts.keys.all(account.id);
     expect(view).toMatchObject({ id: key.id, prefix: `${key.key.slice(0, 12)}…`, state: "active" });
     expect(JSON.stringify(view)).not.toContain(key.key);
   });
@@ -79,8 +79,8 @@ describe("only the SHA-256 of a key is stored", () => {
 describe("an account holds several keys, all of the same account", () => {
   it("authenticates each of three keys as the same account with its own key id", async () => {
     const { account, key } = await fixture.account("basic");
-    const secondKey = await fixture.platform.accounts.createKey(account.id);
-    const third = await fixture.platform.accounts.createKey(account.id);
+    const secondKey = await fixture.platform.accounts.keys.create(account.id);
+    const third = await fixture.platform.accounts.keys.create(account.id);
     const now = fixture.clock.now();
     const auths = await Promise.all(
       [key, secondKey, third].map((issued) => authenticated(fixture.platform, issued.key, now)),
@@ -88,7 +88,7 @@ describe("an account holds several keys, all of the same account", () => {
     expect(auths.map((auth) => auth.accountId)).toEqual([account.id, account.id, account.id]);
     expect(auths.map((auth) => auth.keyId)).toEqual([key.id, secondKey.id, third.id]);
     expect(auths.every((auth) => auth.plan === "basic" && auth.admitted)).toBe(true);
-    expect((await fixture.platform.accounts.allKeys(account.id)).map((view) => view.id).sort()).toEqual(
+    expect((await fixture.platform.accounts.keys.all(account.id)).map((view) => view.id).sort()).toEqual(
       [key.id, secondKey.id, third.id].sort(),
     );
   });
@@ -97,10 +97,10 @@ describe("an account holds several keys, all of the same account", () => {
 describe("a revoked key is refused from the next authentication on", () => {
   it("answers null for the revoked key at the instant of revocation while the other keys still work", async () => {
     const { account, key } = await fixture.account();
-    const other = await fixture.platform.accounts.createKey(account.id);
+    const other = await fixture.platform.accounts.keys.create(account.id);
     expect(await authenticate(fixture.platform, key.key, fixture.clock.now())).not.toBeNull();
 
-    const revoked = await fixture.platform.accounts.revokeKey(key.id);
+    const revoked = await fixture.platform.accounts.keys.revoke(key.id);
     expect(revoked.state).toBe("revoked");
     expect(await authenticate(fixture.platform, key.key, fixture.clock.now())).toBeNull();
     expect(await authenticate(fixture.platform, key.key, new Date(fixture.clock.now().getTime() + hour))).toBeNull();
@@ -115,9 +115,9 @@ describe("a revoked key is refused from the next authentication on", () => {
 
   it("keeps the earlier revocation when a key is revoked again later", async () => {
     const { key } = await fixture.account();
-    const first = await fixture.platform.accounts.revokeKey(key.id);
+    const first = await fixture.platform.accounts.keys.revoke(key.id);
     fixture.clock.advance(minute);
-    const again = await fixture.platform.accounts.revokeKey(key.id);
+    const again = await fixture.platform.accounts.keys.revoke(key.id);
     expect(again.revoked_at).toBe(first.revoked_at);
   });
 });
@@ -125,7 +125,7 @@ describe("a revoked key is refused from the next authentication on", () => {
 describe("rotation issues a new key and revokes the old one, at once or after a grace period", () => {
   it("revokes the old key immediately without a grace period", async () => {
     const { account, key } = await fixture.account();
-    const { issued, revoked } = await fixture.platform.accounts.rotateKey(key.id);
+    const { issued, revoked } = await fixture.platform.accounts.keys.rotate(key.id);
     const now = fixture.clock.now();
     expect(issued.key).toMatch(apiKeyPattern);
     expect(issued.key).not.toBe(key.key);
@@ -140,7 +140,7 @@ describe("rotation issues a new key and revokes the old one, at once or after a 
   it("keeps the old key working until the grace period ends, then refuses it", async () => {
     const { account, key } = await fixture.account();
     const rotatedAt = fixture.clock.now();
-    const { issued, revoked } = await fixture.platform.accounts.rotateKey(key.id, 3600);
+    const { issued, revoked } = await fixture.platform.accounts.keys.rotate(key.id, 3600);
     expect(revoked.state).toBe("revoking");
     expect(revoked.revoked_at).toBe(new Date(rotatedAt.getTime() + hour).toISOString());
 
@@ -152,29 +152,29 @@ describe("rotation issues a new key and revokes the old one, at once or after a 
     expect(await authenticate(fixture.platform, issued.key, at(hour + 1))).toMatchObject({ keyId: issued.id });
 
     fixture.clock.set(at(hour));
-    const [old] = (await fixture.platform.accounts.allKeys(account.id)).filter((view) => view.id === key.id);
+    const [old] = (await fixture.platform.accounts.keys.all(account.id)).filter((view) => view.id === key.id);
     expect(old?.state).toBe("revoked");
   });
 
   it("carries the old key's lower limit over to the new key", async () => {
     const { account } = await fixture.account("basic");
-    const limited = await fixture.platform.accounts.createKey(account.id, 7);
-    const { issued } = await fixture.platform.accounts.rotateKey(limited.id);
+    const limited = await fixture.platform.accounts.keys.create(account.id, 7);
+    const { issued } = await fixture.platform.accounts.keys.rotate(limited.id);
     expect(issued.requests_per_minute).toBe(7);
     expect((await authenticated(fixture.platform, issued.key, fixture.clock.now())).allowance.limit).toBe(7);
   });
 
   it("refuses to rotate a key that is already revoked", async () => {
     const { key } = await fixture.account();
-    await fixture.platform.accounts.revokeKey(key.id);
-    await expectApiError(fixture.platform.accounts.rotateKey(key.id), "not_found", 404);
+    await fixture.platform.accounts.keys.revoke(key.id);
+    await expectApiError(fixture.platform.accounts.keys.rotate(key.id), "not_found", 404);
   });
 });
 
 describe("a key may carry a requests-per-minute limit lower than the plan's", () => {
   it("reports the key's limit for a limited key and the plan's for the others, and clears it with null", async () => {
     const { account, key } = await fixture.account("pro");
-    const limited = await fixture.platform.accounts.createKey(account.id, 5);
+    const limited = await fixture.platform.accounts.keys.create(account.id, 5);
     expect(limited.requests_per_minute).toBe(5);
     const now = fixture.clock.now();
     expect((await authenticated(fixture.platform, limited.key, now)).allowance).toMatchObject({
@@ -186,13 +186,13 @@ describe("a key may carry a requests-per-minute limit lower than the plan's", ()
       remaining: 298,
     });
 
-    const cleared = await fixture.platform.accounts.setKeyLimit(limited.id, null);
+    const cleared = await fixture.platform.accounts.keys.setLimit(limited.id, null);
     expect(cleared.requests_per_minute).toBeNull();
     expect((await authenticated(fixture.platform, limited.key, now)).allowance).toMatchObject({
       limit: 300,
       remaining: 297,
     });
-    const set = await fixture.platform.accounts.setKeyLimit(key.id, 2);
+    const set = await fixture.platform.accounts.keys.setLimit(key.id, 2);
     expect(set.requests_per_minute).toBe(2);
     expect((await authenticated(fixture.platform, key.key, now)).allowance.limit).toBe(2);
   });

@@ -2,7 +2,8 @@ import { type DatabaseProxy, startDatabaseProxy } from "@verbatim/testkit/databa
 import { eventually } from "@verbatim/testkit/eventually";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPlatform, type Platform } from "../../src/platform.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import { isStoreUnreachable, openPostgresStore, type Store } from "../../src/store/database.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 import { ledgerOf } from "./helpers.ts";

@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createPlatform, type Platform } from "../../src/platform.ts";
-import { MonthlyRefills, nextRefillAt } from "../../src/services/monthly-refills.ts";
-import { plans } from "../../src/services/plans.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import { MonthlyRefills, nextRefillAt } from "../../src/services/accounts/monthly-refills.ts";
+import { plans } from "../../src/services/accounts/plans.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import type { Store } from "../../src/store/database.ts";
 import { openTestStore } from "../support/store.ts";
 

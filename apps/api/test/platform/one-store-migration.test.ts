@@ -11,7 +11,7 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TranscriptStore } from "../../src/services/transcript-store.ts";
+import { TranscriptStore } from "../../src/services/kept/transcript-store.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/store/database.ts";
 import { createPostgresDatabase, databaseUrl, type PostgresDatabase } from "./helpers.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Platform } from "../../src/platform.ts";
-import { hashApiKey } from "../../src/services/api-keys.ts";
+import { hashApiKey } from "../../src/services/accounts/api-keys.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import type { Store } from "../../src/store/database.ts";
 import {
   type ChildScript,
@@ -77,7 +77,7 @@ describe.runIf(databaseUrl)("separate API processes on one PostgreSQL", () => {
   describe("two processes authenticating one account concurrently admit no more than its limit", () => {
     it("admits exactly 10 of 80 requests sent by two processes with 40 each at the same instant", async () => {
       const { account, key } = await platform.accounts.create({ plan: "free", name: "hammered" });
-      const other = await platform.accounts.createKey(account.id);
+      const other = await platform.accounts.keys.create(account.id);
       const now = new Date().toISOString();
       const hammers = [
         spawn("./hammer-authenticate.child.ts", [database.url, hashApiKey(key.key), "40", now]),

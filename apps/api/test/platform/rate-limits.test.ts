@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateApiKey } from "../../src/services/api-keys.ts";
-import type { Allowance, Authentication } from "../../src/services/authenticator.ts";
+import { generateApiKey } from "../../src/services/accounts/api-keys.ts";
+import type { Allowance, Authentication } from "../../src/services/accounts/authenticator.ts";
 import {
   authenticate,
   authenticated,
@@ -151,8 +151,8 @@ describe("the allowance is shared by every key of the account", () => {
     const { account, key } = await fixture.account("free");
     const keys = [
       key.key,
-      (await fixture.platform.accounts.createKey(account.id)).key,
-      (await fixture.platform.accounts.createKey(account.id)).key,
+      (await fixture.platform.accounts.keys.create(account.id)).key,
+      (await fixture.platform.accounts.keys.create(account.id)).key,
     ];
     const results: Authentication[] = [];
     for (const index of times(15)) {
@@ -165,7 +165,7 @@ describe("the allowance is shared by every key of the account", () => {
   it("gives a key created after the allowance is used up no capacity of its own", async () => {
     const { account, key } = await fixture.account("free");
     expect(admittedCount(await hits(key.key, at(0), 10))).toBe(10);
-    const fresh = await fixture.platform.accounts.createKey(account.id);
+    const fresh = await fixture.platform.accounts.keys.create(account.id);
     const result = await authenticated(fixture.platform, fresh.key, at(second));
     expect(result).toMatchObject({ admitted: false, allowance: { limit: 10, remaining: 0, resetAt: at(minute) } });
   });
@@ -181,7 +181,7 @@ describe("the allowance is shared by every key of the account", () => {
 describe("a key's lower limit also applies, and the headers describe the more restrictive allowance", () => {
   it("refuses a key limited to 3 after 3 requests and reports the key's limit, remaining and reset", async () => {
     const { account } = await fixture.account("free");
-    const limited = await fixture.platform.accounts.createKey(account.id, 3);
+    const limited = await fixture.platform.accounts.keys.create(account.id, 3);
     const results = [
       await authenticated(fixture.platform, limited.key, at(0)),
       await authenticated(fixture.platform, limited.key, at(10 * second)),
@@ -201,7 +201,7 @@ describe("a key's lower limit also applies, and the headers describe the more re
 
   it("leaves the account's other keys the rest of the account allowance", async () => {
     const { account, key } = await fixture.account("free");
-    const limited = await fixture.platform.accounts.createKey(account.id, 3);
+    const limited = await fixture.platform.accounts.keys.create(account.id, 3);
     expect(admittedCount(await hits(limited.key, at(0), 5))).toBe(3);
     const rest = await hits(key.key, at(second), 8);
     expect(admittedCount(rest)).toBe(7);
@@ -210,7 +210,7 @@ describe("a key's lower limit also applies, and the headers describe the more re
 
   it("reports the account's allowance when it is the more restrictive one for a limited key", async () => {
     const { account, key } = await fixture.account("free");
-    const limited = await fixture.platform.accounts.createKey(account.id, 8);
+    const limited = await fixture.platform.accounts.keys.create(account.id, 8);
     expect(admittedCount(await hits(key.key, at(0), 6))).toBe(6);
     const result = await authenticated(fixture.platform, limited.key, at(second));
     // The key has 7 left, the account 3: the account's allowance is the more restrictive.
@@ -220,7 +220,7 @@ describe("a key's lower limit also applies, and the headers describe the more re
 
   it("describes the account when the key's allowance and the account's tie, on requests and on polls", async () => {
     const { account, key } = await fixture.account("free");
-    const limited = await fixture.platform.accounts.createKey(account.id, 6);
+    const limited = await fixture.platform.accounts.keys.create(account.id, 6);
     expect(admittedCount(await hits(key.key, at(0), 4))).toBe(4);
     // After this request the key has 5 of 6 left, resetting at t0+70s, and the account 5 of 10, resetting at t0+60s.
     const result = await authenticated(fixture.platform, limited.key, at(10 * second));
@@ -231,7 +231,7 @@ describe("a key's lower limit also applies, and the headers describe the more re
 
   it("never lets a key limit above the plan's raise the account's allowance", async () => {
     const { account } = await fixture.account("free");
-    const generous = await fixture.platform.accounts.createKey(account.id, 50);
+    const generous = await fixture.platform.accounts.keys.create(account.id, 50);
     const results = await hits(generous.key, at(0), 12);
     expect(admittedCount(results)).toBe(10);
     expect(results[0]?.allowance.limit).toBe(10);
@@ -267,7 +267,7 @@ describe("job-status polls have their own allowance of max(2 x requests per minu
 
   it("shares the polling allowance across the account's keys", async () => {
     const { account, key } = await fixture.account("free");
-    const other = await fixture.platform.accounts.createKey(account.id);
+    const other = await fixture.platform.accounts.keys.create(account.id);
     expect(admittedCount(await hits(key.key, at(0), 70, "poll"))).toBe(70);
     expect(admittedCount(await hits(other.key, at(0), 60, "poll"))).toBe(50);
   });
@@ -276,7 +276,7 @@ describe("job-status polls have their own allowance of max(2 x requests per minu
 describe("a poll reports the request allowance without counting against it", () => {
   it("answers the request allowance in use for the account and a limited key, and admits no request", async () => {
     const { account, key } = await fixture.account("free");
-    const limited = await fixture.platform.accounts.createKey(account.id, 2);
+    const limited = await fixture.platform.accounts.keys.create(account.id, 2);
     expect(admittedCount(await hits(key.key, at(0), 3))).toBe(3);
     expect(admittedCount(await hits(limited.key, at(10 * second), 1))).toBe(1);
     const poll = async (apiKey: string, when: Date) =>
@@ -309,8 +309,8 @@ describe("an unknown or revoked key is not authenticated", () => {
 
   it("answers null for a revoked key even while the account has allowance left", async () => {
     const { account, key } = await fixture.account("free");
-    const other = await fixture.platform.accounts.createKey(account.id);
-    await fixture.platform.accounts.revokeKey(key.id);
+    const other = await fixture.platform.accounts.keys.create(account.id);
+    await fixture.platform.accounts.keys.revoke(key.id);
     expect(await authenticate(fixture.platform, key.key, fixture.clock.now())).toBeNull();
     expect((await authenticated(fixture.platform, other.key, fixture.clock.now())).allowance.remaining).toBe(9);
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { plans } from "../../src/services/plans.ts";
-import { AccountSlots, type SlotLease } from "../../src/services/slots.ts";
+import { plans } from "../../src/services/accounts/plans.ts";
+import { AccountSlots, type SlotLease } from "../../src/services/accounts/slots.ts";
 import { openPlatformFixture, type PlatformFixture, second, times } from "./helpers.ts";
 
 /** Long enough that the real-time renewal timer (a third of it) never fires during this file. */

@@ -1,10 +1,10 @@
 import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from "vitest";
-import type { ProcessServices } from "../../src/compose.ts";
-import type { AudioTranscripts } from "../../src/services/audio-transcripts.ts";
-import { KeptTranscripts } from "../../src/services/kept-transcripts.ts";
-import { TranscriptStore } from "../../src/services/transcript-store.ts";
+import type { ProcessServices } from "../../src/assembly/services.ts";
+import { KeptTranscripts } from "../../src/services/kept/kept-transcripts.ts";
+import { TranscriptStore } from "../../src/services/kept/transcript-store.ts";
+import type { AudioTranscripts } from "../../src/services/transcripts/audio-transcripts.ts";
 import type { PlatformSource } from "../../src/sources/platform-source.ts";
 import type { SourceRegistry } from "../../src/sources/registry.ts";
 import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";

@@ -2,7 +2,7 @@ import { AccountError, ApiError, RequestError, TimeoutError, Verbatim, type Verb
 import sdkPackage from "@verbatim/sdk/package.json" with { type: "json" };
 import { type ProxiedRequest, type RecordingProxy, startRecordingProxy } from "@verbatim/testkit/recording-proxy";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { plans, pollsPerMinute } from "../../src/services/plans.ts";
+import { plans, pollsPerMinute } from "../../src/services/accounts/plans.ts";
 import { sdkFor } from "../support/sdk.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";
 

@@ -1,5 +1,5 @@
-import { textOf } from "../../src/services/transcript-renderings.ts";
-import type { FullTranscript } from "../../src/services/transcript-store.ts";
+import type { FullTranscript } from "../../src/services/kept/transcript-store.ts";
+import { textOf } from "../../src/services/renderings/transcript-renderings.ts";
 
 /**
  * A transcript of a media file as speech recognition stores it, for tests and benches that put

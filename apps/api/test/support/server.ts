@@ -2,13 +2,15 @@ import { get } from "node:http";
 import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { listenOnLoopback } from "@verbatim/testkit/listen";
 import { createApp } from "../../src/app.ts";
-import { composeServices, type ServiceParts } from "../../src/compose.ts";
-import type { AppDeps } from "../../src/deps.ts";
+import { createPlatform } from "../../src/assembly/platform.ts";
+import { buildServices, type ServiceParts } from "../../src/assembly/services.ts";
+import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
-import { createPlatform, type Platform } from "../../src/platform.ts";
-import type { AccountView, IssuedKey } from "../../src/services/accounts.ts";
-import type { PlanName } from "../../src/services/plans.ts";
+import type { IssuedKey } from "../../src/services/accounts/account-keys.ts";
+import type { AccountView } from "../../src/services/accounts/accounts.ts";
+import type { PlanName } from "../../src/services/accounts/plans.ts";
+import type { Platform } from "../../src/services/process-services.ts";
 import type { Store } from "../../src/store/database.ts";
 import { emptyStore, openTestStore } from "./store.ts";
 
@@ -30,7 +32,7 @@ export interface TestServerOptions {
   credits?: number | null;
   now?: () => Date;
   deps?: Partial<Omit<AppDeps, "platform" | "services">>;
-  /** The adapters the server's services are built from (`composeServices`); without them, only the account operations are live. */
+  /** The adapters the server's services are built from (`buildServices`); without them, only the account operations are live. */
   parts?: Omit<ServiceParts, "platform" | "now" | "logger">;
   /**
    * A store the server empties and works on, and leaves open on `close`: tests of a file that
@@ -54,7 +56,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     validateResponses: true,
     ...options.deps,
     metrics: options.deps?.metrics ?? new ServiceMetrics(),
-    services: composeServices({ platform, now, logger, ...options.parts }),
+    services: buildServices({ platform, now, logger, ...options.parts }),
   };
   const served = await serveApp(deps, options);
   return {

@@ -254,7 +254,7 @@ describe("the v1 error envelope, for each family", () => {
       balance: 0,
     });
 
-    const slowKey = await yt.server.platform.accounts.createKey(yt.server.account.id, 1);
+    const slowKey = await yt.server.platform.accounts.keys.create(yt.server.account.id, 1);
     const asSlowKey = { authorization: `Bearer ${slowKey.key}` };
     const allowed = await v1({
       method: "POST",

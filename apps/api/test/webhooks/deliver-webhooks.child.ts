@@ -1,7 +1,7 @@
 // A separate worker process for webhooks.test.ts: delivers the database's webhooks with slots
 // leased for a short time, says "delivering", and keeps going until it is killed.
 import { createLogger } from "../../src/logger.ts";
-import { createWebhooks } from "../../src/services/webhook-deliverer.ts";
+import { createWebhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import { openPostgresStore } from "../../src/store/database.ts";
 
 const [url, leaseArgument] = process.argv.slice(2);

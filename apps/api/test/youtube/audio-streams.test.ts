@@ -15,7 +15,7 @@ import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { readPlayerResponse } from "../../src/adapters/youtube/player-response.ts";
 import { UpstreamError } from "../../src/adapters/youtube/upstream-errors.ts";
 import type { ApiError } from "../../src/errors.ts";
-import { isAnswerable, toApiError } from "../../src/services/source-failures.ts";
+import { isAnswerable, toApiError } from "../../src/services/failures/source-failures.ts";
 
 const itag = 139;
 /** A stream three times the test file. */

@@ -1,6 +1,6 @@
 import { fromFixture } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderTranscript, type Segment, textOf } from "../../src/services/transcript-renderings.ts";
+import { renderTranscript, type Segment, textOf } from "../../src/services/renderings/transcript-renderings.ts";
 import { probeHealthAfterStatements } from "../support/health-probes.ts";
 import { testEngine } from "../support/store.ts";
 import { serverStartTimeoutMs, startYoutubeServer, type YoutubeTestServer } from "../support/youtube-server.ts";

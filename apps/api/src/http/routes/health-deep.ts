@@ -1,9 +1,10 @@
 import { performance } from "node:perf_hooks";
-import type { AppDeps, DependencyProbe } from "../../deps.ts";
 import { type QueueDepth, readQueueDepths } from "../../metrics.ts";
-import { usageBlock } from "../../services/credits.ts";
-import { heartbeatFreshSeconds, readWorkerHeartbeats, type WorkerHeartbeat } from "../../services/worker-heartbeats.ts";
+import { usageBlock } from "../../services/accounts/index.ts";
+import { heartbeatFreshSeconds, readWorkerHeartbeats, type WorkerHeartbeat } from "../../services/operations/index.ts";
+import type { DependencyProbe } from "../../services/process-services.ts";
 import { ping } from "../../store/database.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { storeUnreachable } from "../auth.ts";
 import { authOf } from "../locals.ts";
 import { type LiveRoute, sendOk } from "../route.ts";

@@ -1,4 +1,4 @@
-import type { AppDeps } from "../../deps.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { type LiveRoute, sendOk } from "../route.ts";
 
 const service = "verbatim";

@@ -1,6 +1,6 @@
 import type { OperationId } from "@verbatim/contract";
-import type { AppDeps } from "../../deps.ts";
-import type { Allowance } from "../../services/authenticator.ts";
+import type { Allowance } from "../../services/accounts/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import type { LiveRoute } from "../route.ts";
 import { healthCheck } from "./health.ts";
 import { deepHealthCheck } from "./health-deep.ts";

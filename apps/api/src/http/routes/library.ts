@@ -1,10 +1,15 @@
 import type { RequestBody } from "@verbatim/contract";
-import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { usageBlock } from "../../services/credits.ts";
-import { segmentsOf } from "../../services/transcript-rendering-tasks.ts";
-import { renderTranscript, requireWordTimes, type TranscriptFormat } from "../../services/transcript-renderings.ts";
-import { readWeight, rendersInline } from "../../services/transcript-size.ts";
+import { usageBlock } from "../../services/accounts/index.ts";
+import {
+  readWeight,
+  rendersInline,
+  renderTranscript,
+  requireWordTimes,
+  segmentsOf,
+  type TranscriptFormat,
+} from "../../services/renderings/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { admitWeight, storeUnreachable } from "../auth.ts";
 import { authOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk, sendOkRendered } from "../route.ts";

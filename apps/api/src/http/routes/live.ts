@@ -1,7 +1,7 @@
 import type { Request, Response } from "express";
-import type { AppDeps } from "../../deps.ts";
-import { usageBlock } from "../../services/credits.ts";
-import type { LiveCreateInput, LiveSessions, LiveStreamMessage } from "../../services/live/live-sessions.ts";
+import { usageBlock } from "../../services/accounts/index.ts";
+import type { LiveCreateInput, LiveSessions, LiveStreamMessage } from "../../services/live/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { defaultEventStreamsPerAccount, OpenEventStreams } from "../open-event-streams.ts";
 import { bodyOf, type LiveRoute, sendOk } from "../route.ts";

@@ -1,8 +1,7 @@
 import type { Request, Response } from "express";
-import type { AppDeps } from "../../deps.ts";
-import { usageBlock } from "../../services/credits.ts";
-import type { MonitorCreate, MonitorUpdate } from "../../services/monitor-views.ts";
-import type { Monitors } from "../../services/monitors.ts";
+import { usageBlock } from "../../services/accounts/index.ts";
+import type { MonitorCreate, Monitors, MonitorUpdate } from "../../services/monitors/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk, wasSent } from "../route.ts";
 

@@ -1,7 +1,8 @@
 import type { ResponseBody } from "@verbatim/contract";
-import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { type TranscriptJobRow, TranscriptJobs } from "../../services/transcript-jobs.ts";
+import type { TranscriptJobs } from "../../services/speech/index.ts";
+import { jobOutcomeOf, type TranscriptJobRow } from "../../services/speech/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { type LiveRoute, send } from "../route.ts";
 
@@ -35,7 +36,7 @@ export function jobStatusBody(
   words: boolean,
 ): ResponseBody<"getTranscriptJob", 200> {
   const common = { request_id: requestId, job_id: job.id, data: null };
-  const outcome = TranscriptJobs.outcomeOf(job, docsBaseUrl, words);
+  const outcome = jobOutcomeOf(job, docsBaseUrl, words);
   if (outcome === null) return { ...common, ok: true, status: "processing", progress: job.progress };
   if (outcome.status === "completed") {
     return { ...common, ok: true, status: "completed", data: outcome.transcript, usage: outcome.usage };

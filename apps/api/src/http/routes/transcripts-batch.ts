@@ -1,11 +1,10 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
-import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import type { Batches } from "../../services/batches.ts";
-import { usageBlock } from "../../services/credits.ts";
-import { plans } from "../../services/plans.ts";
-import type { SlotLease } from "../../services/slots.ts";
+import type { SlotLease } from "../../services/accounts/index.ts";
+import { plans, usageBlock } from "../../services/accounts/index.ts";
+import type { Batches } from "../../services/batches/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { authOf, publicBaseUrl, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 import { busySlotsRetryAfterSeconds } from "../slots.ts";

@@ -1,7 +1,7 @@
 import type { RequestBody } from "@verbatim/contract";
-import type { AppDeps } from "../../deps.ts";
-import type { CaptionLanguageLists } from "../../services/caption-languages.ts";
-import { usageBlock } from "../../services/credits.ts";
+import { usageBlock } from "../../services/accounts/index.ts";
+import type { CaptionLanguageLists } from "../../services/transcripts/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { authOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk } from "../route.ts";
 

@@ -1,10 +1,9 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { Request, Response } from "express";
-import type { AppDeps } from "../../deps.ts";
-import { usageBlock } from "../../services/credits.ts";
-import { pricing } from "../../services/pricing.ts";
-import type { VideoLists } from "../../services/video-lists.ts";
+import { pricing, usageBlock } from "../../services/accounts/index.ts";
+import type { VideoLists } from "../../services/lists/index.ts";
 import type { ListingRequest } from "../../sources/listing-source.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, listScopeOf, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk, wasSent } from "../route.ts";

@@ -1,17 +1,21 @@
 import type { RequestBody } from "@verbatim/contract";
 import type { Response } from "express";
-import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
-import { type ChargeSettlement, usageBlock } from "../../services/credits.ts";
-import type { HeldSlot } from "../../services/slots.ts";
-import { segmentsAsJson } from "../../services/transcript-renderer.ts";
-import type { TranscriptJson } from "../../services/transcript-rendering-tasks.ts";
-import { type RenderingRequest, renderTranscript, requireWordTimes } from "../../services/transcript-renderings.ts";
-import type { SerialisedSegments, TranscriptMode } from "../../services/transcript-requests.ts";
-import { rendersInline, serialisedSize } from "../../services/transcript-size.ts";
-import type { FullTranscript } from "../../services/transcript-store.ts";
-import type { TranscriptOutcome, Transcripts } from "../../services/transcripts.ts";
-import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhook-targets.ts";
+import type { HeldSlot } from "../../services/accounts/index.ts";
+import { type ChargeSettlement, usageBlock } from "../../services/accounts/index.ts";
+import type { FullTranscript, SerialisedSegments, TranscriptMode } from "../../services/kept/index.ts";
+import type { TranscriptJson } from "../../services/renderings/index.ts";
+import {
+  type RenderingRequest,
+  rendersInline,
+  renderTranscript,
+  requireWordTimes,
+  segmentsAsJson,
+  serialisedSize,
+} from "../../services/renderings/index.ts";
+import type { TranscriptOutcome, Transcripts } from "../../services/transcripts/index.ts";
+import { type WebhookTargetRule, webhookTargetProblem } from "../../services/webhooks/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, publicBaseUrl, requestIdOf, slotOf } from "../locals.ts";
 import { bodyOf, isJsonWrapped, type LiveRoute, sendOk, sendOkRendered, wasSent } from "../route.ts";

@@ -1,5 +1,5 @@
-import type { AppDeps } from "../../deps.ts";
-import { usageBlock } from "../../services/credits.ts";
+import { usageBlock } from "../../services/accounts/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { storeUnreachable } from "../auth.ts";
 import { authOf } from "../locals.ts";
 import { type LiveRoute, sendOk } from "../route.ts";

@@ -1,7 +1,7 @@
 import type { RequestBody } from "@verbatim/contract";
-import type { AppDeps } from "../../deps.ts";
-import { usageBlock } from "../../services/credits.ts";
-import type { VideoMetadataReader } from "../../services/video-metadata.ts";
+import { usageBlock } from "../../services/accounts/index.ts";
+import type { VideoMetadataReader } from "../../services/transcripts/index.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { settlementOf } from "../idempotency.ts";
 import { authOf, requestIdOf } from "../locals.ts";
 import { bodyOf, type LiveRoute, sendOk } from "../route.ts";

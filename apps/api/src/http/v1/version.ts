@@ -1,9 +1,9 @@
 import { type OperationId, openApiJsonPaths, type V1OperationId } from "@verbatim/contract";
 import type { RequestHandler, Response } from "express";
-import type { AppDeps } from "../../deps.ts";
 import { ApiError } from "../../errors.ts";
 import { youtubeListPlatform } from "../../sources/youtube/youtube-listings.ts";
 import type { ApiVersion } from "../api-router.ts";
+import type { AppDeps } from "../app-deps.ts";
 import { type ErrorEnvelope, errorHandler } from "../error-handler.ts";
 import { keepListScope, type ListScope, optionalAuthOf, requestIdOf } from "../locals.ts";
 import { v1Operations } from "../operations.ts";

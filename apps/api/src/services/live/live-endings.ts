@@ -2,7 +2,7 @@ import { asc, eq } from "drizzle-orm";
 import type { SpeechEngineInfo } from "../../adapters/asr/index.ts";
 import type { DatabaseOrTransaction } from "../../store/database.ts";
 import { liveEvents, liveSessions } from "../../store/schema.ts";
-import type { FullTranscript } from "../transcript-store.ts";
+import type { FullTranscript } from "../kept/index.ts";
 import type { LiveStore } from "./live-store.ts";
 import { failureError, type LiveFailure, liveTranscript, segmentOfEvent } from "./live-views.ts";
 import type { LiveWebhooks } from "./live-webhooks.ts";

@@ -6,44 +6,19 @@ import { newId } from "../../ids.ts";
 import { type LiveSources, liveSourceView } from "../../sources/live/index.ts";
 import type { Store } from "../../store/database.ts";
 import { accounts, liveSessions } from "../../store/schema.ts";
-import type { Credits } from "../credits.ts";
-import type { EventCursors } from "../event-cursors.ts";
-import { type PlanName, plans } from "../plans.ts";
-import { pricing } from "../pricing.ts";
-import { toApiError } from "../source-failures.ts";
-import { type WebhookTargetRule, webhookTargetProblem } from "../webhook-targets.ts";
+import type { Credits } from "../accounts/index.ts";
+import { type PlanName, plans, pricing } from "../accounts/index.ts";
+import type { EventCursors } from "../cursors/index.ts";
+import { toApiError } from "../failures/index.ts";
+import { type WebhookTargetRule, webhookTargetProblem } from "../webhooks/index.ts";
 import type { LiveEndings } from "./live-endings.ts";
 import type { LiveFeed } from "./live-feed.ts";
+import type { LiveCreateInput, LiveRequest, LiveStreamMessage } from "./live-requests.ts";
 import { type LiveSessionRow, type LiveStore, runningStatuses } from "./live-store.ts";
 import { type LiveSessionView, segmentOfEvent, sessionView } from "./live-views.ts";
 
 type LiveSessionDetail = Schema<"LiveSessionDetail">;
 type LiveStatus = LiveSessionView["status"];
-
-/** What `POST /live` takes, validated. */
-export interface LiveCreateInput {
-  url: string;
-  language?: string;
-  webhook_url?: string | null;
-  max_minutes?: number;
-  partials?: boolean;
-}
-
-/** The request a session is asked for in. */
-export interface LiveRequest {
-  accountId: string;
-  plan: PlanName;
-  requestId: string;
-  /** The base of `error.docs` links in what the session records. */
-  docsBaseUrl: string;
-  signal?: AbortSignal;
-}
-
-/** One message of a session's event stream, in the order it is sent. */
-export type LiveStreamMessage =
-  | { kind: "event"; seq: number | null; type: string; data: Record<string, unknown> }
-  /** Nothing happened for a while: a comment keeps the connection open. */
-  | { kind: "keep-alive" };
 
 export interface LiveSessionsOptions {
   store: Store;

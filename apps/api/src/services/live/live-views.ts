@@ -2,9 +2,8 @@ import type { ErrorCode, Schema } from "@verbatim/contract";
 import type { SpeechEngineInfo, SpeechSegment } from "../../adapters/asr/index.ts";
 import { ApiError, type ErrorExtra } from "../../errors.ts";
 import type { LiveStreamRef } from "../../sources/live/live-source.ts";
-import { ingestedText } from "../segment-text.ts";
-import type { FullTranscript } from "../transcript-store.ts";
-import { ingestedWords } from "../word-timing.ts";
+import type { FullTranscript } from "../kept/index.ts";
+import { ingestedText, ingestedWords } from "../words/index.ts";
 import type { LiveSessionRow, RecordedLiveEvent } from "./live-store.ts";
 
 export type LiveSessionView = Schema<"LiveSession">;

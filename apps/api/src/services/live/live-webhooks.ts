@@ -1,7 +1,7 @@
 import { and, asc, eq, gt } from "drizzle-orm";
 import type { DatabaseOrTransaction } from "../../store/database.ts";
 import { liveEvents, liveSessions } from "../../store/schema.ts";
-import type { WebhookOutbox } from "../webhook-events.ts";
+import type { WebhookOutbox } from "../webhooks/index.ts";
 import type { LiveSessionRow, RecordedLiveEvent } from "./live-store.ts";
 import { segmentOfEvent } from "./live-views.ts";
 

@@ -1,0 +1,1 @@
+export { Batches } from "./batches.ts";

@@ -1,0 +1,1 @@
+export { isAnswerable, toApiError, translationUnavailable } from "./source-failures.ts";

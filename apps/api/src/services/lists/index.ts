@@ -1,0 +1,1 @@
+export { fetchPage, listingOf, VideoLists } from "./video-lists.ts";

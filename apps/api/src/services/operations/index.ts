@@ -1,0 +1,6 @@
+export {
+  HeartbeatWriter,
+  heartbeatFreshSeconds,
+  readWorkerHeartbeats,
+  type WorkerHeartbeat,
+} from "./worker-heartbeats.ts";
