@@ -1,27 +1,34 @@
-import type { SQL } from "drizzle-orm";
-import { PgDialect } from "drizzle-orm/pg-core";
+import type { Query } from "drizzle-orm";
+import type { PgPreparedQuery, PreparedQueryConfig } from "drizzle-orm/pg-core";
 import type { TestServer } from "./server.ts";
+
+type PreparedQuery = PgPreparedQuery<PreparedQueryConfig>;
 
 /**
  * Runs `then` each time a statement whose SQL `matches` answers on the server's store, before the
  * code that sent it reads the answer, until the returned function is called. It watches the
- * store's Drizzle database, which `Store.query` sends its statements through as well.
+ * session of the store's Drizzle database, which every statement is prepared through: `execute`,
+ * `Store.query` and the named statements of `executePrepared` alike.
  */
 export function afterStatements(
   server: TestServer,
   matches: (sql: string) => boolean,
   then: () => Promise<void> | void,
 ): () => void {
-  const { db } = server.platform.store;
-  const execute = db.execute.bind(db);
-  const dialect = new PgDialect();
-  db.execute = (async (statement: SQL) => {
-    const result = await execute(statement);
-    if (matches(dialect.sqlToQuery(statement).sql)) await then();
-    return result;
-  }) as typeof db.execute;
+  const { session } = server.platform.store.db._;
+  const prepareQuery = session.prepareQuery;
+  session.prepareQuery = ((query: Query, ...rest: unknown[]) => {
+    const prepared = (prepareQuery as (...args: unknown[]) => PreparedQuery).call(session, query, ...rest);
+    const execute = prepared.execute.bind(prepared);
+    prepared.execute = (async (...args: unknown[]) => {
+      const result = await (execute as (...args: unknown[]) => Promise<unknown>)(...args);
+      if (matches(query.sql)) await then();
+      return result;
+    }) as typeof prepared.execute;
+    return prepared;
+  }) as typeof session.prepareQuery;
   return () => {
-    db.execute = execute;
+    session.prepareQuery = prepareQuery;
   };
 }
 
