@@ -1,5 +1,6 @@
 import type { ErrorCode } from "@verbatim/contract";
 import { createClient, type VerbatimClient } from "@verbatim/sdk";
+import type { Query } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
 import { type Answer, type ErrorBodyShape, expectErrorEnvelope, expectIssueAt } from "../support/http.ts";
@@ -496,16 +497,21 @@ describe("503 overloaded: admission closed", () => {
     expect(retryAfter, shown(result)).toBeGreaterThanOrEqual(1);
   }
 
-  /** Makes the server's store fail every query but those `pass` lets through; answers how to undo it. */
+  /**
+   * Makes the server's store fail every statement but those whose SQL `pass` lets through; answers
+   * how to undo it. It breaks the session of the store's Drizzle database, which every statement is
+   * prepared through: `Store.query`, `execute` and the named statements alike.
+   */
   function breakStore(target: TestServer, pass: (statement: string) => boolean = () => false): () => void {
-    const { store } = target.platform;
-    const query = store.query;
-    store.query = ((statement: Parameters<typeof query>[0]) =>
-      pass(JSON.stringify(statement))
-        ? query.call(store, statement)
-        : Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432"))) as typeof query;
+    const { session } = target.platform.store.db._;
+    const prepareQuery = session.prepareQuery;
+    session.prepareQuery = ((query: Query, ...rest: unknown[]) => {
+      const prepared = (prepareQuery as (...args: unknown[]) => { execute: unknown }).call(session, query, ...rest);
+      if (!pass(query.sql)) prepared.execute = () => Promise.reject(new Error("connect ECONNREFUSED 127.0.0.1:5432"));
+      return prepared;
+    }) as typeof session.prepareQuery;
     return () => {
-      store.query = query;
+      session.prepareQuery = prepareQuery;
     };
   }
 

@@ -111,8 +111,10 @@ function cuesOf(text: string, format: "srt" | "vtt", speakers: SpeakerList): Tim
     let speaker: number | undefined;
     let body: string;
     if (format === "vtt") {
-      // Each attempt stops at the next "<", so a cue of many "<" costs linear time.
-      const voice = /<v(?:\.[^\s<>]+)?\s+([^<>]+)>/.exec(cueText)?.[1]?.trim();
+      // Each attempt stops at the next "<", so a cue of many "<" costs linear time; the bounds keep
+      // the backtracking of one attempt short however long a run without "<" is, and are far longer
+      // than any voice's classes or name.
+      const voice = /<v(?:\.[^\s<>]{1,256})?\s+([^<>]{1,1024})>/.exec(cueText)?.[1]?.trim();
       speaker = voice ? speakers.indexOf(decodeEntities(voice)) : undefined;
       body = plainCueText(cueText);
     } else {

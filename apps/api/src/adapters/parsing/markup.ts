@@ -75,8 +75,9 @@ export function* elementsNamed(body: string, name: string, options: { selfClosin
 /** The `name="value"` pairs of a tag's attributes; single-quoted and bare values are not read. */
 export function attributesOf(source: string): Record<string, string> {
   const attributes: Record<string, string> = {};
-  // The lookbehind starts a name only where a name can start, so a long run of name characters is tried once.
-  for (const match of source.matchAll(/(?<![\w:-])([\w:-]+)="([^"]*)"/g)) {
+  // The lookbehind starts a name only where a name can start, so a long run of name characters is
+  // tried once; the bound keeps that try's backtracking short, and no attribute name is that long.
+  for (const match of source.matchAll(/(?<![\w:-])([\w:-]{1,256})="([^"]*)"/g)) {
     if (match[1] !== undefined && match[2] !== undefined) attributes[match[1]] = match[2];
   }
   return attributes;
