@@ -72,6 +72,18 @@ export const expectedSkips = [
     why: "reaches the real YouTube, which CI never calls; LIVE_UPSTREAMS=1 runs it by hand",
   },
   {
+    file: "apps/api/test/platform/postgres-session.test.ts",
+    test: "runs the API's statements without JIT compilation, on PostgreSQL",
+    engines: ["embedded"],
+    why: "PostgreSQL's JIT setting of the API's sessions; the embedded engine has no JIT",
+  },
+  {
+    file: "apps/api/test/platform/prepared-statements.test.ts",
+    test: "prepared statements > are parsed once per connection and then only executed again, on PostgreSQL",
+    engines: ["embedded"],
+    why: "named prepared statements are PostgreSQL's; PGlite's driver parses every statement unnamed",
+  },
+  {
     file: "apps/api/test/contract-fuzz.test.ts",
     test: "requests generated from the OpenAPI documents > answers 2000 requests of the random seed",
     engines: ["postgres"],
