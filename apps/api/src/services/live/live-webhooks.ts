@@ -51,6 +51,7 @@ export class LiveWebhooks {
         url: row.webhookUrl,
         type: "live.segments",
         payload: { type: "live.segments", session_id: row.id, segments },
+        at: now,
       },
       tx,
     );

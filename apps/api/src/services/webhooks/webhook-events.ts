@@ -15,6 +15,11 @@ export interface WebhookEvent {
   id?: string;
   /** A monitor's event: signed with the monitor's secret instead of the account's, and dropped with the monitor. */
   monitorId?: string;
+  /**
+   * When the event happened, by the clock that decided it (a live session's batch of segments,
+   * spaced by that clock). Default: the outbox's clock as it records the event.
+   */
+  at?: Date;
 }
 
 /**
@@ -27,9 +32,10 @@ export interface WebhookOutbox {
   enqueue(event: WebhookEvent, db?: DatabaseOrTransaction): Promise<string>;
 }
 
-/** Records the event as a delivery due at `now`, in `db`; answers its `webhook-id`. */
+/** Records the event as a delivery due when it happened (`now`, unless it says), in `db`; answers its `webhook-id`. */
 export async function recordWebhookEvent(event: WebhookEvent, db: DatabaseOrTransaction, now: Date): Promise<string> {
   const id = event.id ?? newId("evt");
+  const at = event.at ?? now;
   await db.insert(webhookDeliveries).values({
     id,
     accountId: event.accountId,
@@ -38,8 +44,8 @@ export async function recordWebhookEvent(event: WebhookEvent, db: DatabaseOrTran
     url: event.url,
     payload: event.payload,
     status: "pending",
-    nextAttemptAt: now,
-    createdAt: now,
+    nextAttemptAt: at,
+    createdAt: at,
   });
   return id;
 }
