@@ -3,20 +3,11 @@
 // (requests, statements and CPU while counting), for a server the benchmark did not build.
 import { subscribe } from "node:diagnostics_channel";
 import pg from "pg";
-import { processCpuMs } from "./machine.ts";
+import { BenchCounting } from "./counting.ts";
 import type { ChildMessage, ParentMessage } from "./protocol.ts";
-import { countQueries } from "./query-counter.ts";
 
 /** How long the process may take to answer `GET /api/v2/health` after it starts. */
 const startTimeoutMs = 120_000;
-
-const queries = countQueries();
-let counting = false;
-let requests = 0;
-let cpuAtStart = 0;
-subscribe("http.server.request.start", () => {
-  if (counting) requests += 1;
-});
 
 function send(message: ChildMessage): void {
   process.send?.(message);
@@ -41,23 +32,13 @@ async function windowRows(): Promise<number | null> {
   }
 }
 
+const counting = new BenchCounting(send);
+subscribe("http.server.request.start", () => counting.request());
+
 process.on("message", (message: ParentMessage) => {
-  if (message.type === "count-start") {
-    requests = 0;
-    queries.reset();
-    cpuAtStart = processCpuMs();
-    counting = true;
-    send({ type: "counting" });
-  } else if (message.type === "count-stop") {
-    counting = false;
-    const counted = { requests, queries: queries.count, cpuMs: processCpuMs() - cpuAtStart };
-    void windowRows().then(
-      (rows) => send({ type: "counted", ...counted, windowRows: rows }),
-      () => send({ type: "counted", ...counted, windowRows: null }),
-    );
-  } else if (message.type === "close") {
-    process.kill(process.pid, "SIGTERM");
-  }
+  if (message.type === "count-start") counting.start();
+  else if (message.type === "count-stop") counting.stop(windowRows);
+  else if (message.type === "close") process.kill(process.pid, "SIGTERM");
 });
 process.on("disconnect", () => process.kill(process.pid, "SIGTERM"));
 

@@ -13,9 +13,8 @@ import { buildServices } from "../src/assembly/services.ts";
 import { createLogger } from "../src/logger.ts";
 import { ServiceMetrics } from "../src/metrics.ts";
 import { defaultPoolSize, openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
-import { processCpuMs } from "./machine.ts";
+import { BenchCounting } from "./counting.ts";
 import type { ChildMessage, ParentMessage, TargetName } from "./protocol.ts";
-import { countQueries } from "./query-counter.ts";
 
 /** What a child entry builds from its spec. */
 export interface Target {
@@ -147,10 +146,7 @@ function send(message: ChildMessage): void {
 /** Builds the target from the spec in `argv[2]`, listens, and answers the parent until it closes or disconnects. */
 export async function serveTarget<Spec>(build: (spec: Spec) => Promise<Target>): Promise<void> {
   // Before the target opens its store, so every statement is counted.
-  const queries = countQueries();
-  let counting = false;
-  let requests = 0;
-  let cpuAtStart = 0;
+  const counting = new BenchCounting(send);
   const spec = JSON.parse(process.argv[2] ?? "{}") as Spec;
   let target: Target;
   try {
@@ -160,7 +156,7 @@ export async function serveTarget<Spec>(build: (spec: Spec) => Promise<Target>):
     process.exit(1);
   }
   const server = createServer((req, res) => {
-    if (counting) requests += 1;
+    counting.request();
     target.handler(req, res);
   });
   server.keepAliveTimeout = 60_000;
@@ -173,22 +169,9 @@ export async function serveTarget<Spec>(build: (spec: Spec) => Promise<Target>):
   };
   process.on("disconnect", () => void shutdown());
   process.on("message", (message: ParentMessage) => {
-    if (message.type === "count-start") {
-      requests = 0;
-      queries.reset();
-      cpuAtStart = processCpuMs();
-      counting = true;
-      send({ type: "counting" });
-    } else if (message.type === "count-stop") {
-      counting = false;
-      const counted = { requests, queries: queries.count, cpuMs: processCpuMs() - cpuAtStart };
-      void target.windowRows().then(
-        (rows) => send({ type: "counted", ...counted, windowRows: rows }),
-        () => send({ type: "counted", ...counted, windowRows: null }),
-      );
-    } else if (message.type === "close") {
-      void shutdown();
-    }
+    if (message.type === "count-start") counting.start();
+    else if (message.type === "count-stop") counting.stop(() => target.windowRows());
+    else if (message.type === "close") void shutdown();
   });
   send({ type: "ready", port: (server.address() as AddressInfo).port, apiKeys: target.apiKeys });
 }
