@@ -1,27 +1,28 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgresStore, type Store } from "../../src/store/database.ts";
+import type { Store } from "../../src/store/database.ts";
 import { send } from "../support/http.ts";
 import type { TestServer } from "../support/server.ts";
-import { createPostgresDatabase, openTestStore, type PostgresDatabase } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
 import {
   acceptedSession,
   expectBatchedAtMostEvery,
   type LiveServer,
+  openTwoProcessStores,
   readEvents,
   segmentDeliveryTimes,
   sessionWhen,
   startApiProcess,
   startLiveServer,
   startSession,
+  type TwoProcessStores,
 } from "./harness.ts";
 import { type CutSegment, cutRecording, type LiveHlsServer, speechRecording, startLiveHlsServer } from "./live-hls.ts";
 
 // Minutes of speech released faster than real time (the reader takes segments as the playlist
 // lists them, whatever the clock says): 70 s of jfk.wav over and over, cut into 2 s segments.
 
-let database: PostgresDatabase | undefined;
+let stores: TwoProcessStores | undefined;
 let store: Store;
 let otherStore: Store;
 let server: LiveServer;
@@ -30,15 +31,8 @@ let receiver: Receiver;
 let speech: CutSegment[];
 
 beforeAll(async () => {
-  if (process.env.DATABASE_URL) {
-    // Two API processes on PostgreSQL are two pools on one database.
-    database = await createPostgresDatabase(process.env.DATABASE_URL);
-    store = await openPostgresStore(database.url);
-    otherStore = await openPostgresStore(database.url);
-  } else {
-    store = await openTestStore();
-    otherStore = store;
-  }
+  stores = await openTwoProcessStores();
+  ({ store, otherStore } = stores);
   server = await startLiveServer(store, { webhooks: true });
   hls = await startLiveHlsServer();
   receiver = await startReceiver();
@@ -53,9 +47,7 @@ afterAll(async () => {
   await server?.close();
   await hls?.close();
   await receiver?.close();
-  if (otherStore !== store) await otherStore?.close();
-  await store?.close();
-  await database?.drop();
+  await stores?.close();
 });
 
 /** The charges the ledger holds for the request that started a session. */

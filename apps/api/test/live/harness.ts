@@ -14,10 +14,11 @@ import type { PlanName } from "../../src/services/accounts/plans.ts";
 import type { Platform } from "../../src/services/process-services.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import { createLiveSources, type LiveSource } from "../../src/sources/live/index.ts";
-import type { Store } from "../../src/store/database.ts";
+import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { LiveWorkers } from "../../src/workers/live-workers.ts";
 import { type Answer, send } from "../support/http.ts";
 import { serveApp, type TestServer } from "../support/server.ts";
+import { createPostgresDatabase, openTestStore } from "../support/store.ts";
 
 /** The shipped model, loaded once per test file. */
 export const liveEngine: SpeechEngine = new SherpaOnnxSpeechEngine();
@@ -268,4 +269,32 @@ export function expectBatchedAtMostEvery(times: readonly number[], intervalMs: n
   expect(times.length).toBeGreaterThan(0);
   const spacings = times.slice(1, -1).map((time, index) => time - (times[index] ?? 0));
   for (const spacing of spacings) expect(spacing).toBeGreaterThanOrEqual(intervalMs);
+}
+
+/** The stores of two API processes on one database, and how to close them. */
+export interface TwoProcessStores {
+  store: Store;
+  /** The other process's: a pool of its own on PostgreSQL, where it hears NOTIFY on a connection of its own. */
+  otherStore: Store;
+  close(): Promise<void>;
+}
+
+/** Two pools on a fresh PostgreSQL database (`DATABASE_URL`), or the one embedded store both processes share. */
+export async function openTwoProcessStores(): Promise<TwoProcessStores> {
+  if (!process.env.DATABASE_URL) {
+    const store = await openTestStore();
+    return { store, otherStore: store, close: () => store.close() };
+  }
+  const database = await createPostgresDatabase(process.env.DATABASE_URL);
+  const store = await openPostgresStore(database.url);
+  const otherStore = await openPostgresStore(database.url);
+  return {
+    store,
+    otherStore,
+    async close() {
+      await otherStore.close();
+      await store.close();
+      await database.drop();
+    },
+  };
 }

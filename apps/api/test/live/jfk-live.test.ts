@@ -1,16 +1,16 @@
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPostgresStore, type Store } from "../../src/store/database.ts";
+import type { Store } from "../../src/store/database.ts";
 import { JFK_REFERENCE } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { send } from "../support/http.ts";
-import { createPostgresDatabase, openTestStore, type PostgresDatabase } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
 import {
   acceptedSession,
   expectBatchedAtMostEvery,
   type LiveServer,
+  openTwoProcessStores,
   type ReadEvent,
   readEvents,
   segmentDeliveryTimes,
@@ -18,6 +18,7 @@ import {
   startApiProcess,
   startLiveServer,
   startSession,
+  type TwoProcessStores,
 } from "./harness.ts";
 import { type LiveHlsServer, startLiveHlsServer } from "./live-hls.ts";
 
@@ -25,9 +26,8 @@ import { type LiveHlsServer, startLiveHlsServer } from "./live-hls.ts";
 // need: a client from the start, one that drops and resumes, one on another API process, and a
 // webhook receiver. The recording lasts 11 s; the assertions read what the run left.
 
-let database: PostgresDatabase | undefined;
+let stores: TwoProcessStores | undefined;
 let store: Store;
-/** The other API process's store: a pool of its own on PostgreSQL, where it hears NOTIFY on a connection of its own. */
 let otherStore: Store;
 let server: LiveServer;
 let hls: LiveHlsServer;
@@ -38,14 +38,8 @@ let resumed: { before: ReadEvent[]; after: ReadEvent[] };
 let elsewhere: ReadEvent[];
 
 beforeAll(async () => {
-  if (process.env.DATABASE_URL) {
-    database = await createPostgresDatabase(process.env.DATABASE_URL);
-    store = await openPostgresStore(database.url);
-    otherStore = await openPostgresStore(database.url);
-  } else {
-    store = await openTestStore();
-    otherStore = store;
-  }
+  stores = await openTwoProcessStores();
+  ({ store, otherStore } = stores);
   server = await startLiveServer(store, { webhooks: true });
   const otherProcess = await startApiProcess(otherStore);
   hls = await startLiveHlsServer();
@@ -74,9 +68,7 @@ afterAll(async () => {
   await server?.close();
   await hls?.close();
   await receiver?.close();
-  if (otherStore !== store) await otherStore?.close();
-  await store?.close();
-  await database?.drop();
+  await stores?.close();
 });
 
 const durable = (events: ReadEvent[]) => events.filter((event) => event.id !== null);
