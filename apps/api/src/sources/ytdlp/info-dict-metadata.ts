@@ -1,6 +1,7 @@
 import { countOf, type ItemMetadata, type ItemThumbnail } from "../item-metadata.ts";
 import type { PlatformSource, SourceDetails } from "../platform-source.ts";
 import { firstVideoOf, type InfoDict } from "./info-dict.ts";
+import { httpAddress, isRecord, trimmedText } from "./info-dict-values.ts";
 
 /** The longest description kept: a post's caption or a video's description, not a document. */
 const longestDescription = 20_000;
@@ -69,23 +70,6 @@ function liveStatusOf(value: unknown): ItemMetadata["liveStatus"] {
   return value === "not_live" ? "not_live" : null;
 }
 
-function text(value: unknown, longest = 2_000): string | null {
-  if (typeof value !== "string") return null;
-  const trimmed = value.trim();
-  return trimmed ? trimmed.slice(0, longest) : null;
-}
-
-function httpAddress(value: unknown): string | null {
-  const candidate = text(value);
-  if (!candidate) return null;
-  try {
-    const url = new URL(candidate);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.toString() : null;
-  } catch {
-    return null;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+function text(value: unknown, longest?: number): string | null {
+  return trimmedText(value, longest) ?? null;
 }

@@ -1,6 +1,7 @@
 import { chaptersFromStarts } from "../item-metadata.ts";
 import type { CaptionTrack, SourceDetails, SourceRef } from "../platform-source.ts";
 import { SourceError } from "../source-error.ts";
+import { httpAddress, isRecord, trimmedText } from "./info-dict-values.ts";
 import { platformOfExtractor } from "./ytdlp-platforms.ts";
 
 /** What `yt-dlp -J` prints: a loose record, read field by field and never trusted for its types. */
@@ -12,31 +13,30 @@ const captionFormats = ["vtt", "srt", "json3"] as const;
 /** Subtitle "languages" that are not captions: chat replays and danmaku. */
 const notCaptions = new Set(["live_chat", "rechat", "danmaku", "comments"]);
 
-/** The longest text field kept: beyond it, a "title" is a post's whole description. */
-const longestText = 2_000;
-
 /**
  * An item's details from yt-dlp's info dict. A playlist (a post with several videos) stands for
  * its first video. Live and upcoming items are refused here, before any caption or download.
  */
 export function detailsFromInfoDict(ref: SourceRef, info: InfoDict): SourceDetails {
   const item = firstVideoOf(info);
-  const liveStatus = text(item.live_status);
+  const liveStatus = trimmedText(item.live_status);
   if (item.is_live === true || liveStatus === "is_live" || liveStatus === "is_upcoming") {
     throw new SourceError(
       "live_stream",
       `${ref.url} is live or not started yet; there is nothing recorded to transcribe.`,
     );
   }
-  const platform = platformOfExtractor(text(item.extractor_key) ?? "");
-  const itemId = (platform?.itemIdFields ?? ["id"]).map((field) => text(item[field])).find(Boolean);
+  const platform = platformOfExtractor(trimmedText(item.extractor_key) ?? "");
+  const itemId = (platform?.itemIdFields ?? ["id"]).map((field) => trimmedText(item[field])).find(Boolean);
   if (!itemId) throw new SourceError("unparseable", `yt-dlp read ${ref.url} but found no id for it.`);
-  const channel = (platform?.channelFields ?? ["uploader", "channel"]).map((field) => text(item[field])).find(Boolean);
+  const channel = (platform?.channelFields ?? ["uploader", "channel"])
+    .map((field) => trimmedText(item[field]))
+    .find(Boolean);
   return {
     ref,
     itemId,
     url: httpAddress(item.webpage_url) ?? ref.url,
-    title: text(item.title) ?? text(item.fulltitle) ?? null,
+    title: trimmedText(item.title) ?? trimmedText(item.fulltitle) ?? null,
     channel: channel ?? null,
     durationSeconds: positiveNumber(item.duration),
     publishedAt: publishedAtOf(item),
@@ -56,7 +56,7 @@ function chaptersOf(value: unknown, durationSeconds: number | null) {
   if (!Array.isArray(value)) return [];
   const starts = value.flatMap((chapter) => {
     if (!isRecord(chapter)) return [];
-    const title = text(chapter.title);
+    const title = trimmedText(chapter.title);
     const start = chapter.start_time;
     return title && typeof start === "number" ? [{ title, start }] : [];
   });
@@ -83,7 +83,7 @@ function tracksOf(value: unknown, kind: CaptionTrack["kind"]): CaptionTrack[] {
     if (notCaptions.has(language) || !tag || !Array.isArray(files)) continue;
     const offered = files.filter(isRecord);
     for (const format of captionFormats) {
-      const file = offered.find((candidate) => text(candidate.ext) === format && httpAddress(candidate.url));
+      const file = offered.find((candidate) => trimmedText(candidate.ext) === format && httpAddress(candidate.url));
       if (file) {
         tracks.push({ language: tag, kind: trackKind, format, url: httpAddress(file.url) as string });
         break;
@@ -96,16 +96,10 @@ function tracksOf(value: unknown, kind: CaptionTrack["kind"]): CaptionTrack[] {
 function publishedAtOf(item: InfoDict): Date | null {
   const seconds = positiveNumber(item.timestamp) ?? positiveNumber(item.release_timestamp);
   if (seconds !== null) return new Date(seconds * 1000);
-  const day = /^(\d{4})(\d{2})(\d{2})$/.exec(text(item.upload_date) ?? "");
+  const day = /^(\d{4})(\d{2})(\d{2})$/.exec(trimmedText(item.upload_date) ?? "");
   if (!day) return null;
   const date = new Date(`${day[1]}-${day[2]}-${day[3]}T00:00:00Z`);
   return Number.isNaN(date.getTime()) ? null : date;
-}
-
-function text(value: unknown): string | undefined {
-  if (typeof value !== "string") return undefined;
-  const trimmed = value.trim();
-  return trimmed ? trimmed.slice(0, longestText) : undefined;
 }
 
 function positiveNumber(value: unknown): number | null {
@@ -144,23 +138,8 @@ const twoLetterCodes: Record<string, string> = {
 
 /** A BCP-47-shaped tag (`en`, `pt-BR`), its language in two letters where it has them; anything else is no language. */
 function languageTag(value: unknown): string | null {
-  const tag = text(value);
+  const tag = trimmedText(value);
   if (!tag || tag.length > 35 || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(tag)) return null;
   const [language = "", ...rest] = tag.split("-");
   return [twoLetterCodes[language.toLowerCase()] ?? language, ...rest].join("-");
-}
-
-function httpAddress(value: unknown): string | null {
-  const candidate = text(value);
-  if (!candidate) return null;
-  try {
-    const url = new URL(candidate);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.toString() : null;
-  } catch {
-    return null;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,6 +1,7 @@
 import type { Schema } from "@verbatim/contract";
 import type { ListingPage } from "../listing-source.ts";
 import type { InfoDict } from "./info-dict.ts";
+import { isRecord, trimmedText } from "./info-dict-values.ts";
 import { platformOfAddress, type YtdlpPlatform } from "./ytdlp-platforms.ts";
 import type { YtdlpEntries } from "./ytdlp-sidecar.ts";
 
@@ -28,9 +29,6 @@ export function profilePage(platform: YtdlpPlatform, listed: YtdlpEntries, start
   };
 }
 
-/** The longest title kept: a post's caption can run to thousands of characters. */
-const longestTitle = 2_000;
-
 /** What an item id of a platform looks like; anything else in an entry is not taken for one. */
 const itemIdShape = /^[\w-]{1,64}$/;
 
@@ -42,7 +40,7 @@ const itemIdShape = /^[\w-]{1,64}$/;
  * row. Null for such an entry.
  */
 export function entryRow(platform: YtdlpPlatform, entry: InfoDict): Schema<"VideoRow"> | null {
-  const videoId = platform.itemIdFields.map((field) => text(entry[field])).find(Boolean);
+  const videoId = platform.itemIdFields.map((field) => trimmedText(entry[field])).find(Boolean);
   if (!videoId || !itemIdShape.test(videoId)) return null;
   const url = platformAddress(platform, entry.url) ?? platformAddress(platform, entry.webpage_url);
   if (!url) return null;
@@ -51,9 +49,9 @@ export function entryRow(platform: YtdlpPlatform, entry: InfoDict): Schema<"Vide
   return {
     videoId,
     url,
-    title: text(entry.description) ?? text(entry.title) ?? "",
+    title: trimmedText(entry.description) ?? trimmedText(entry.title) ?? "",
     duration: positiveNumber(entry.duration),
-    channel: platform.channelFields.map((field) => text(entry[field])).find(Boolean) ?? null,
+    channel: platform.channelFields.map((field) => trimmedText(entry[field])).find(Boolean) ?? null,
     publishedAt: seconds === null ? null : new Date(seconds * 1000).toISOString(),
     stats: plays === null ? null : { plays },
     thumbnailUrl: thumbnailOf(entry),
@@ -83,7 +81,7 @@ function platformAddress(platform: YtdlpPlatform, value: unknown): string | null
 }
 
 function webAddress(value: unknown): string | null {
-  const candidate = text(value);
+  const candidate = trimmedText(value);
   if (!candidate) return null;
   try {
     const url = new URL(candidate);
@@ -91,12 +89,6 @@ function webAddress(value: unknown): string | null {
   } catch {
     return null;
   }
-}
-
-function text(value: unknown): string | undefined {
-  if (typeof value !== "string") return undefined;
-  const trimmed = value.trim();
-  return trimmed ? trimmed.slice(0, longestTitle) : undefined;
 }
 
 function finite(value: unknown): number | null {
@@ -111,8 +103,4 @@ function positiveNumber(value: unknown): number | null {
 function count(value: unknown): number | null {
   const number = finite(value);
   return number !== null && number >= 0 && Number.isSafeInteger(number) ? number : null;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
