@@ -7,6 +7,7 @@ export {
   keptFieldsOf,
   keptSpeechTranscript,
   libraryDeliveryOf,
+  podcastField,
   roundedSeconds,
   roundedSegment,
   storedItemOf,

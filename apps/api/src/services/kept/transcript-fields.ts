@@ -1,4 +1,5 @@
 import type { Schema } from "@verbatim/contract";
+import type { PodcastDetails } from "../../adapters/audio-sources/audio-source.ts";
 import type { ItemChapter } from "../../sources/item-metadata.ts";
 import type { SourceCaptions, SourceDetails, SourceRef } from "../../sources/platform-source.ts";
 import type { StoredItem, StoredTranscript } from "../../store/statements/deliver-stored.ts";
@@ -17,7 +18,6 @@ type Segment = Schema<"Segment">;
  * captions replace with theirs.
  */
 export function fieldsOf(details: SourceDetails, spokenLanguage: string | null): TranscriptFields {
-  const { podcast } = details;
   return {
     kind: "transcript",
     video_id: details.itemId,
@@ -34,18 +34,7 @@ export function fieldsOf(details: SourceDetails, spokenLanguage: string | null):
     speakers: null,
     speech_engine: null,
     ...chaptersField(details.chapters),
-    ...(podcast
-      ? {
-          podcast: {
-            show: podcast.show,
-            episode: podcast.episode,
-            published_at: podcast.publishedAt?.toISOString() ?? null,
-            feed_url: podcast.feedUrl,
-            audio_url: podcast.audioUrl,
-            resolved_via: podcast.resolvedVia,
-          },
-        }
-      : {}),
+    ...podcastField(details.podcast),
   };
 }
 
@@ -194,4 +183,19 @@ function withStoredWords(segments: Segment[], segmentWordsJson: string | null): 
     const timed = words[index];
     return timed ? { ...segment, words: timed } : segment;
   });
+}
+
+/** The wire's `podcast` block of an episode, and none for anything else. */
+export function podcastField(podcast: PodcastDetails | null | undefined): { podcast?: Schema<"PodcastInfo"> } {
+  if (!podcast) return {};
+  return {
+    podcast: {
+      show: podcast.show,
+      episode: podcast.episode,
+      published_at: podcast.publishedAt?.toISOString() ?? null,
+      feed_url: podcast.feedUrl,
+      audio_url: podcast.audioUrl,
+      resolved_via: podcast.resolvedVia,
+    },
+  };
 }

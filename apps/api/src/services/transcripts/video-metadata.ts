@@ -5,6 +5,7 @@ import { SourceError } from "../../sources/source-error.ts";
 import type { ChargeSettlement, Credits } from "../accounts/index.ts";
 import { pricing } from "../accounts/index.ts";
 import { toApiError } from "../failures/index.ts";
+import { podcastField } from "../kept/index.ts";
 
 type VideoMetadata = Schema<"VideoMetadata">;
 
@@ -62,7 +63,6 @@ export class VideoMetadataReader {
 
 /** The wire's `video_metadata` of an item's metadata. */
 export function wireMetadata(item: ItemMetadata): VideoMetadata {
-  const { podcast } = item;
   return {
     kind: "video_metadata",
     platform: item.platform,
@@ -86,17 +86,6 @@ export function wireMetadata(item: ItemMetadata): VideoMetadata {
       translatable: track.translationTargets.length > 0,
       translation_targets: track.translationTargets,
     })),
-    ...(podcast
-      ? {
-          podcast: {
-            show: podcast.show,
-            episode: podcast.episode,
-            published_at: podcast.publishedAt?.toISOString() ?? null,
-            feed_url: podcast.feedUrl,
-            audio_url: podcast.audioUrl,
-            resolved_via: podcast.resolvedVia,
-          },
-        }
-      : {}),
+    ...podcastField(item.podcast),
   };
 }
