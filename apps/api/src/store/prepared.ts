@@ -8,6 +8,11 @@ const dialect = new PgDialect();
 /** Each statement text's name, so a text is hashed once per process. */
 const namesByText = new Map<string, string>();
 
+/** The name a hot statement's text is prepared under, once one was run; `undefined` for any other text. */
+export function preparedNameOfRunText(text: string): string | undefined {
+  return namesByText.get(text);
+}
+
 /**
  * The name a statement's text is prepared under: node-postgres refuses one name for two texts on
  * a connection, so the name is the text's hash and a statement whose shape varies gets one name
@@ -107,9 +112,11 @@ function sameValues(built: readonly unknown[], walked: readonly unknown[]): bool
 /**
  * Runs one statement as a named prepared statement and answers its rows. On PostgreSQL each pooled
  * connection parses and plans the text once and then only binds the values (docs/performance.md:
- * planning the store hit's statement took 0.3-0.4 ms a hit); PGlite's driver has no named
- * statements and runs it as `execute` would. Only for hot statements of a fixed set of shapes:
- * each shape stays prepared on every connection for the connection's life.
+ * planning the store hit's statement took 0.3-0.4 ms a hit). PGlite's driver has no named
+ * statements: the embedded store's session runs the texts named here as its own prepared
+ * statements (`preparedStatementsOn`), outside transactions. Only for
+ * hot statements of a fixed set of shapes: each shape stays prepared on every connection for the
+ * connection's life.
  */
 export async function executePrepared<Row>(db: DatabaseOrTransaction, statement: SQL): Promise<Row[]> {
   const { text, name, params } = preparedQueryOf(statement);
