@@ -9,7 +9,7 @@ import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import { packagePath } from "../package-files.ts";
 import { isPreparedValue, type PreparedValue, preparedStatementsOn } from "./pglite-prepared.ts";
-import { preparedNameOfRunText } from "./prepared.ts";
+import { preparedNameOfRunText } from "./prepared-names.ts";
 import * as schema from "./schema.ts";
 
 /** The Drizzle database, the same type on PGlite and on PostgreSQL. */

@@ -1,31 +1,9 @@
-import { hash } from "node:crypto";
 import { SQL, StringChunk, Table } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import type { DatabaseOrTransaction } from "./database.ts";
+import { preparedNameOf } from "./prepared-names.ts";
 
 const dialect = new PgDialect();
-
-/** Each statement text's name, so a text is hashed once per process. */
-const namesByText = new Map<string, string>();
-
-/** The name a hot statement's text is prepared under, once one was run; `undefined` for any other text. */
-export function preparedNameOfRunText(text: string): string | undefined {
-  return namesByText.get(text);
-}
-
-/**
- * The name a statement's text is prepared under: node-postgres refuses one name for two texts on
- * a connection, so the name is the text's hash and a statement whose shape varies gets one name
- * per shape.
- */
-export function preparedNameOf(text: string): string {
-  let name = namesByText.get(text);
-  if (name === undefined) {
-    name = `verbatim_${hash("sha1", text, "hex").slice(0, 24)}`;
-    namesByText.set(text, name);
-  }
-  return name;
-}
 
 /** A statement's text as drizzle-orm builds it, and the name it is prepared under. */
 interface BuiltText {

@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseOrTransaction, Store } from "../../src/store/database.ts";
-import { executePrepared, preparedNameOf, preparedQueryOf } from "../../src/store/prepared.ts";
+import { executePrepared, preparedQueryOf } from "../../src/store/prepared.ts";
+import { preparedNameOf } from "../../src/store/prepared-names.ts";
 import { storedTranscripts } from "../../src/store/schema.ts";
 import { openTestStore, testEngine } from "../support/store.ts";
 
