@@ -42,6 +42,13 @@ export function countQueries(): QueryCounter {
       return callback(tx);
     }) as Promise<T>;
   } as typeof pgliteTransaction;
+  // A prepared statement of the embedded store (src/store/pglite-prepared.ts) runs past `query`, as
+  // one call of its Bind with the Execute after it; PGlite's `query` sends its Bind alone.
+  const pgliteProtocol = PGlite.prototype.execProtocolStream;
+  PGlite.prototype.execProtocolStream = function (this: PGlite, ...args: Parameters<PGlite["execProtocolStream"]>) {
+    if (runsPreparedStatement(args[0])) count += 1;
+    return pgliteProtocol.apply(this, args);
+  } as typeof pgliteProtocol;
   const clientQuery = pg.Client.prototype.query;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     count += 1;
@@ -55,4 +62,11 @@ export function countQueries(): QueryCounter {
       count = 0;
     },
   };
+}
+
+/** Whether a batch of frontend messages is a Bind ('B') followed by more messages. */
+function runsPreparedStatement(message: Uint8Array): boolean {
+  if (message[0] !== 0x42 || message.length < 5) return false;
+  const bindLength = new DataView(message.buffer, message.byteOffset, message.byteLength).getUint32(1);
+  return message.length > 1 + bindLength;
 }

@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type QueryOptions } from "@electric-sql/pglite";
 import { DrizzleQueryError, type SQL, sql } from "drizzle-orm";
 import { drizzle as drizzlePostgres } from "drizzle-orm/node-postgres";
 import { migrate as migratePostgres } from "drizzle-orm/node-postgres/migrator";
@@ -8,6 +8,8 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import { packagePath } from "../package-files.ts";
+import { isPreparedValue, type PreparedValue, preparedStatementsOn } from "./pglite-prepared.ts";
+import { preparedNameOfRunText } from "./prepared-names.ts";
 import * as schema from "./schema.ts";
 
 /** The Drizzle database, the same type on PGlite and on PostgreSQL. */
@@ -116,19 +118,30 @@ const statementMethods = new Set<PropertyKey>(["query", "exec", "transaction"]);
  * loop polling its sockets in between: the server then accepts one new connection per queue
  * drained, seconds apart (docs/performance.md, the store hit's PGlite tail). Here each statement,
  * or transaction, waits for a turn of its own (`setImmediate`, after the poll phase), in the order
- * they were asked.
+ * they were asked. A hot statement's text (`executePrepared`) runs as a prepared statement of the
+ * session (`preparedStatementsOn`), in its turn too.
  */
 function inTurnsOfTheEventLoop(client: PGlite): PGlite {
   let previous: Promise<unknown> = Promise.resolve();
-  const inTurn = (run: () => Promise<unknown>) => {
+  const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
     const turn = previous.then(nextTurnOfTheEventLoop).then(run);
     previous = turn.catch(() => undefined);
     return turn;
+  };
+  const prepared = preparedStatementsOn(client, inTurn);
+  const query = client.query.bind(client);
+  const queryOrPrepared = (text: string, values?: unknown[], options?: QueryOptions) => {
+    const name = preparedNameOfRunText(text);
+    if (name && (values ?? []).every(isPreparedValue) && isPlainQuery(options)) {
+      return prepared(name, text, (values ?? []) as PreparedValue[], options?.parsers);
+    }
+    return inTurn(() => query(text, values, options));
   };
   // Bound once, not on every access: every statement of the embedded store reads one of these.
   const bound = new Map<PropertyKey, unknown>();
   return new Proxy(client, {
     get(target, property) {
+      if (property === "query") return queryOrPrepared;
       // Bound to the client itself: PGlite keeps its state in private fields the proxy does not have.
       const value: unknown = Reflect.get(target, property, target);
       if (typeof value !== "function") return value;
@@ -141,6 +154,16 @@ function inTurnsOfTheEventLoop(client: PGlite): PGlite {
       return method;
     },
   });
+}
+
+/** Options of a query its prepared statement answers the same: objects for rows, and parsers at most. */
+function isPlainQuery(options: QueryOptions | undefined): boolean {
+  return (
+    options === undefined ||
+    Object.keys(options).every(
+      (option) => option === "parsers" || (option === "rowMode" && options.rowMode === "object"),
+    )
+  );
 }
 
 function nextTurnOfTheEventLoop(): Promise<void> {

@@ -241,6 +241,11 @@ export const storedTranscripts = pgTable(
     /** `[{start, duration, text, speaker?}]` in seconds. */
     segments: jsonb("segments").$type<Array<{ start: number; duration: number; text: string }>>().notNull(),
     /**
+     * `segments` as JSON text, kept beside them: a store hit splices it into its answer, and printing
+     * the jsonb on every hit cost the database about 0.1-0.2 ms (docs/performance.md).
+     */
+    segmentsText: text("segments_text").notNull().generatedAlwaysAs(sql`segments::text`),
+    /**
      * SHA-256 of the language and segments as the library hashes them, written with the segments:
      * a store hit records its delivery in the library without hashing the words again.
      */

@@ -100,4 +100,21 @@ describe(`a transcript served from the store (${testEngine})`, () => {
     await expect.poll(() => slotsInUse(account.id), { timeout: 5_000 }).toBe(0);
     expect(await passagesOf(account.id)).toBe(0);
   });
+
+  it("serves the segments' JSON text the store keeps beside them, as their jsonb prints, after every write", async () => {
+    const store = yt.server.platform.store;
+    const unlike = () =>
+      store.query<{ unlike: number }>(
+        sql`select count(*)::int as unlike from stored_transcripts where segments_text is distinct from segments::text`,
+      );
+    expect(await unlike()).toEqual([{ unlike: 0 }]);
+    await store.query(
+      sql`update stored_transcripts set segments = ${JSON.stringify([{ start: 0, duration: 1, text: "rewritten" }])}::jsonb
+           where video_id = ${captioned}`,
+    );
+    expect(await unlike()).toEqual([{ unlike: 0 }]);
+    const hit = await fetchCounted();
+    expect(hit.status, JSON.stringify(hit.error)).toBe(200);
+    expect(hit.data?.data).toMatchObject({ segments: [{ start: 0, duration: 1, text: "rewritten" }] });
+  });
 });

@@ -142,7 +142,7 @@ export async function deliverStored(
     sql`
     with found as (
       select t.video_id, t.title, t.channel, t.duration_seconds, t.thumbnail_url, t.language, t.caption_kind,
-             t.source_language, t.speech_engine, t.segments::text as segments_json, t.segment_words, t.text_bytes,
+             t.source_language, t.speech_engine, t.segments_text as segments_json, t.segment_words, t.text_bytes,
              t.content_hash, t.chapters
         from ${storedTranscripts} t
        where ${matching(request.lookup)}

@@ -1,0 +1,1 @@
+ALTER TABLE "stored_transcripts" ADD COLUMN "segments_text" text GENERATED ALWAYS AS (segments::text) STORED NOT NULL;
