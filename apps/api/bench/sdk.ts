@@ -13,6 +13,7 @@ import { textTable, verdict } from "./report.ts";
 const callsPerRun = positiveNumber("VERBATIM_BENCH_SDK_CALLS", 2_000);
 const concurrency = positiveNumber("VERBATIM_BENCH_SDK_CONCURRENCY", 4);
 const rounds = positiveNumber("VERBATIM_BENCH_SDK_ROUNDS", 3);
+const layerCallsPerRun = positiveNumber("VERBATIM_BENCH_SDK_LAYER_CALLS", 50_000);
 /** The goal of issue 11: the SDK adds under 5 % to a call. */
 const overheadGoal = 0.05;
 
@@ -24,14 +25,14 @@ interface Measured {
   clientCpuMs: number;
 }
 
-/** Sends `callsPerRun` calls through `call`, `concurrency` at a time. */
-async function measure(call: Caller): Promise<Measured> {
+/** Sends `calls` calls through `call`, `concurrency` at a time. */
+async function measure(call: Caller, calls = callsPerRun): Promise<Measured> {
   let sent = 0;
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (sent < callsPerRun) {
+      while (sent < calls) {
         sent += 1;
         await call();
       }
@@ -127,10 +128,48 @@ async function main(): Promise<void> {
       `  client CPU, not a goal but the firmer figure on a loaded machine: ${percent(cpuOverhead)} over the bare ` +
         `call's ${bareTotal.clientCpuUs.toFixed(0)} µs (${extraCpuUs.toFixed(0)} µs more per call)`,
     );
+    const layers = await layersAlone(meUrl, apiKeys[0] ?? "", url);
+    console.log("");
+    console.log(
+      `The client's own work alone (a fetch in this process answering the API's captured /me at once, ` +
+        `${layerCallsPerRun} calls per run, ${rounds} interleaved rounds; VERBATIM_BENCH_SDK_LAYER_CALLS to change): ` +
+        `bare ${layers.bareUs.toFixed(1)} µs, SDK ${layers.sdkUs.toFixed(1)} µs of CPU per call, ` +
+        `${(layers.sdkUs - layers.bareUs).toFixed(1)} µs more.`,
+    );
   } finally {
     await target.close();
     removeDataDir();
   }
+}
+
+/**
+ * The client CPU per call of the bare parse and of `verbatim.me()` on a fetch that answers the API's
+ * captured `/me` at once: no socket and no server, only what each caller does around the answer.
+ */
+async function layersAlone(meUrl: string, apiKey: string, baseUrl: string): Promise<{ bareUs: number; sdkUs: number }> {
+  const captured = await fetch(meUrl, { headers: { authorization: `Bearer ${apiKey}` } });
+  const body = await captured.text();
+  const headers = [...captured.headers];
+  const answerAtOnce = (async () => new Response(body, { status: captured.status, headers })) as typeof fetch;
+  const bare: Caller = async () => {
+    const response = await answerAtOnce(meUrl, { headers: { authorization: `Bearer ${apiKey}` } });
+    const parsed = (await response.json()) as { ok?: boolean };
+    if (parsed.ok !== true) throw new Error(`GET /me answered ${response.status}`);
+  };
+  const verbatim = new Verbatim({ apiKey, baseUrl, maxRetries: 0, fetch: answerAtOnce });
+  const sdk: Caller = async () => {
+    await verbatim.me();
+  };
+  await measure(bare, layerCallsPerRun);
+  await measure(sdk, layerCallsPerRun);
+  let bareMs = 0;
+  let sdkMs = 0;
+  for (let round = 0; round < rounds; round += 1) {
+    bareMs += (await measure(bare, layerCallsPerRun)).clientCpuMs;
+    sdkMs += (await measure(sdk, layerCallsPerRun)).clientCpuMs;
+  }
+  const perCallUs = (ms: number) => (ms / (rounds * layerCallsPerRun)) * 1000;
+  return { bareUs: perCallUs(bareMs), sdkUs: perCallUs(sdkMs) };
 }
 
 /** A ratio as a signed percentage with one decimal. */
