@@ -54,6 +54,8 @@ export interface CompiledTargetOptions {
   planSetting: SQL;
   /** Variables of the process besides the store's, the port and the role (`VERBATIM_LOG_LEVEL` among them). */
   env?: NodeJS.ProcessEnv;
+  /** Options of the process's Node (`--cpu-prof` for bench/profile-me.ts). */
+  nodeOptions?: string[];
 }
 
 /**
@@ -81,6 +83,7 @@ export async function startCompiledApi<Spec extends { name: TargetName; database
     const apiKeys = accounts.map(({ key }) => key.key);
     const started = await TargetProcess.startProgram(compiled.main, spec, {
       preload: compiled.preload,
+      nodeOptions: options.nodeOptions,
       env: {
         ...process.env,
         // As the other targets log: a line per request at `info` is a cost of its own (docs/performance.md).

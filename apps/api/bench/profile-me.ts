@@ -1,15 +1,19 @@
-// `tsx bench/profile-me.ts [embedded|postgres]`: runs `GET /api/v2/me` under load in a target server
-// started with `node --cpu-prof`, then prints the self time of the measured load (not start-up or
-// warm-up) by function and by module: the tables docs/performance.md keeps under "/me profile".
+// `tsx bench/profile-me.ts [embedded|postgres]`: runs `GET /api/v2/me` under load in the compiled API
+// (`node dist/main.js`, bench/compiled-api.ts) started with `--cpu-prof`, then prints the self time of
+// the measured load (not start-up or warm-up) by function and by module, each frame of dist/ named
+// by its source through the build's source map: the tables docs/performance.md keeps under "/me profile".
+import { readFileSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { SourceMap } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { benchAccounts, unlimitedAllowances } from "./bench-accounts.ts";
+import { buildCompiledApi, startCompiledApi } from "./compiled-api.ts";
 import { positiveNumber } from "./http-bench.ts";
 import { load } from "./load.ts";
 import { benchServerUrl, createBenchDatabase } from "./postgres.ts";
-import type { TargetSpec } from "./protocol.ts";
 import { textTable } from "./report.ts";
-import { TargetProcess } from "./target-process.ts";
 
 const seconds = positiveNumber("VERBATIM_BENCH_SECONDS", 10);
 const warmupSeconds = positiveNumber("VERBATIM_BENCH_WARMUP_SECONDS", 5);
@@ -18,7 +22,11 @@ const topRows = 14;
 
 /** The parts of a V8 `.cpuprofile` the summary reads. */
 interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
+  nodes: {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+    children?: number[];
+  }[];
   /** Microseconds on the monotonic clock `process.hrtime` reads, in the child as here. */
   startTime: number;
   samples: number[];
@@ -32,12 +40,19 @@ async function main(): Promise<void> {
   // VERBATIM_PROFILE_DIR keeps the `.cpuprofile` there, for DevTools or speedscope; else it is removed.
   const keptDir = process.env.VERBATIM_PROFILE_DIR;
   const profileDir = keptDir ?? (await mkdtemp(join(tmpdir(), "verbatim-me-profile-")));
+  let removeDataDir = () => {};
   try {
-    const { target, url, apiKeys } = await TargetProcess.start<TargetSpec>(
-      new URL("./target-server.ts", import.meta.url),
+    const started = await startCompiledApi(
+      await buildCompiledApi(),
       { name: engine, ...(database ? { databaseUrl: database.url } : {}) },
-      { nodeOptions: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] },
+      {
+        accounts: benchAccounts,
+        planSetting: unlimitedAllowances,
+        nodeOptions: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`],
+      },
     );
+    removeDataDir = started.removeDataDir;
+    const { target, url, apiKeys } = started;
     const request = { url: `${url}/api/v2/me`, apiKeys, connections };
     const window = { fromUs: 0, toUs: 0 };
     const measured = await (async () => {
@@ -61,6 +76,7 @@ async function main(): Promise<void> {
     if (!file) throw new Error("the target server wrote no profile");
     summarise(JSON.parse(await readFile(join(profileDir, file), "utf8")) as CpuProfile, window);
   } finally {
+    removeDataDir();
     if (!keptDir) await rm(profileDir, { recursive: true, force: true });
     if (database && "drop" in database) await database.drop();
   }
@@ -75,7 +91,7 @@ function monotonicUs(): number {
  * time under each module's frames (its callees included), as shares.
  */
 function summarise(profile: CpuProfile, window: { fromUs: number; toUs: number }): void {
-  const frames = new Map(profile.nodes.map((node) => [node.id, node.callFrame]));
+  const frames = new Map(profile.nodes.map((node) => [node.id, sourceFrame(node.callFrame)]));
   const parents = new Map(profile.nodes.flatMap((node) => (node.children ?? []).map((child) => [child, node.id])));
   const byFunction = new Map<string, number>();
   const byModule = new Map<string, number>();
@@ -103,6 +119,25 @@ function summarise(profile: CpuProfile, window: { fromUs: number; toUs: number }
   console.log(top("self time by function", byFunction, totalUs));
   console.log("");
   console.log(top("self time by module", byModule, totalUs, underModule));
+}
+
+const sourceMaps = new Map<string, SourceMap>();
+
+/** A frame of the built dist/ as its source names it (`src/http/auth.ts`, a package); any other frame as it is. */
+function sourceFrame(frame: CpuProfile["nodes"][number]["callFrame"]): CpuProfile["nodes"][number]["callFrame"] {
+  if (!/\/apps\/api\/dist\/[^/]+\.js$/.test(frame.url)) return frame;
+  if (!sourceMaps.has(frame.url)) {
+    const path = `${fileURLToPath(frame.url)}.map`;
+    sourceMaps.set(frame.url, new SourceMap(JSON.parse(readFileSync(path, "utf8"))));
+  }
+  const entry = sourceMaps.get(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber);
+  if (!entry || !("originalSource" in entry)) return frame;
+  return {
+    ...frame,
+    url: new URL(entry.originalSource, frame.url).href,
+    lineNumber: entry.originalLine,
+    columnNumber: entry.originalColumn,
+  };
 }
 
 function top(title: string, times: Map<string, number>, totalUs: number, under?: Map<string, number>): string {

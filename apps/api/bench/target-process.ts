@@ -54,14 +54,20 @@ export class TargetProcess<Spec extends NamedSpec = NamedSpec> {
   /**
    * Forks a built program (`dist/main.js`) with `preload`, which speaks bench/protocol.ts for it
    * (bench/counting-hook.ts), and `env`; waits until it listens. Its standard output is dropped.
+   * `nodeOptions` go to its Node (`--cpu-prof` for bench/profile-me.ts).
    */
   static async startProgram<Spec extends NamedSpec>(
     program: string,
     spec: Spec,
-    { preload, env, timeoutMs = 120_000 }: { preload: string; env: NodeJS.ProcessEnv; timeoutMs?: number },
+    {
+      preload,
+      env,
+      timeoutMs = 120_000,
+      nodeOptions = [],
+    }: { preload: string; env: NodeJS.ProcessEnv; timeoutMs?: number; nodeOptions?: string[] },
   ): Promise<{ target: TargetProcess<Spec>; url: string; apiKeys: string[] }> {
     const child = fork(program, [], {
-      execArgv: ["--import", preload],
+      execArgv: [...nodeOptions, "--import", preload],
       env,
       stdio: ["ignore", "ignore", "inherit", "ipc"],
     });

@@ -11,7 +11,14 @@ import { Monitors } from "./resources/monitors.ts";
 import { Transcripts } from "./resources/transcripts.ts";
 import { Videos } from "./resources/videos.ts";
 import { type Result, type SuccessBody, unwrap } from "./result.ts";
-import { callInit, fetchForCall, type RequestOptions, retryAfterSeconds, type TransportSettings } from "./transport.ts";
+import {
+  callInit,
+  fetchForCall,
+  lowerCaseNames,
+  type RequestOptions,
+  retryAfterSeconds,
+  type TransportSettings,
+} from "./transport.ts";
 
 /** The SDK's version, sent in its `User-Agent`. */
 export const sdkVersion: string = packageJson.version;
@@ -71,11 +78,11 @@ export class Verbatim implements ResourceClient {
       fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
       timeout,
       maxRetries,
-      headers: {
+      headers: lowerCaseNames({
         ...options.defaultHeaders,
         "User-Agent": `verbatim-node/${sdkVersion}`,
         ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
-      },
+      }),
     };
     this.raw = createFetchClient<paths>({ baseUrl: this.baseUrl, fetch: fetchForCall(this.settings) });
     this.transcripts = new Transcripts(this);

@@ -17,7 +17,15 @@ export interface TransportSettings {
   fetch: typeof globalThis.fetch;
   timeout: number;
   maxRetries: number;
+  /** Sent with every call, named in lower case; a call's own header of the same name wins. */
   headers: Record<string, string>;
+}
+
+/** Header names in lower case, as HTTP compares them; of two spellings of one name, the later wins. */
+export function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+  const named: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) named[name.toLowerCase()] = value;
+  return named;
 }
 
 /** The longest `Retry-After` the client waits for; a longer one is answered to the caller as the error it is. */
@@ -84,7 +92,8 @@ class BufferedAnswer {
 interface Outgoing {
   url: string;
   method: string;
-  headers: Headers;
+  /** A record, named in lower case: `fetch` reads one without the copy it makes of a `Headers`. */
+  headers: Record<string, string>;
   body: RequestInit["body"];
   signal: AbortSignal | undefined;
   /** Whether the answer goes back as a `Response` (a `raw` call) or as a `BufferedAnswer`. */
@@ -104,12 +113,11 @@ export function fetchForCall(settings: TransportSettings, options: RequestOption
   const maxRetries = options.maxRetries ?? settings.maxRetries;
   return async (input, init) => {
     const outgoing =
-      input instanceof PlannedRequest ? plannedOutgoing(input, options) : await requestOutgoing(input, init, options);
-    for (const [name, value] of Object.entries(settings.headers)) {
-      if (!outgoing.headers.has(name)) outgoing.headers.set(name, value);
-    }
-    if (outgoing.method === "POST" && !outgoing.headers.has("idempotency-key")) {
-      outgoing.headers.set("idempotency-key", options.idempotencyKey ?? crypto.randomUUID());
+      input instanceof PlannedRequest
+        ? plannedOutgoing(input, settings, options)
+        : await requestOutgoing(input, init, settings, options);
+    if (outgoing.method === "POST" && outgoing.headers["idempotency-key"] === undefined) {
+      outgoing.headers["idempotency-key"] = options.idempotencyKey ?? crypto.randomUUID();
     }
 
     for (let attempt = 0; ; attempt++) {
@@ -129,27 +137,38 @@ export function fetchForCall(settings: TransportSettings, options: RequestOption
   };
 }
 
-/** A planned request is this call's own: its headers are changed in place, its body sent as it is. */
-function plannedOutgoing(planned: PlannedRequest, options: RequestOptions): Outgoing {
-  const { url, method, headers, body } = planned;
+/** A planned request is this call's own: its body is sent as it is. */
+function plannedOutgoing(planned: PlannedRequest, settings: TransportSettings, options: RequestOptions): Outgoing {
+  const { url, method, body } = planned;
+  const headers = withCallHeaders(settings, planned.headers);
   return { url, method, headers, body, signal: options.signal, asResponse: false };
 }
 
 async function requestOutgoing(
   input: Parameters<typeof globalThis.fetch>[0],
   init: RequestInit | undefined,
+  settings: TransportSettings,
   options: RequestOptions,
 ): Promise<Outgoing> {
   const original = input instanceof Request && init === undefined ? input : new Request(input, init);
   return {
     url: original.url,
     method: original.method,
-    headers: new Headers(original.headers),
+    headers: withCallHeaders(settings, original.headers),
     body: original.body ? await original.arrayBuffer() : null,
     // openapi-fetch puts a `raw` caller's signal on the Request it builds, not in `init`.
     signal: options.signal ?? original.signal,
     asResponse: true,
   };
+}
+
+/** The client's headers, overridden by the call's own (a `Headers` names them in lower case). */
+function withCallHeaders(settings: TransportSettings, own: Headers): Record<string, string> {
+  const headers = { ...settings.headers };
+  own.forEach((value, name) => {
+    headers[name] = value;
+  });
+  return headers;
 }
 
 async function attemptOnce(
@@ -199,10 +218,10 @@ const nullBodyStatuses = new Set([101, 204, 205, 304]);
  * answer (or runs, if that request was lost with its server); another body's 409 has none.
  */
 function retryDelayMs(response: Pick<Response, "status" | "headers">, attempt: number): number | null {
+  if (response.status !== 409 && response.status !== 429 && response.status < 500) return null;
   const retryAfter = retryAfterSeconds(response.headers);
   if (response.status === 409)
     return retryAfter !== null && retryAfter <= maxRetryAfterSeconds ? retryAfter * 1000 : null;
-  if (response.status !== 429 && response.status < 500) return null;
   if (retryAfter === null) return backoffMs(attempt);
   return retryAfter <= maxRetryAfterSeconds ? retryAfter * 1000 : null;
 }

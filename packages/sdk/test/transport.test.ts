@@ -250,6 +250,18 @@ describe("headers and configuration", () => {
     expect(sdkVersion).toMatch(/^\d+\.\d+\.\d+/);
   });
 
+  it("sends one value per header name: a call's own header over the client's, whatever their case", async () => {
+    const { verbatim, server } = await clientFacing([ok, ok], {
+      defaultHeaders: { "X-Trace": "from-client", authorization: "Bearer vb_live_default" },
+    });
+    await verbatim.me();
+    await verbatim.raw.GET("/me", { headers: { "x-trace": "from-call" } });
+    expect(server.requests.map((request) => [request.headers["x-trace"], request.headers.authorization])).toEqual([
+      ["from-client", "Bearer vb_live_test"],
+      ["from-call", "Bearer vb_live_test"],
+    ]);
+  });
+
   it("reads the key from VERBATIM_API_KEY and the server from VERBATIM_BASE_URL", async () => {
     server = await FaultServer.start([ok]);
     vi.stubEnv("VERBATIM_API_KEY", "vb_live_from_env");
