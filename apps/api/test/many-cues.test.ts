@@ -223,8 +223,8 @@ describe("caption files of hundreds of thousands of cues are read in full", { ti
         "</item></channel></rss>",
       ].join("\n");
       host.serve("/feeds/many.xml", { body: feed, contentType: "application/rss+xml" });
-      const episode = await server.sources.resolve(host.url("/feeds/many.xml"));
-      const transcript = await server.sources.publisherTranscript(episode);
+      const episode = await server.adapters.audioSources.resolve(host.url("/feeds/many.xml"));
+      const transcript = await server.adapters.audioSources.publisherTranscript(episode);
       expectEveryCue(transcript?.segments.map((segment) => segment.text).join(" "), counts.vtt);
     });
   });

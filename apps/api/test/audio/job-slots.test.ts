@@ -26,7 +26,7 @@ async function startWorkerProcess(server: AudioServer, workers: number): Promise
     logger,
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
-  const { speechJobs } = buildServices({ ...server.parts, platform, now, logger });
+  const { speechJobs } = buildServices(server.adapters, { ...server.settings, platform, now, logger });
   const worker = await startTranscriptionWorker(boss, speechJobs, {
     workers,
     pollSeconds: 0.5,

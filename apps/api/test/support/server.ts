@@ -3,7 +3,7 @@ import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { listenOnLoopback } from "@verbatim/testkit/listen";
 import { createApp } from "../../src/app.ts";
 import { createPlatform } from "../../src/assembly/platform.ts";
-import { buildServices, type ServiceParts } from "../../src/assembly/services.ts";
+import { buildServices, type ServiceAdapters } from "../../src/assembly/services.ts";
 import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
@@ -33,7 +33,7 @@ export interface TestServerOptions {
   now?: () => Date;
   deps?: Partial<Omit<AppDeps, "platform" | "services">>;
   /** The adapters the server's services are built from (`buildServices`); without them, only the account operations are live. */
-  parts?: Omit<ServiceParts, "platform" | "now" | "logger">;
+  adapters?: ServiceAdapters;
   /**
    * A store the server empties and works on, and leaves open on `close`: tests of a file that
    * each start a server share one (see `emptyStore`). Without it, the server opens its own.
@@ -56,7 +56,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     validateResponses: true,
     ...options.deps,
     metrics: options.deps?.metrics ?? new ServiceMetrics(),
-    services: buildServices({ platform, now, logger, ...options.parts }),
+    services: buildServices(options.adapters ?? {}, { platform, now, logger, allowPrivateTargets: false }),
   };
   const served = await serveApp(deps, options);
   return {
