@@ -44,7 +44,7 @@ export interface ServiceAdapters {
   youtube?: Pick<YoutubeAdapter, "captions"> & Partial<Omit<YoutubeAdapter, "captions">>;
   /**
    * Podcasts, feeds and media files; with an engine and `ServiceSettings.jobs`, speech recognition
-   * and its jobs. Without them that input is refused as unsupported, and so are the video platforms.
+   * and its jobs. Without them that input is refused as unsupported.
    */
   audioSources?: AudioSources;
   /** Feeds as lists, the catch-all last; with neither these nor other lists, the list operations answer 404 as not live yet. */
@@ -286,7 +286,7 @@ function liveServices(
   const sessions = new LiveStore(store, feed, now);
   const webhooks = new LiveWebhooks(settings.webhooks, now, live.webhookBatchMs);
   const endings = new LiveEndings(sessions, library, webhooks, () => engine.info, now);
-  const { webhookBatchMs: _batch, stopWaitMs, keepAliveMs, ...runSettings } = live;
+  const { stopWaitMs, keepAliveMs } = live;
   return {
     live: new LiveSessions({
       store,
@@ -315,7 +315,7 @@ function liveServices(
         credits,
         now,
         logger,
-        settings: runSettings,
+        settings: live,
       }),
     },
   };

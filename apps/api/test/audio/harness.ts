@@ -1,14 +1,12 @@
 import { type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
 import type { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import type { PlatformDouble } from "@verbatim/testkit/platform-double";
-import { expect } from "vitest";
 import { SherpaOnnxSpeechEngine, type SpeechEngine } from "../../src/adapters/asr/index.ts";
 import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
 import { createPlatform } from "../../src/assembly/platform.ts";
 import { buildServices, type JobSettings, type ServiceSettings } from "../../src/assembly/services.ts";
 import { createLogger } from "../../src/logger.ts";
-import { ServiceMetrics } from "../../src/metrics.ts";
 import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
 import { MonitorEvents } from "../../src/services/monitors/monitor-events.ts";
@@ -21,8 +19,7 @@ import type { Store } from "../../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
 import { buildTestAdapters, type TestAdapters, type TestPlatformSources } from "../support/adapters.ts";
-import { type Answer, send } from "../support/http.ts";
-import { serveApp, type TestServer } from "../support/server.ts";
+import { serveApp, type TestServer, testAppDeps } from "../support/server.ts";
 import { openTestStore } from "../support/store.ts";
 
 /** The shipped model, loaded once per test file. */
@@ -102,77 +99,49 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
   const host = await startFakePodcastHost();
-  const { downloadFloor, parseDeadlineMs, podcastDouble, platformDouble } = options;
-  const limits = { ...(downloadFloor ? { downloadFloor } : {}), ...(parseDeadlineMs ? { parseDeadlineMs } : {}) };
+  const { downloadFloor, parseDeadlineMs, platformDouble, youtube } = options;
+  const limits = {
+    ...(downloadFloor ? { downloadFloor } : {}),
+    ...(parseDeadlineMs === undefined ? {} : { parseDeadlineMs }),
+  };
   const adapters = await buildTestAdapters({
     logger,
-    web: {
-      ...(podcastDouble ? { podcastDouble } : {}),
-      ...(options.spotify ? { spotify: options.spotify } : {}),
-      limits,
+    web: { podcastDouble: options.podcastDouble, spotify: options.spotify, limits },
+    youtube: youtube && {
+      origin: youtube.origin,
+      attemptTimeoutMs: 2_000,
+      budgetMs: 5_000,
+      backoffBaseMs: 10,
+      ...limits,
     },
-    ...(options.youtube
-      ? {
-          youtube: {
-            origin: options.youtube.origin,
-            attemptTimeoutMs: 2_000,
-            budgetMs: 5_000,
-            backoffBaseMs: 10,
-            ...limits,
-          },
-        }
-      : {}),
-    ...(platformDouble
-      ? { platforms: { double: platformDouble, extractors: options.platformExtractors, ytdlp: options.platformYtdlp } }
-      : options.platforms
-        ? { platforms: options.platforms }
-        : {}),
+    platforms: platformDouble
+      ? { double: platformDouble, extractors: options.platformExtractors, ytdlp: options.platformYtdlp }
+      : options.platforms,
     engine: options.engine ?? sharedEngine,
   });
   const callbacks =
     options.deliverCallbacks || options.monitors
       ? createWebhooks(store, { logger, allowPrivateTargets: true, pollIntervalMs: 50 })
       : undefined;
-  const webhooks = callbacks ?? options.webhooks?.(store);
   const settings = {
     platform,
     now,
     logger,
     allowPrivateTargets: Boolean(options.allowPrivateCallbackTargets || callbacks),
-    ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}),
-    ...(webhooks ? { webhooks } : {}),
+    resolveAll: options.resolveAll,
+    webhooks: callbacks ?? options.webhooks?.(store),
     jobs: {
       queue: new PgBossTranscriptionQueue(boss),
       inlineAudioSeconds: options.inlineAudioSeconds ?? 30,
       maxQueuedJobs: options.maxQueuedJobs ?? 1000,
     },
-    ...(options.monitors && callbacks
-      ? {
-          monitors: {
-            events: new MonitorEvents(store, callbacks, now),
-            docsBaseUrl: "http://127.0.0.1",
-            random: () => 0,
-          },
-        }
-      : {}),
+    monitors:
+      options.monitors && callbacks
+        ? { events: new MonitorEvents(store, callbacks, now), docsBaseUrl: "http://127.0.0.1", random: () => 0 }
+        : undefined,
   };
   const services = buildServices(adapters, settings);
-  const served = await serveApp(
-    {
-      config: { version: "0.0.0-test" },
-      logger,
-      now,
-      metrics: new ServiceMetrics(),
-      platform,
-      services,
-      validateResponses: true,
-    },
-    {
-      ...(options.plan ? { plan: options.plan } : {}),
-      ...(options.credits === undefined ? {} : { credits: options.credits }),
-      name: "audio test",
-    },
-  );
+  const served = await serveApp(testAppDeps(settings, services), { ...options, name: "audio test" });
   let worker: TranscriptionWorker | undefined;
   const startWorkers = async (workers = options.workers ?? 2) => {
     if (workers === 0) return;
@@ -207,72 +176,4 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
       await store.close();
     },
   };
-}
-
-/** The JSON body of an answer, for reading fields the test then asserts. */
-// biome-ignore lint/suspicious/noExplicitAny: test bodies are read loosely and asserted field by field.
-export type Loose = any;
-
-/** `POST /api/v2/transcripts/video` with the account's key. */
-export function fetchTranscript(
-  server: TestServer,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  return send(server, { method: "POST", path: "/api/v2/transcripts/video", json: body, headers });
-}
-
-/** `GET` of a poll URL (`/api/v2/transcripts/jobs/...`). */
-export function poll(server: TestServer, pollUrl: string, apiKey?: string): Promise<Answer> {
-  return send(server, {
-    method: "GET",
-    path: pollUrl,
-    ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
-  });
-}
-
-/**
- * Polls until the job leaves `processing`, every `intervalMs`; answers the last poll and every
- * progress value seen. Several jobs polled at once share the account's polling allowance.
- */
-export async function pollUntilFinished(
-  server: TestServer,
-  pollUrl: string,
-  timeoutMs = 30_000,
-  intervalMs = 250,
-): Promise<{ answer: Answer; progress: number[] }> {
-  const deadline = Date.now() + timeoutMs;
-  const progress: number[] = [];
-  for (;;) {
-    const answer = await poll(server, pollUrl);
-    expect(answer.status, answer.text).toBe(200);
-    const body = answer.body as Loose;
-    if (body.status !== "processing") return { answer, progress };
-    if (typeof body.progress === "number") progress.push(body.progress);
-    if (Date.now() > deadline) throw new Error(`job still processing after ${timeoutMs} ms: ${answer.text}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
-/** Asserts the 202 of docs/decisions.md rule 13 exactly, and answers its poll URL. */
-export function expectJobAccepted(
-  answer: Answer,
-  expected: { platform: string; balance: number | null; videoId?: string },
-): string {
-  expect(answer.status, answer.text).toBe(202);
-  const body = answer.body as Loose;
-  expect(body, answer.text).toEqual({
-    ok: true,
-    request_id: answer.headers.get("x-request-id"),
-    status: "processing",
-    job_id: expect.stringMatching(/^job_[0-9A-Z]{26}$/),
-    poll_url: `/api/v2/transcripts/jobs/${body.job_id}`,
-    data: {
-      kind: "transcript_job",
-      video_id: expected.videoId ?? expect.stringMatching(/^(file|pod)_/),
-      platform: expected.platform,
-    },
-    usage: { credits_spent: 0, balance: expected.balance, bytes: 0 },
-  });
-  return body.poll_url as string;
 }

@@ -9,7 +9,8 @@ import { buildServices } from "../../src/assembly/services.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { type Answer, expectErrorEnvelope } from "../support/http.ts";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
+import { fetchTranscript, type Loose } from "./requests.ts";
 
 /** The authored feed (packages/testkit/fixtures/podcasts/SOURCE.md): one episode per transcript format, and one without. */
 const feedPath = "/feeds/transcript-formats.xml";

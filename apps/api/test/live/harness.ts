@@ -6,9 +6,7 @@ import { SherpaOnnxSpeechEngine, type SpeechEngine } from "../../src/adapters/as
 import { createApp } from "../../src/app.ts";
 import { createPlatform } from "../../src/assembly/platform.ts";
 import { buildServices } from "../../src/assembly/services.ts";
-import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
-import { ServiceMetrics } from "../../src/metrics.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
 import type { Platform } from "../../src/services/process-services.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
@@ -17,7 +15,7 @@ import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { LiveWorkers } from "../../src/workers/live-workers.ts";
 import { buildTestAdapters } from "../support/adapters.ts";
 import { type Answer, send } from "../support/http.ts";
-import { serveApp, type TestServer } from "../support/server.ts";
+import { serveApp, type TestServer, testAppDeps } from "../support/server.ts";
 import { createPostgresDatabase, openTestStore } from "../support/store.ts";
 
 /** The shipped model, loaded once per test file. */
@@ -149,15 +147,7 @@ async function liveDeps(store: Store, options: LiveServerOptions) {
       keepAliveMs: 5_000,
     },
   });
-  const deps: AppDeps = {
-    config: { version: "0.0.0-test" },
-    logger,
-    now,
-    metrics: new ServiceMetrics(),
-    platform,
-    services,
-    validateResponses: true,
-  };
+  const deps = testAppDeps({ platform, now, logger }, services);
   return { deps, services, webhooks, adapters, logger, platform };
 }
 

@@ -11,9 +11,7 @@ import {
   type MonitorSettings,
   type ServiceSettings,
 } from "../../src/assembly/services.ts";
-import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
-import { ServiceMetrics } from "../../src/metrics.ts";
 import { MonthlyRefills } from "../../src/services/accounts/monthly-refills.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
 import { MonitorEvents } from "../../src/services/monitors/monitor-events.ts";
@@ -24,7 +22,7 @@ import type { Store } from "../../src/store/database.ts";
 import { monitors } from "../../src/store/schema.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
 import { buildTestAdapters, type TestAdapters } from "../support/adapters.ts";
-import { serveApp, type TestServer } from "../support/server.ts";
+import { serveApp, type TestServer, testAppDeps } from "../support/server.ts";
 import { emptyStore, openTestStore } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
 
@@ -132,15 +130,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
     },
   };
   const services = buildServices(adapters, settings);
-  const deps: AppDeps = {
-    config: { version: "0.0.0-test" },
-    logger,
-    now,
-    metrics: new ServiceMetrics(),
-    platform,
-    validateResponses: true,
-    services,
-  };
+  const deps = testAppDeps({ platform, now, logger }, services);
   const server = await serveApp(deps, {
     plan: options.plan ?? "pro",
     ...(options.credits === undefined ? {} : { credits: options.credits }),

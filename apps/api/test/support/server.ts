@@ -3,7 +3,12 @@ import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { listenOnLoopback } from "@verbatim/testkit/listen";
 import { createApp } from "../../src/app.ts";
 import { createPlatform } from "../../src/assembly/platform.ts";
-import { buildServices, type ServiceAdapters } from "../../src/assembly/services.ts";
+import {
+  buildServices,
+  type ProcessServices,
+  type ServiceAdapters,
+  type ServiceSettings,
+} from "../../src/assembly/services.ts";
 import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
@@ -66,6 +71,23 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       platform.slots.close();
       if (!options.store) await store.close();
     },
+  };
+}
+
+/** The app's deps for a test: its version, a silent logger unless another is given, fresh metrics, responses validated against the contract. */
+export function testAppDeps(
+  settings: Pick<ServiceSettings, "platform" | "now" | "logger">,
+  services: ProcessServices,
+): AppDeps {
+  const { platform, now, logger } = settings;
+  return {
+    config: { version: "0.0.0-test" },
+    logger,
+    now,
+    metrics: new ServiceMetrics(),
+    platform,
+    services,
+    validateResponses: true,
   };
 }
 
