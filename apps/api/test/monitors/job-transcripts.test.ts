@@ -165,10 +165,10 @@ describe("a monitor's speech job", () => {
       sql`select id from transcript_jobs where video_id = ${captionless}`,
     );
     expect(others).toEqual([]);
-    const { store, credits } = speech.server.platform;
-    const completing = new TranscriptJobs(store, credits, new TranscriptStore(store, () => new Date()), () =>
-      speech.clock.now(),
-    );
+    const { store } = speech.server.platform;
+    // The process's own jobs, as its transcription workers complete them.
+    const completing = speech.server.deps.services.jobs;
+    if (!completing) throw new Error("the harness's services have no speech jobs");
     const row = await completing.find(job?.id ?? "");
     if (!row) throw new Error(`no job for ${captionless}`);
     const completion = {
@@ -178,6 +178,11 @@ describe("a monitor's speech job", () => {
       stored: { platform: "test", item: "monitor-operation" },
     };
     expect((await completing.complete(row, completion)).kind).toBe("completed");
+    // A job the process completes tells its monitors, whose transcript task waited on it.
+    const [task] = await store.query<{ status: string }>(
+      sql`select status from monitor_transcript_tasks where job_id = ${row.id}`,
+    );
+    expect(task?.status).toBe("done");
 
     const operation = "POST /monitors/{monitorId}/check";
     const charges = await store.query<{ delta: number; operation: string }>(
