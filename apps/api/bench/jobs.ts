@@ -8,8 +8,8 @@ import type { AddressInfo } from "node:net";
 import { availableParallelism } from "node:os";
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { createSpeechEngine } from "../src/adapters/asr/index.ts";
-import { createAudioSources } from "../src/adapters/audio-sources/index.ts";
 import { createApp } from "../src/app.ts";
+import { buildWebAdapters } from "../src/assembly/adapters.ts";
 import { createPlatform } from "../src/assembly/platform.ts";
 import { buildServices } from "../src/assembly/services.ts";
 import { jobsConfigFrom, speechEngineConfigFrom } from "../src/config.ts";
@@ -34,16 +34,19 @@ async function main(): Promise<void> {
     transcriptionQueues({ heartbeatSeconds: settings.heartbeatSeconds, retryLimit }),
     logger,
   );
-  const sources = createAudioSources({ allowPrivateTargets: true, logger });
+  // The media server is on loopback, a private address admitted here.
+  const web = buildWebAdapters({ allowPrivateTargets: true }, { logger, spotify: null });
   const engine = createSpeechEngine(speechEngineConfigFrom(process.env));
-  const audio = {
-    sources,
-    engine,
-    queue: new PgBossTranscriptionQueue(boss),
-    inlineAudioSeconds: 0,
-    maxQueuedJobs: settings.maxQueuedJobs,
-  };
-  const services = buildServices({ platform, now, logger, audio });
+  const services = buildServices(
+    { ...web, engine },
+    {
+      platform,
+      now,
+      logger,
+      allowPrivateTargets: true,
+      jobs: { queue: new PgBossTranscriptionQueue(boss), inlineAudioSeconds: 0, maxQueuedJobs: settings.maxQueuedJobs },
+    },
+  );
   await startTranscriptionWorker(boss, services.speechJobs, {
     workers: settings.workers,
     pollSeconds: settings.pollSeconds,
@@ -113,7 +116,8 @@ async function main(): Promise<void> {
   await boss.stop({ graceful: true, timeout: 10_000, close: false });
   listening.close();
   media.close();
-  await sources.close();
+  await web.audioSources.close();
+  await web.feedListings.close();
   platform.slots.close();
   await store.close();
 }

@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     now,
     platform,
     metrics: new ServiceMetrics(),
-    services: buildServices({ platform, now, logger }),
+    services: buildServices({}, { platform, now, logger, allowPrivateTargets: false }),
   };
   const server = await listenOnLoopback(createApp(deps));
   const entryUrl = `${server.baseUrl}/api/v2/library/file:bench-large`;

@@ -118,7 +118,7 @@ export async function apiTarget(
     logger,
     now,
     platform,
-    services: buildServices({ platform, now, logger }),
+    services: buildServices({}, { platform, now, logger, allowPrivateTargets: false }),
   });
   return {
     handler: app,

@@ -6,7 +6,7 @@ import { startAdminServer } from "./admin/server.ts";
 import { createApp } from "./app.ts";
 import { buildAdapters } from "./assembly/adapters.ts";
 import { createPlatform } from "./assembly/platform.ts";
-import { buildServices } from "./assembly/services.ts";
+import { buildServices, serviceSettingsFrom } from "./assembly/services.ts";
 import { loadConfig } from "./config.ts";
 import type { FaultPoint } from "./http/app-deps.ts";
 import { errorHandler } from "./http/error-handler.ts";
@@ -90,44 +90,17 @@ const webhooks = createWebhooks(store, {
 });
 const monitorEvents = new MonitorEvents(store, webhooks, now);
 const adapters = await buildAdapters(config, { logger, metrics, engine: speechEngine });
-const services = buildServices({
-  platform,
-  now,
-  logger,
-  youtube: adapters.youtube,
-  // Profiles before feeds: the feed source reads any address the others leave.
-  listings: [adapters.platformSources.profiles, ...adapters.feedListings.members],
-  audio: {
-    sources: adapters.audioSources,
-    youtube: adapters.youtube.audio,
-    platforms: adapters.platformSources,
-    engine: adapters.engine,
+const services = buildServices(
+  adapters,
+  serviceSettingsFrom(config, {
+    platform,
+    now,
+    logger,
     queue: new PgBossTranscriptionQueue(boss),
-    inlineAudioSeconds: config.jobs.inlineAudioSeconds,
-    maxQueuedJobs: config.jobs.maxQueuedJobs,
     webhooks,
-    jobFollowers: [monitorEvents],
-    allowPrivateCallbackTargets: config.allowPrivateTargets,
-  },
-  monitors: {
-    events: monitorEvents,
-    webhookTargets: { allowPrivateTargets: config.allowPrivateTargets },
-    // Scheduled checks have no request to take the address from: the public one, else where the API listens.
-    docsBaseUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
-    claimSeconds: config.scheduler.claimSeconds,
-  },
-  live: {
-    engine: adapters.engine,
-    webhooks,
-    sources: adapters.liveSources,
-    fetch: adapters.liveFetch,
-    webhookTargets: { allowPrivateTargets: config.allowPrivateTargets },
-    settings: {
-      silenceMs: config.live.silenceSeconds * 1000,
-      maxBytesPerMinute: config.live.maxBytesPerMinute,
-    },
-  },
-});
+    monitorEvents,
+  }),
+);
 const scheduler = new Scheduler({
   ...(services.monitors ? { monitors: services.monitors } : {}),
   refills: new MonthlyRefills(store, now),

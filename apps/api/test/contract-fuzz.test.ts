@@ -106,23 +106,23 @@ beforeAll(async () => {
     now,
     platform,
     validateResponses: true,
-    services: buildServices({
-      platform,
-      now,
-      logger,
-      youtube,
-      monitors: {
-        events: new MonitorEvents(store, undefined, now),
+    services: buildServices(
+      { youtube },
+      {
+        platform,
+        now,
+        logger,
         // Webhook hosts resolve to a public address without asking DNS: the fuzz stays on loopback.
-        webhookTargets: {
-          allowPrivateTargets: false,
-          resolveAll: async () => [{ address: "93.184.215.14", family: 4 }],
+        allowPrivateTargets: false,
+        resolveAll: async () => [{ address: "93.184.215.14", family: 4 }],
+        monitors: {
+          events: new MonitorEvents(store, undefined, now),
+          // The fuzz runs no scheduled check, the only work that links its errors' docs here.
+          docsBaseUrl: "http://127.0.0.1",
+          random: () => 0,
         },
-        // The fuzz runs no scheduled check, the only work that links its errors' docs here.
-        docsBaseUrl: "http://127.0.0.1",
-        random: () => 0,
       },
-    }),
+    ),
   };
   server = await serveApp(deps, { plan: "scale", credits: 100_000_000, name: "fuzz" });
   // The fuzz account's allowances are set far above what a run sends, so requests reach their handlers instead of 429.

@@ -190,7 +190,7 @@ describe.runIf(process.env.DATABASE_URL)("a slot held when the database goes awa
       now,
       platform,
       metrics: new ServiceMetrics(),
-      services: buildServices({ platform, now, logger }),
+      services: buildServices({}, { platform, now, logger, allowPrivateTargets: false }),
     };
     outageServer = await listenOnLoopback(extractionApp(deps, waiting));
   });

@@ -2,7 +2,8 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { FakeYoutube, recordedVideos } from "@verbatim/testkit/fake-youtube";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SpeechEngine, SpeechTranscript } from "../src/adapters/asr/index.ts";
-import { type AudioServer, fetchTranscript, type Loose, sharedEngine, startAudioServer } from "./audio/harness.ts";
+import { type AudioServer, sharedEngine, startAudioServer } from "./audio/harness.ts";
+import { fetchTranscript, type Loose } from "./audio/requests.ts";
 
 // Text from upstreams is hostile: captions, publisher transcripts and even a speech engine's words
 // may hold control characters (a terminal's escape sequences among them) and line separators that

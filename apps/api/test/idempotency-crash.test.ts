@@ -6,7 +6,7 @@ import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../src/store/database.ts";
-import type { Loose } from "./audio/harness.ts";
+import type { Loose } from "./audio/requests.ts";
 import {
   jobServiceEnvironment,
   listeningUrl,

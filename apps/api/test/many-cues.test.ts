@@ -7,7 +7,8 @@ import { startEgressGuard } from "../src/sources/egress/egress-guard.ts";
 import { type PlatformSources, SourceRegistry } from "../src/sources/index.ts";
 import type { InfoDict } from "../src/sources/ytdlp/info-dict.ts";
 import { type YtdlpCalls, YtdlpSource } from "../src/sources/ytdlp/ytdlp-source.ts";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./audio/harness.ts";
+import { type AudioServer, startAudioServer } from "./audio/harness.ts";
+import { fetchTranscript, type Loose } from "./audio/requests.ts";
 import { youtubeCaptions } from "./support/youtube-captions.ts";
 
 // Caption files of hundreds of thousands of cues, each as large as the 10 MiB cap on a caption
@@ -223,8 +224,8 @@ describe("caption files of hundreds of thousands of cues are read in full", { ti
         "</item></channel></rss>",
       ].join("\n");
       host.serve("/feeds/many.xml", { body: feed, contentType: "application/rss+xml" });
-      const episode = await server.sources.resolve(host.url("/feeds/many.xml"));
-      const transcript = await server.sources.publisherTranscript(episode);
+      const episode = await server.adapters.audioSources.resolve(host.url("/feeds/many.xml"));
+      const transcript = await server.adapters.audioSources.publisherTranscript(episode);
       expectEveryCue(transcript?.segments.map((segment) => segment.text).join(" "), counts.vtt);
     });
   });

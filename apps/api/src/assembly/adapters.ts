@@ -1,6 +1,10 @@
 import type { SpeechEngine } from "../adapters/asr/index.ts";
 import { meteredSpeechEngine } from "../adapters/asr/metered-engine.ts";
-import { type ClosableAudioSources, createAudioSources } from "../adapters/audio-sources/index.ts";
+import {
+  type AudioSourcesConfig,
+  type ClosableAudioSources,
+  createAudioSources,
+} from "../adapters/audio-sources/index.ts";
 import { withDownloadDefaults } from "../adapters/net/media-download.ts";
 import { createPublicFetch, type PublicFetch } from "../adapters/net/public-fetch.ts";
 import { createYoutubeAdapter, type YoutubeAdapter } from "../adapters/youtube/index.ts";
@@ -9,8 +13,9 @@ import type { Logger } from "../logger.ts";
 import type { ServiceMetrics } from "../metrics.ts";
 import { type ClosableFeedListings, createFeedListings } from "../sources/feeds/index.ts";
 import { type PlatformSources, startPlatformSources, ytdlpAbsentAdvice } from "../sources/index.ts";
-import { createLiveSources, type LiveSources } from "../sources/live/index.ts";
+import { createLiveSources, type LiveSource, type LiveSources } from "../sources/live/index.ts";
 import { withPodcastLinks } from "../sources/podcast-directory/index.ts";
+import type { SpotifyCredentials } from "../sources/spotify/spotify-web-api.ts";
 
 /** The upstreams a deployment reads, built from its configuration: what the tests replace with doubles. */
 export interface Adapters {
@@ -30,25 +35,74 @@ export interface Adapters {
   close(): Promise<void>;
 }
 
+/**
+ * How adapters reach their upstreams: `VERBATIM_PROXY_URLS`, the authorities of `VERBATIM_CA_FILE`,
+ * `VERBATIM_ALLOW_PRIVATE_TARGETS`. One for a deployment; a test gives each double its own.
+ */
+export interface Egress {
+  proxyUrls?: readonly string[];
+  ca?: readonly string[];
+  allowPrivateTargets: boolean;
+}
+
+/** The deployment's egress, which every adapter shares. */
+export function egressFrom(config: Config): Egress {
+  // VERBATIM_CA_FILE: every upstream TLS connection trusts its authorities as well.
+  return {
+    ...(config.platforms.ca ? { ca: config.platforms.ca } : {}),
+    ...(config.youtube.proxyUrls ? { proxyUrls: config.youtube.proxyUrls } : {}),
+    allowPrivateTargets: config.allowPrivateTargets,
+  };
+}
+
+/** What the web adapters take besides their egress. */
+export interface WebAdapterOptions {
+  logger: Logger;
+  spotify: SpotifyCredentials | null;
+  /** Download limits, and the other limits of reading a document or a media file; default the adapters'. */
+  limits?: Omit<AudioSourcesConfig, "allowPrivateTargets" | "logger" | "ca" | "proxyUrls">;
+}
+
+/** Podcasts, feeds, media files and publisher transcripts with Apple Podcasts and Spotify links, and feeds as lists. */
+export function buildWebAdapters(
+  egress: Egress,
+  options: WebAdapterOptions,
+): Pick<Adapters, "audioSources" | "feedListings"> {
+  const { logger, spotify } = options;
+  return {
+    audioSources: withPodcastLinks(createAudioSources({ ...egress, logger, ...options.limits }), {
+      ...egress,
+      spotify,
+    }),
+    feedListings: createFeedListings({ ...egress, spotify }),
+  };
+}
+
+/** Live streams: the platforms' broadcasts (none without yt-dlp's), else any address read directly through one public fetch. */
+export function buildLiveAdapters(
+  egress: Egress,
+  platforms: LiveSource | null,
+): Pick<Adapters, "liveSources" | "liveFetch"> {
+  const liveFetch = createPublicFetch(egress);
+  return { liveSources: createLiveSources(platforms, liveFetch), liveFetch };
+}
+
 /** Builds the adapters the configuration names; `engine` is the speech engine, created before anything opens. */
 export async function buildAdapters(
   config: Config,
   options: { logger: Logger; metrics: ServiceMetrics; engine: SpeechEngine },
 ): Promise<Adapters> {
   const { logger } = options;
-  // VERBATIM_CA_FILE: every upstream TLS connection trusts its authorities as well.
-  const ca = config.platforms.ca ? { ca: config.platforms.ca } : {};
-  const proxies = config.youtube.proxyUrls ? { proxyUrls: config.youtube.proxyUrls } : {};
-  const egress = { ...ca, ...proxies, allowPrivateTargets: config.allowPrivateTargets };
-  const audioSources = withPodcastLinks(createAudioSources({ ...egress, logger, ...config.downloads }), {
-    ...egress,
+  const egress = egressFrom(config);
+  const { audioSources, feedListings } = buildWebAdapters(egress, {
+    logger,
     spotify: config.spotify,
+    limits: config.downloads,
   });
-  const feedListings = createFeedListings({ ...egress, spotify: config.spotify });
-  const youtube = createYoutubeAdapter({ ...config.youtube, ...ca });
+  const youtube = createYoutubeAdapter({ ...config.youtube, ...(egress.ca ? { ca: egress.ca } : {}) });
   const platformSources = await startPlatformSources({
     ...config.platforms,
-    ...proxies,
+    ...(egress.proxyUrls ? { proxyUrls: egress.proxyUrls } : {}),
     allowPrivateTargets: config.allowPrivateTargets,
     downloads: withDownloadDefaults(config.downloads),
     logger,
@@ -63,14 +117,14 @@ export async function buildAdapters(
       `yt-dlp is not installed: links to TikTok, Instagram, X and the other video platforms answer unsupported_platform. ${ytdlpAbsentAdvice}`,
     );
   }
-  const liveFetch = createPublicFetch(egress);
+  const { liveSources, liveFetch } = buildLiveAdapters(egress, platformSources.live);
   return {
     audioSources,
     feedListings,
     youtube,
     platformSources,
     engine: meteredSpeechEngine(options.engine, options.metrics),
-    liveSources: createLiveSources(platformSources.live, liveFetch),
+    liveSources,
     liveFetch,
     async close() {
       await liveFetch.close();

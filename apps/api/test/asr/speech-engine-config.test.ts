@@ -1,13 +1,13 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { spawnVerbatim } from "@verbatim/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSpeechEngine } from "../../src/adapters/asr/index.ts";
 import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/sherpa-onnx-speech-engine.ts";
 import { sherpaDecodingFrom, speechEngineConfigFrom } from "../../src/config.ts";
 import { TranscriptStore } from "../../src/services/kept/transcript-store.ts";
+import { apiPackage } from "../support/api-package.ts";
 
 describe("VERBATIM_ASR_DECODING and VERBATIM_ASR_ACTIVE_PATHS", () => {
   it("default to beam search over 4 paths, the setting bench/asr.ts chose", () => {
@@ -86,7 +86,6 @@ describe("kept speech transcripts", () => {
 });
 
 describe("a bad speech setting at start-up", () => {
-  const apiRoot = fileURLToPath(new URL("../..", import.meta.url));
   let dataDir: string;
 
   beforeAll(async () => {
@@ -95,17 +94,12 @@ describe("a bad speech setting at start-up", () => {
   afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
   it("stops the process with one line on stderr naming the variable, before the store opens", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "src/main.ts"], {
-      cwd: apiRoot,
-      env: {
-        ...process.env,
-        DATABASE_URL: "",
-        VERBATIM_DATA_DIR: dataDir,
-        PORT: "0",
-        VERBATIM_ASR_DECODING: "modified_beam_search",
-        VERBATIM_ASR_ACTIVE_PATHS: "0",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
+    const { process: child } = spawnVerbatim(apiPackage, {
+      DATABASE_URL: "",
+      VERBATIM_DATA_DIR: dataDir,
+      PORT: "0",
+      VERBATIM_ASR_DECODING: "modified_beam_search",
+      VERBATIM_ASR_ACTIVE_PATHS: "0",
     });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => {

@@ -6,7 +6,8 @@ import { IsolatedParser } from "../../src/adapters/parsing/isolated-parser.ts";
 import { attributesOf, elementsNamed, withoutTags } from "../../src/adapters/parsing/markup.ts";
 import { parseCaptionBody } from "../../src/adapters/youtube/caption-formats.ts";
 import { toApiError } from "../../src/services/failures/source-failures.ts";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { fetchTranscript, type Loose } from "../audio/requests.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
 
 const MiB = 1024 * 1024;

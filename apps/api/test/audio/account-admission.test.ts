@@ -8,14 +8,8 @@ import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { type Answer, expectErrorEnvelope } from "../support/http.ts";
 import type { TestServer } from "../support/server.ts";
-import {
-  type AudioServer,
-  expectJobAccepted,
-  fetchTranscript,
-  type Loose,
-  pollUntilFinished,
-  startAudioServer,
-} from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
+import { expectJobAccepted, fetchTranscript, type Loose, pollUntilFinished } from "./requests.ts";
 
 /** A client of the same server with another account's key. */
 async function clientOf(

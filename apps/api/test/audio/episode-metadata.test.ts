@@ -4,7 +4,8 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { send } from "../support/http.ts";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
+import { fetchTranscript, type Loose } from "./requests.ts";
 
 // POST /videos/metadata of podcast episodes and media files: an authored feed whose episode has
 // HTML show notes, keywords and a `podcast:chapters` file (packages/testkit/fixtures/podcasts/SOURCE.md),

@@ -1,43 +1,26 @@
 import { type FakePodcastHost, startFakePodcastHost } from "@verbatim/testkit/fake-podcast-host";
 import type { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import type { PlatformDouble } from "@verbatim/testkit/platform-double";
-import { expect } from "vitest";
-import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
-import { SherpaOnnxSpeechEngine } from "../../src/adapters/asr/index.ts";
-import {
-  type AudioSourcesConfig,
-  type ClosableAudioSources,
-  createAudioSources,
-} from "../../src/adapters/audio-sources/index.ts";
+import { SherpaOnnxSpeechEngine, type SpeechEngine } from "../../src/adapters/asr/index.ts";
 import type { ResolveAll } from "../../src/adapters/net/address-rule.ts";
-import { withDownloadDefaults } from "../../src/adapters/net/media-download.ts";
 import type { ThroughputFloorSettings } from "../../src/adapters/net/throughput-floor.ts";
-import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import { createPlatform } from "../../src/assembly/platform.ts";
-import { type AudioDeps, buildServices, type ServiceParts } from "../../src/assembly/services.ts";
-import type { AppDeps } from "../../src/http/app-deps.ts";
+import { buildServices, type JobSettings, type ServiceSettings } from "../../src/assembly/services.ts";
 import { createLogger } from "../../src/logger.ts";
-import { ServiceMetrics } from "../../src/metrics.ts";
 import { type PgBoss, startJobQueue } from "../../src/queue/job-queue.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
 import { MonitorEvents } from "../../src/services/monitors/monitor-events.ts";
 import type { Monitors } from "../../src/services/monitors/monitors.ts";
-import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
+import { createWebhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
 import type { WebhookOutbox } from "../../src/services/webhooks/webhook-events.ts";
-import { type ClosableFeedListings, createFeedListings } from "../../src/sources/feeds/index.ts";
-import { type PlatformSources, startPlatformSources } from "../../src/sources/index.ts";
-import { withPodcastLinks } from "../../src/sources/podcast-directory/index.ts";
 import type { SpotifyCredentials } from "../../src/sources/spotify/spotify-web-api.ts";
 import type { YtdlpEngine } from "../../src/sources/ytdlp/find-ytdlp.ts";
-import { defaultYtdlpExtractors } from "../../src/sources/ytdlp/ytdlp-extractors.ts";
 import type { Store } from "../../src/store/database.ts";
 import { PgBossTranscriptionQueue, transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
-import { podcastDoubleEgress } from "../podcast-links/podcast-double.ts";
-import { type Answer, send } from "../support/http.ts";
-import { serveApp, type TestServer } from "../support/server.ts";
+import { buildTestAdapters, type TestAdapters, type TestPlatformSources } from "../support/adapters.ts";
+import { serveApp, type TestServer, testAppDeps } from "../support/server.ts";
 import { openTestStore } from "../support/store.ts";
-import { readyProjectYtdlp } from "../ytdlp/harness.ts";
 
 /** The shipped model, loaded once per test file. */
 export const sharedEngine: SpeechEngine = new SherpaOnnxSpeechEngine();
@@ -70,21 +53,15 @@ export interface AudioServerOptions {
   parseDeadlineMs?: number;
   /** The slowest a media download may run; default the adapter's. */
   downloadFloor?: ThroughputFloorSettings;
-  /**
-   * Reads the video platforms with the project's yt-dlp, through the egress guard and this
-   * double (as `VERBATIM_PROXY_URLS` and `VERBATIM_CA_FILE` name it); without it, none.
-   */
+  /** Reads the video platforms with yt-dlp through this double (`buildTestAdapters`); without it, none. */
   platformDouble?: PlatformDouble;
   /** The yt-dlp extractors allowed, with `platformDouble`; default yt-dlp's default list. */
   platformExtractors?: readonly string[];
   /** The yt-dlp run, with `platformDouble`; default the project's; null for none, as on a server without it. */
   platformYtdlp?: YtdlpEngine | null;
   /** Without `platformDouble`: reads the video platforms through these sources, closed with the server. */
-  platforms?: Pick<PlatformSources, "registry" | "check" | "close">;
-  /**
-   * Reads Apple Podcasts and Spotify links, and every feed, page and media file, through this
-   * double as `VERBATIM_PROXY_URLS` and `VERBATIM_CA_FILE` name it, under the public-address rule.
-   */
+  platforms?: TestPlatformSources;
+  /** Reads Apple Podcasts and Spotify links, and every feed, page and media file, through this double. */
   podcastDouble?: PlatformDouble;
   /** Spotify's Web API credentials, with `podcastDouble`, whose Spotify folder answers any; default none. */
   spotify?: SpotifyCredentials;
@@ -100,10 +77,9 @@ export interface AudioServer extends TestServer {
   store: Store;
   boss: PgBoss;
   host: FakePodcastHost;
-  sources: ClosableAudioSources;
-  audio: AudioDeps;
   /** What the server's services were built from: another process's, or another app's, can be built from them. */
-  parts: ServiceParts & { audio: AudioDeps };
+  adapters: TestAdapters & Required<Pick<TestAdapters, "audioSources" | "engine">>;
+  settings: ServiceSettings & { jobs: JobSettings };
   /** The monitor service, with `monitors`: the worker role's scheduled checks run through it. */
   monitors?: Monitors;
   /** Starts this process's workers (again, after `stopWorkers`). */
@@ -123,111 +99,54 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
   const host = await startFakePodcastHost();
-  const webSources = (through: Partial<AudioSourcesConfig>) =>
-    createAudioSources({
-      allowPrivateTargets: true,
-      logger,
-      ...(options.parseDeadlineMs === undefined ? {} : { parseDeadlineMs: options.parseDeadlineMs }),
-      ...(options.downloadFloor === undefined ? {} : { downloadFloor: options.downloadFloor }),
-      ...through,
-    });
-  const sources = options.podcastDouble
-    ? withPodcastLinks(webSources(podcastDoubleEgress(options.podcastDouble)), {
-        ...podcastDoubleEgress(options.podcastDouble),
-        spotify: options.spotify ?? null,
-      })
-    : webSources({});
-  const engine = options.engine ?? sharedEngine;
-  const callbacks: Webhooks | undefined =
+  const { downloadFloor, parseDeadlineMs, platformDouble, youtube } = options;
+  const limits = {
+    ...(downloadFloor ? { downloadFloor } : {}),
+    ...(parseDeadlineMs === undefined ? {} : { parseDeadlineMs }),
+  };
+  const adapters = await buildTestAdapters({
+    logger,
+    web: { podcastDouble: options.podcastDouble, spotify: options.spotify, limits },
+    youtube: youtube && {
+      origin: youtube.origin,
+      attemptTimeoutMs: 2_000,
+      budgetMs: 5_000,
+      backoffBaseMs: 10,
+      ...limits,
+    },
+    platforms: platformDouble
+      ? { double: platformDouble, extractors: options.platformExtractors, ytdlp: options.platformYtdlp }
+      : options.platforms,
+    engine: options.engine ?? sharedEngine,
+  });
+  const callbacks =
     options.deliverCallbacks || options.monitors
       ? createWebhooks(store, { logger, allowPrivateTargets: true, pollIntervalMs: 50 })
       : undefined;
-  const monitorEvents = options.monitors && callbacks ? new MonitorEvents(store, callbacks, now) : undefined;
-  // Feeds are fetched as the web sources fetch them: through the podcast double when there is one,
-  // else from the fake host on loopback, a private address admitted here.
-  const feedListings: ClosableFeedListings = createFeedListings({
-    ...(options.podcastDouble ? podcastDoubleEgress(options.podcastDouble) : { allowPrivateTargets: true }),
-    spotify: options.spotify ?? null,
-  });
-  const webhooks = callbacks ?? options.webhooks?.(store);
-  const youtube = options.youtube
-    ? createYoutubeAdapter({
-        origin: options.youtube.origin,
-        attemptTimeoutMs: 2_000,
-        budgetMs: 5_000,
-        backoffBaseMs: 10,
-        ...(options.downloadFloor === undefined ? {} : { downloadFloor: options.downloadFloor }),
-      })
-    : undefined;
-  const startedPlatforms = options.platformDouble
-    ? await startPlatformSources({
-        ytdlp: options.platformYtdlp === undefined ? readyProjectYtdlp() : options.platformYtdlp,
-        extractors: options.platformExtractors ?? defaultYtdlpExtractors,
-        proxyUrls: [options.platformDouble.proxyUrl],
-        caFile: options.platformDouble.caFile,
-        allowPrivateTargets: false,
-        downloads: withDownloadDefaults({}),
-        logger,
-      })
-    : undefined;
-  const platformSources = startedPlatforms ?? options.platforms;
-  const audio: AudioDeps = {
-    sources,
-    ...(youtube ? { youtube: youtube.audio } : {}),
-    ...(platformSources ? { platforms: platformSources } : {}),
-    engine,
-    queue: new PgBossTranscriptionQueue(boss),
-    inlineAudioSeconds: options.inlineAudioSeconds ?? 30,
-    maxQueuedJobs: options.maxQueuedJobs ?? 1000,
-    ...(webhooks ? { webhooks } : {}),
-    ...(monitorEvents ? { jobFollowers: [monitorEvents] } : {}),
-    ...(options.allowPrivateCallbackTargets || callbacks ? { allowPrivateCallbackTargets: true } : {}),
-    ...(options.resolveAll ? { resolveAll: options.resolveAll } : {}),
-  };
-  const listings = [...(startedPlatforms ? [startedPlatforms.profiles] : []), ...feedListings.members];
-  const parts = {
+  const settings = {
     platform,
     now,
     logger,
-    audio,
-    listings,
-    ...(youtube ? { youtube } : {}),
-    ...(monitorEvents
-      ? {
-          monitors: {
-            events: monitorEvents,
-            webhookTargets: { allowPrivateTargets: true },
-            docsBaseUrl: "http://127.0.0.1",
-            random: () => 0,
-          },
-        }
-      : {}),
+    allowPrivateTargets: Boolean(options.allowPrivateCallbackTargets || callbacks),
+    resolveAll: options.resolveAll,
+    webhooks: callbacks ?? options.webhooks?.(store),
+    jobs: {
+      queue: new PgBossTranscriptionQueue(boss),
+      inlineAudioSeconds: options.inlineAudioSeconds ?? 30,
+      maxQueuedJobs: options.maxQueuedJobs ?? 1000,
+    },
+    monitors:
+      options.monitors && callbacks
+        ? { events: new MonitorEvents(store, callbacks, now), docsBaseUrl: "http://127.0.0.1", random: () => 0 }
+        : undefined,
   };
-  const services = buildServices(parts);
-  const deps: AppDeps = {
-    config: { version: "0.0.0-test" },
-    logger,
-    now,
-    metrics: new ServiceMetrics(),
-    platform,
-    services,
-    validateResponses: true,
-  };
-  const served = await serveApp(deps, {
-    ...(options.plan === undefined ? {} : { plan: options.plan }),
-    ...(options.credits === undefined ? {} : { credits: options.credits }),
-    name: "audio test",
-  });
+  const services = buildServices(adapters, settings);
+  const served = await serveApp(testAppDeps(settings, services), { ...options, name: "audio test" });
   let worker: TranscriptionWorker | undefined;
   const startWorkers = async (workers = options.workers ?? 2) => {
     if (workers === 0) return;
-    worker = await startTranscriptionWorker(boss, services.speechJobs, {
-      workers,
-      pollSeconds: 0.5,
-      retryLimit: testRetryLimit,
-      jobSlots: platform.jobSlots,
-      logger,
-    });
+    const jobOptions = { workers, pollSeconds: 0.5, retryLimit: testRetryLimit, jobSlots: platform.jobSlots, logger };
+    worker = await startTranscriptionWorker(boss, services.speechJobs, jobOptions);
   };
   const stopWorkers = async () => {
     await worker?.stop();
@@ -240,9 +159,8 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
     store,
     boss,
     host,
-    sources,
-    audio,
-    parts,
+    adapters,
+    settings,
     ...(services.monitors ? { monitors: services.monitors } : {}),
     startWorkers,
     stopWorkers,
@@ -253,79 +171,9 @@ export async function startAudioServer(options: AudioServerOptions = {}): Promis
       await boss.stop({ graceful: false, close: false });
       await served.close();
       await host.close();
-      await sources.close();
-      await feedListings.close();
-      await platformSources?.close();
+      await adapters.close();
       platform.slots.close();
       await store.close();
     },
   };
-}
-
-/** The JSON body of an answer, for reading fields the test then asserts. */
-// biome-ignore lint/suspicious/noExplicitAny: test bodies are read loosely and asserted field by field.
-export type Loose = any;
-
-/** `POST /api/v2/transcripts/video` with the account's key. */
-export function fetchTranscript(
-  server: TestServer,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-): Promise<Answer> {
-  return send(server, { method: "POST", path: "/api/v2/transcripts/video", json: body, headers });
-}
-
-/** `GET` of a poll URL (`/api/v2/transcripts/jobs/...`). */
-export function poll(server: TestServer, pollUrl: string, apiKey?: string): Promise<Answer> {
-  return send(server, {
-    method: "GET",
-    path: pollUrl,
-    ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
-  });
-}
-
-/**
- * Polls until the job leaves `processing`, every `intervalMs`; answers the last poll and every
- * progress value seen. Several jobs polled at once share the account's polling allowance.
- */
-export async function pollUntilFinished(
-  server: TestServer,
-  pollUrl: string,
-  timeoutMs = 30_000,
-  intervalMs = 250,
-): Promise<{ answer: Answer; progress: number[] }> {
-  const deadline = Date.now() + timeoutMs;
-  const progress: number[] = [];
-  for (;;) {
-    const answer = await poll(server, pollUrl);
-    expect(answer.status, answer.text).toBe(200);
-    const body = answer.body as Loose;
-    if (body.status !== "processing") return { answer, progress };
-    if (typeof body.progress === "number") progress.push(body.progress);
-    if (Date.now() > deadline) throw new Error(`job still processing after ${timeoutMs} ms: ${answer.text}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
-/** Asserts the 202 of docs/decisions.md rule 13 exactly, and answers its poll URL. */
-export function expectJobAccepted(
-  answer: Answer,
-  expected: { platform: string; balance: number | null; videoId?: string },
-): string {
-  expect(answer.status, answer.text).toBe(202);
-  const body = answer.body as Loose;
-  expect(body, answer.text).toEqual({
-    ok: true,
-    request_id: answer.headers.get("x-request-id"),
-    status: "processing",
-    job_id: expect.stringMatching(/^job_[0-9A-Z]{26}$/),
-    poll_url: `/api/v2/transcripts/jobs/${body.job_id}`,
-    data: {
-      kind: "transcript_job",
-      video_id: expected.videoId ?? expect.stringMatching(/^(file|pod)_/),
-      platform: expected.platform,
-    },
-    usage: { credits_spent: 0, balance: expected.balance, bytes: 0 },
-  });
-  return body.poll_url as string;
 }

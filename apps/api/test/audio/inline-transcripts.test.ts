@@ -6,8 +6,9 @@ import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
 import { casesOnThisEngine } from "../support/store.ts";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
 import { encryptedM4a, fiveHourFlac } from "./problem-media.ts";
+import { fetchTranscript, type Loose } from "./requests.ts";
 
 const fixtures = [
   { name: "jfk.wav", path: "whisper-cpp/jfk.wav", type: "audio/wav" },

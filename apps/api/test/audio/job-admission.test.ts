@@ -6,15 +6,8 @@ import { plans } from "../../src/services/accounts/plans.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
 import type { TestServer } from "../support/server.ts";
-import {
-  type AudioServer,
-  expectJobAccepted,
-  fetchTranscript,
-  type Loose,
-  pollUntilFinished,
-  sharedEngine,
-  startAudioServer,
-} from "./harness.ts";
+import { type AudioServer, sharedEngine, startAudioServer } from "./harness.ts";
+import { expectJobAccepted, fetchTranscript, type Loose, pollUntilFinished } from "./requests.ts";
 
 /** The real engine, holding each transcription a while longer, and counting how many run at once. */
 class ConcurrencyCountingEngine implements SpeechEngine {

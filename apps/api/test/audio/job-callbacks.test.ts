@@ -9,15 +9,8 @@ import { WebhookLog } from "../../src/services/webhooks/webhook-log.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import type { Answer } from "../support/http.ts";
 import { type ReceivedRequest, type Receiver, startReceiver } from "../webhooks/receiver.ts";
-import {
-  type AudioServer,
-  expectJobAccepted,
-  fetchTranscript,
-  type Loose,
-  poll,
-  pollUntilFinished,
-  startAudioServer,
-} from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
+import { expectJobAccepted, fetchTranscript, type Loose, poll, pollUntilFinished } from "./requests.ts";
 
 /** What the job and its charge looked like while one delivery attempt was in flight. */
 interface JobSnapshot {

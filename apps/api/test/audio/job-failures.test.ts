@@ -11,15 +11,9 @@ import { createWebhooks } from "../../src/services/webhooks/webhook-deliverer.ts
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope, verbatimValidator } from "../support/http.ts";
-import {
-  type AudioServer,
-  expectJobAccepted,
-  fetchTranscript,
-  type Loose,
-  pollUntilFinished,
-  startAudioServer,
-} from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
 import { encryptedM4a, fiveHourFlac } from "./problem-media.ts";
+import { expectJobAccepted, fetchTranscript, type Loose, pollUntilFinished } from "./requests.ts";
 
 describe("failed jobs: HTTP 200 with ok false, the error's code and number, nothing charged", () => {
   let server: AudioServer;

@@ -2,14 +2,8 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { parseSync } from "subtitle";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testEngine } from "../support/store.ts";
-import {
-  type AudioServer,
-  expectJobAccepted,
-  fetchTranscript,
-  type Loose,
-  pollUntilFinished,
-  startAudioServer,
-} from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
+import { expectJobAccepted, fetchTranscript, type Loose, pollUntilFinished } from "./requests.ts";
 
 describe(`format and chunk_size on a request that becomes a job (${testEngine})`, () => {
   let server: AudioServer;

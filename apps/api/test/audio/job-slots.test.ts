@@ -8,7 +8,8 @@ import { startJobQueue } from "../../src/queue/job-queue.ts";
 import { plans } from "../../src/services/accounts/plans.ts";
 import { transcriptionQueues } from "../../src/workers/transcription-queue.ts";
 import { startTranscriptionWorker, type TranscriptionWorker } from "../../src/workers/transcription-worker.ts";
-import { type AudioServer, fetchTranscript, startAudioServer, testRetryLimit } from "./harness.ts";
+import { type AudioServer, startAudioServer, testRetryLimit } from "./harness.ts";
+import { fetchTranscript } from "./requests.ts";
 
 /** A worker process of its own: its own queue client, its own slot holder, `workers` at once. */
 interface WorkerProcess {
@@ -26,7 +27,7 @@ async function startWorkerProcess(server: AudioServer, workers: number): Promise
     logger,
     { superviseIntervalSeconds: 1, monitorIntervalSeconds: 1 },
   );
-  const { speechJobs } = buildServices({ ...server.parts, platform, now, logger });
+  const { speechJobs } = buildServices(server.adapters, { ...server.settings, platform, now, logger });
   const worker = await startTranscriptionWorker(boss, speechJobs, {
     workers,
     pollSeconds: 0.5,

@@ -9,7 +9,8 @@ import { buildServices } from "../../src/assembly/services.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { type Answer, expectErrorEnvelope } from "../support/http.ts";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
+import { fetchTranscript, type Loose } from "./requests.ts";
 
 /** The authored feed (packages/testkit/fixtures/podcasts/SOURCE.md): one episode per transcript format, and one without. */
 const feedPath = "/feeds/transcript-formats.xml";
@@ -307,8 +308,8 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
         caption_kind: null,
         speakers: null,
         speech_engine: {
-          engine: server.audio.engine.info.engine,
-          model: server.audio.engine.info.model,
+          engine: server.adapters.engine.info.engine,
+          model: server.adapters.engine.info.model,
         },
         podcast: podcastBlock(formats[0]),
       });
@@ -340,7 +341,7 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
         title: plainEpisode.title,
         source: "audio",
         caption_kind: null,
-        speech_engine: { engine: server.audio.engine.info.engine },
+        speech_engine: { engine: server.adapters.engine.info.engine },
         podcast: podcastBlock({ ...plainEpisode, publishedAt: "2020-10-08T04:30:00.000Z" }),
       });
       expect(body.data.text).toContain(jfkPhrase);
@@ -446,7 +447,7 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
       // The same platform and account, but sources under the public-address rule, as in production.
       const sources = createAudioSources({ allowPrivateTargets: false, logger: createLogger("silent") });
       closeSources = () => sources.close();
-      const services = buildServices({ ...server.parts, audio: { ...server.audio, sources } });
+      const services = buildServices({ ...server.adapters, audioSources: sources }, server.settings);
       strict = await listenOnLoopback(createApp({ ...server.deps, services }));
     });
     afterAll(async () => {
@@ -482,7 +483,7 @@ describe("POST /transcripts/video with podcast feeds, episode pages and their pu
       );
       const sources = createAudioSources({ allowPrivateTargets: true, logger });
       closeSources = () => sources.close();
-      const services = buildServices({ ...server.parts, logger, audio: { ...server.audio, sources } });
+      const services = buildServices({ ...server.adapters, audioSources: sources }, { ...server.settings, logger });
       logged = await listenOnLoopback(createApp({ ...server.deps, logger, services }));
     });
     afterAll(async () => {

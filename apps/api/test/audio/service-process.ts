@@ -1,7 +1,7 @@
 import { spawnVerbatim } from "@verbatim/testkit";
 import type { NodeProcess } from "@verbatim/testkit/node-process";
 import { apiPackage } from "../support/api-package.ts";
-import type { Loose } from "./harness.ts";
+import type { Loose } from "./requests.ts";
 
 /** `src/main.ts` running as a child process, as an operator starts it. */
 export type ServiceProcess = NodeProcess;

@@ -2,7 +2,8 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorEnvelope } from "../support/http.ts";
 import type { TestServer } from "../support/server.ts";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
+import { fetchTranscript, type Loose } from "./requests.ts";
 
 const jfkPhrase = "what you can do for your country";
 

@@ -7,15 +7,8 @@ import { JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
-import {
-  type AudioServer,
-  expectJobAccepted,
-  fetchTranscript,
-  type Loose,
-  poll,
-  pollUntilFinished,
-  startAudioServer,
-} from "./harness.ts";
+import { type AudioServer, startAudioServer } from "./harness.ts";
+import { expectJobAccepted, fetchTranscript, type Loose, poll, pollUntilFinished } from "./requests.ts";
 
 const fixtures = [
   { name: "jfk.wav", path: "whisper-cpp/jfk.wav", type: "audio/wav" },

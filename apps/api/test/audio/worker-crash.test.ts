@@ -9,7 +9,7 @@ import { pricing } from "../../src/services/accounts/pricing.ts";
 import { openEmbeddedStore, openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
-import type { Loose } from "./harness.ts";
+import type { Loose } from "./requests.ts";
 import {
   jobServiceEnvironment,
   listeningUrl,

@@ -6,15 +6,8 @@ import { JFK_REFERENCE, JFK_WER_LIMIT } from "../asr/generated-media.ts";
 import { wordErrorRate } from "../asr/word-error-rate.ts";
 import { ledgerOf } from "../platform/helpers.ts";
 import { expectErrorEnvelope } from "../support/http.ts";
-import {
-  type AudioServer,
-  type AudioServerOptions,
-  expectJobAccepted,
-  fetchTranscript,
-  type Loose,
-  pollUntilFinished,
-  startAudioServer,
-} from "./harness.ts";
+import { type AudioServer, type AudioServerOptions, startAudioServer } from "./harness.ts";
+import { expectJobAccepted, fetchTranscript, type Loose, pollUntilFinished } from "./requests.ts";
 
 const surfaceGo = "GJLlxj_dtq8";
 const captionsDisabled = "dsMFmonKDD4";

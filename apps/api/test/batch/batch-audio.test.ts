@@ -2,7 +2,8 @@ import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AudioServer, pollUntilFinished, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { pollUntilFinished } from "../audio/requests.ts";
 import { serverStartTimeoutMs } from "../support/youtube-server.ts";
 
 const surfaceGo = "GJLlxj_dtq8";

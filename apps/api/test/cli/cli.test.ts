@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { spawnVerbatim } from "@verbatim/testkit";
 import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +25,6 @@ const apiRoot = fileURLToPath(new URL("../..", import.meta.url));
 const tsx = createRequire(import.meta.url).resolve("tsx/cli");
 const cliEntry = join(apiRoot, "src/cli/main.ts");
 const binEntry = join(apiRoot, "bin/verbatim.mjs");
-const serviceEntry = join(apiRoot, "src/main.ts");
 
 /** How long one CLI command may take: opening the embedded store and migrating it takes seconds. */
 const commandTimeoutMs = 60_000;
@@ -79,8 +79,12 @@ function verbatimProcess(args: string[], env: NodeJS.ProcessEnv): Promise<Comman
 
 /** Runs `node <args>` in the API package to its end. */
 function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult> {
+  return finished(spawn(process.execPath, args, { cwd: apiRoot, env, detached: true }), `node ${args.join(" ")}`);
+}
+
+/** What a child printed and how it ended, once it has. */
+function finished(child: ChildProcess, name: string): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: apiRoot, env, detached: true });
     children.add(child);
     let stdout = "";
     let stderr = "";
@@ -92,7 +96,7 @@ function runNode(args: string[], env: NodeJS.ProcessEnv): Promise<CommandResult>
     });
     const timer = setTimeout(() => {
       killGroup(child, "SIGKILL");
-      reject(new Error(`node ${args.join(" ")} took over ${commandTimeoutMs} ms\n${stdout}\n${stderr}`));
+      reject(new Error(`${name} took over ${commandTimeoutMs} ms\n${stdout}\n${stderr}`));
     }, commandTimeoutMs);
     child.on("error", reject);
     child.on("close", (code) => {
@@ -128,7 +132,16 @@ interface ShowJson extends AccountView {
   keys: ApiKeyView[];
 }
 
-/** A running service, started as `tsx src/main.ts`. */
+/**
+ * `env` as the launcher takes it, on a free loopback port: the launcher adds this process's
+ * environment, so a database `env` leaves unset is named empty, which names none.
+ */
+function serviceEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  const given = Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return { ...Object.fromEntries(given), DATABASE_URL: env.DATABASE_URL ?? "", PORT: "0", HOST: "127.0.0.1" };
+}
+
+/** A running service, started as `node --import tsx src/main.ts` by the one launcher, `spawnVerbatim`. */
 interface Service {
   child: ChildProcess;
   baseUrl: string;
@@ -139,11 +152,7 @@ interface Service {
 }
 
 async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
-  const child = spawn(process.execPath, ["--import", "tsx", serviceEntry], {
-    cwd: apiRoot,
-    env: { ...env, PORT: "0", HOST: "127.0.0.1", VERBATIM_LOG_LEVEL: "info" },
-    detached: true,
-  });
+  const { process: child } = spawnVerbatim(apiRoot, { ...serviceEnvironment(env), VERBATIM_LOG_LEVEL: "info" });
   children.add(child);
   let stdout = "";
   let stderr = "";
@@ -497,7 +506,7 @@ describe.runIf(embeddedPass)("the CLI while the service runs on the same data di
   it(
     "refuses to start a second service on the data directory it holds",
     async () => {
-      const second = await runNode(["--import", "tsx", serviceEntry], { ...env, PORT: "0", HOST: "127.0.0.1" });
+      const second = await finished(spawnVerbatim(apiRoot, serviceEnvironment(env)).process, "a second service");
       expect(second.code, described(second)).toBe(1);
       expect(second.stderr, described(second)).toContain(`another Verbatim process holds ${dataDir}`);
       await expectKeyWorks(service, developmentKey);

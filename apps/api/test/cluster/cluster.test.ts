@@ -11,7 +11,7 @@ import { plans, pollsPerMinute } from "../../src/services/accounts/plans.ts";
 import type { Platform } from "../../src/services/process-services.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
-import type { Loose } from "../audio/harness.ts";
+import type { Loose } from "../audio/requests.ts";
 import { createPostgresDatabase, type PostgresDatabase } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
 import { busiestMinute, compareLedger, deliveriesById, requestFigures, retriedSdkCalls } from "./checks.ts";

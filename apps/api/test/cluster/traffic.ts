@@ -1,5 +1,5 @@
 import { Verbatim } from "@verbatim/sdk";
-import type { Loose } from "../audio/harness.ts";
+import type { Loose } from "../audio/requests.ts";
 
 /** What a client asked for, as the figures count it. */
 export type RequestKind =

@@ -1,6 +1,7 @@
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { fetchTranscript, type Loose } from "../audio/requests.ts";
 import { send } from "../support/http.ts";
 
 // Feeds as channels: the authored show of packages/testkit/fixtures/podcasts/verbatim/show-feed.xml

@@ -116,5 +116,5 @@ export function startListServer(currentSource: () => MemoryListSource): Promise<
     listCaptions: () => Promise.reject(new Error("the list tests list no captions")),
     readCaptions: () => Promise.reject(new Error("the list tests read no captions")),
   };
-  return startServer({ credits: 1000, parts: { youtube: { captions, lists } } });
+  return startServer({ credits: 1000, adapters: { youtube: { captions, lists } } });
 }

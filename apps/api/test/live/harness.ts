@@ -3,21 +3,19 @@ import { listenOnLoopback } from "@verbatim/testkit/listen";
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import { SherpaOnnxSpeechEngine, type SpeechEngine } from "../../src/adapters/asr/index.ts";
-import { createPublicFetch, type PublicFetch } from "../../src/adapters/net/public-fetch.ts";
 import { createApp } from "../../src/app.ts";
 import { createPlatform } from "../../src/assembly/platform.ts";
-import { buildServices, type LiveDeps } from "../../src/assembly/services.ts";
-import type { AppDeps } from "../../src/http/app-deps.ts";
+import { buildServices } from "../../src/assembly/services.ts";
 import { createLogger } from "../../src/logger.ts";
-import { ServiceMetrics } from "../../src/metrics.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
 import type { Platform } from "../../src/services/process-services.ts";
 import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webhook-deliverer.ts";
-import { createLiveSources, type LiveSource } from "../../src/sources/live/index.ts";
+import type { LiveSource } from "../../src/sources/live/index.ts";
 import { openPostgresStore, type Store } from "../../src/store/database.ts";
 import { LiveWorkers } from "../../src/workers/live-workers.ts";
+import { buildTestAdapters } from "../support/adapters.ts";
 import { type Answer, send } from "../support/http.ts";
-import { serveApp, type TestServer } from "../support/server.ts";
+import { serveApp, type TestServer, testAppDeps } from "../support/server.ts";
 import { createPostgresDatabase, openTestStore } from "../support/store.ts";
 
 /** The shipped model, loaded once per test file. */
@@ -59,7 +57,7 @@ export interface LiveServer extends TestServer {
  */
 export async function startLiveServer(store: Store, options: LiveServerOptions = {}): Promise<LiveServer> {
   const built = await liveDeps(store, options);
-  const { deps, services, webhooks, fetch, logger, platform } = built;
+  const { deps, services, webhooks, adapters, logger, platform } = built;
   const served = await serveApp(deps, {
     ...(options.plan === undefined ? {} : { plan: options.plan }),
     ...(options.credits === undefined ? {} : { credits: options.credits }),
@@ -93,7 +91,7 @@ export async function startLiveServer(store: Store, options: LiveServerOptions =
       await webhooks?.stop();
       await services.liveWork?.feed.close();
       await served.close();
-      await fetch.close();
+      await adapters.close();
       platform.slots.close();
     },
   };
@@ -114,7 +112,7 @@ export async function startApiProcess(
     async close() {
       await built.services.liveWork?.feed.close();
       await listening.close();
-      await built.fetch.close();
+      await built.adapters.close();
       built.platform.slots.close();
     },
   };
@@ -126,36 +124,31 @@ async function liveDeps(store: Store, options: LiveServerOptions) {
   const logger = createLogger("silent");
   const platform = await createPlatform(store, { now });
   const allowPrivateTargets = options.allowPrivateTargets ?? true;
-  const fetch: PublicFetch = createPublicFetch({ allowPrivateTargets });
+  const adapters = await buildTestAdapters({
+    logger,
+    engine: liveEngine,
+    live: { allowPrivateTargets, ...(options.platforms ? { platforms: options.platforms } : {}) },
+  });
   const webhooks = options.webhooks
     ? createWebhooks(store, { logger, allowPrivateTargets: true, pollIntervalMs: 50 })
     : undefined;
-  const live: LiveDeps = {
-    engine: liveEngine,
+  const services = buildServices(adapters, {
+    platform,
+    now,
+    logger,
+    allowPrivateTargets,
     ...(webhooks ? { webhooks } : {}),
-    sources: createLiveSources(options.platforms ?? null, fetch),
-    fetch,
-    webhookTargets: { allowPrivateTargets },
-    settings: {
+    live: {
       silenceMs: options.silenceMs ?? 8_000,
       maxBytesPerMinute: 32 * 1024 * 1024,
       minPollMs: 200,
       waitingRecheckMs: 300,
+      stopWaitMs: 20_000,
+      keepAliveMs: 5_000,
     },
-    stopWaitMs: 20_000,
-    keepAliveMs: 5_000,
-  };
-  const services = buildServices({ platform, now, logger, live });
-  const deps: AppDeps = {
-    config: { version: "0.0.0-test" },
-    logger,
-    now,
-    metrics: new ServiceMetrics(),
-    platform,
-    services,
-    validateResponses: true,
-  };
-  return { deps, services, webhooks, fetch, logger, platform };
+  });
+  const deps = testAppDeps({ platform, now, logger }, services);
+  return { deps, services, webhooks, adapters, logger, platform };
 }
 
 /** `POST /api/v2/live` with the server's key (or `apiKey`). */

@@ -1,19 +1,17 @@
 import { FakeYoutube } from "@verbatim/testkit/fake-youtube";
 import { publishNewUploads, serveRecordedChannel } from "@verbatim/testkit/recorded-channel";
 import { eq } from "drizzle-orm";
-import { createYoutubeAdapter } from "../../src/adapters/youtube/index.ts";
+import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
+import type { YoutubeAdapter } from "../../src/adapters/youtube/index.ts";
 import type { VideoListSource } from "../../src/adapters/youtube/video-lists.ts";
 import { createPlatform } from "../../src/assembly/platform.ts";
 import {
-  type AudioDeps,
   buildServices,
-  type MonitorDeps,
-  type ServiceParts,
-  type YoutubeDeps,
+  type JobSettings,
+  type MonitorSettings,
+  type ServiceSettings,
 } from "../../src/assembly/services.ts";
-import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
-import { ServiceMetrics } from "../../src/metrics.ts";
 import { MonthlyRefills } from "../../src/services/accounts/monthly-refills.ts";
 import type { PlanName } from "../../src/services/accounts/plans.ts";
 import { MonitorEvents } from "../../src/services/monitors/monitor-events.ts";
@@ -23,7 +21,8 @@ import { createWebhooks, type Webhooks } from "../../src/services/webhooks/webho
 import type { Store } from "../../src/store/database.ts";
 import { monitors } from "../../src/store/schema.ts";
 import { Scheduler } from "../../src/workers/scheduler.ts";
-import { serveApp, type TestServer } from "../support/server.ts";
+import { buildTestAdapters, type TestAdapters } from "../support/adapters.ts";
+import { serveApp, type TestServer, testAppDeps } from "../support/server.ts";
 import { emptyStore, openTestStore } from "../support/store.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
 
@@ -51,7 +50,8 @@ export function fixedClock(start = new Date()): Clock {
 export interface MonitorHarness {
   server: TestServer;
   /** What the API's services were built from; another worker's services can be built from them too. */
-  parts: ServiceParts & { monitors: MonitorDeps; youtube: YoutubeDeps };
+  adapters: TestAdapters & { youtube: YoutubeAdapter };
+  settings: ServiceSettings & { monitors: MonitorSettings };
   fake: FakeYoutube;
   /** A loopback webhook endpoint; `VERBATIM_ALLOW_PRIVATE_TARGETS` is on, so monitors may deliver to it. */
   receiver: Receiver;
@@ -71,8 +71,11 @@ export interface MonitorHarnessOptions {
   credits?: number | null;
   /** Whether a webhook may be http or on a private address (default true, so the loopback receiver works). */
   allowPrivateWebhooks?: boolean;
-  /** Speech recognition of captionless uploads, their audio from the fake; jobs tell the monitors, as in main.ts. */
-  audio?: Omit<AudioDeps, "youtube" | "jobFollowers">;
+  /**
+   * Speech recognition of captionless uploads, their audio from the fake, with this engine and
+   * queue; jobs tell the monitors, as in main.ts.
+   */
+  speech?: { engine: SpeechEngine; jobs: JobSettings };
   /**
    * A store the harness empties and works on, and leaves open on `close`: tests of a file that
    * each start a harness share one (see `emptyStore`). Without it, the harness opens its own.
@@ -98,42 +101,36 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   const platform = await createPlatform(store, { now });
   const logger = createLogger("silent");
   const webhooks = createWebhooks(store, { logger, now, allowPrivateTargets: true, pollIntervalMs: 20 });
-  const youtube = createYoutubeAdapter({
-    origin: fake.origin,
-    // As in startYoutubeServer: on a loaded 2-core machine a loopback answer can take seconds, and no
-    // monitor test waits on an upstream timeout of this adapter.
-    attemptTimeoutMs: 2_500,
-    budgetMs: 8_000,
-    maxAttempts: 2,
-    backoffBaseMs: 10,
+  const adapters = await buildTestAdapters({
+    logger,
+    youtube: {
+      origin: fake.origin,
+      // As in startYoutubeServer: on a loaded 2-core machine a loopback answer can take seconds, and no
+      // monitor test waits on an upstream timeout of this adapter.
+      attemptTimeoutMs: 2_500,
+      budgetMs: 8_000,
+      maxAttempts: 2,
+      backoffBaseMs: 10,
+    },
+    ...(options.speech ? { web: {}, engine: options.speech.engine } : {}),
   });
-  const monitorDeps = {
-    events: new MonitorEvents(store, webhooks, now),
-    webhookTargets: { allowPrivateTargets: options.allowPrivateWebhooks ?? true },
-    // The server's port is not known before it listens; no test reads a scheduled check's docs links.
-    docsBaseUrl: "http://127.0.0.1",
-    random: () => 0,
-  };
-  const parts = {
+  const { youtube } = adapters;
+  if (!youtube) throw new Error("the harness's adapters have no YouTube");
+  const settings = {
     platform,
     now,
     logger,
-    youtube,
-    monitors: monitorDeps,
-    ...(options.audio
-      ? { audio: { ...options.audio, youtube: youtube.audio, jobFollowers: [monitorDeps.events] } }
-      : {}),
+    allowPrivateTargets: options.allowPrivateWebhooks ?? true,
+    ...(options.speech ? { jobs: options.speech.jobs } : {}),
+    monitors: {
+      events: new MonitorEvents(store, webhooks, now),
+      // The server's port is not known before it listens; no test reads a scheduled check's docs links.
+      docsBaseUrl: "http://127.0.0.1",
+      random: () => 0,
+    },
   };
-  const services = buildServices(parts);
-  const deps: AppDeps = {
-    config: { version: "0.0.0-test" },
-    logger,
-    now,
-    metrics: new ServiceMetrics(),
-    platform,
-    validateResponses: true,
-    services,
-  };
+  const services = buildServices(adapters, settings);
+  const deps = testAppDeps({ platform, now, logger }, services);
   const server = await serveApp(deps, {
     plan: options.plan ?? "pro",
     ...(options.credits === undefined ? {} : { credits: options.credits }),
@@ -143,7 +140,8 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
   webhooks.start();
   return {
     server,
-    parts,
+    adapters: { ...adapters, youtube },
+    settings,
     fake,
     receiver,
     monitors,
@@ -157,6 +155,7 @@ export async function startMonitorHarness(options: MonitorHarnessOptions = {}): 
       await webhooks.stop();
       await server.close();
       platform.slots.close();
+      await adapters.close();
       if (!options.store) await store.close();
       await receiver.close();
       await fake.close();
@@ -192,7 +191,7 @@ export async function recordReportedVideo(h: MonitorHarness, monitorId: string, 
     stats: null,
     thumbnailUrl: null,
   };
-  const event = await h.parts.monitors.events.record(
+  const event = await h.settings.monitors.events.record(
     monitor,
     "youtube",
     { type: "monitor.videos", data: { videos: [row] } },
@@ -208,15 +207,17 @@ export function anotherWorker(
   options: { random?: () => number; claimSeconds?: number; lists?: VideoListSource } = {},
 ): Monitors {
   return monitorsOf(
-    buildServices({
-      ...h.parts,
-      ...(options.lists ? { youtube: { ...h.parts.youtube, lists: options.lists } } : {}),
-      monitors: {
-        ...h.parts.monitors,
-        ...(options.random ? { random: options.random } : {}),
-        ...(options.claimSeconds === undefined ? {} : { claimSeconds: options.claimSeconds }),
+    buildServices(
+      options.lists ? { ...h.adapters, youtube: { ...h.adapters.youtube, lists: options.lists } } : h.adapters,
+      {
+        ...h.settings,
+        monitors: {
+          ...h.settings.monitors,
+          ...(options.random ? { random: options.random } : {}),
+          ...(options.claimSeconds === undefined ? {} : { claimSeconds: options.claimSeconds }),
+        },
       },
-    }),
+    ),
   );
 }
 

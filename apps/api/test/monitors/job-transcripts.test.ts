@@ -4,9 +4,7 @@ import { channelUrl, newUploads } from "@verbatim/testkit/recorded-channel";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SpeechEngine } from "../../src/adapters/asr/index.ts";
-import { type ClosableAudioSources, createAudioSources } from "../../src/adapters/audio-sources/index.ts";
 import { newId } from "../../src/ids.ts";
-import { createLogger } from "../../src/logger.ts";
 import { type FullTranscript, TranscriptStore } from "../../src/services/kept/transcript-store.ts";
 import { TranscriptJobs } from "../../src/services/speech/transcript-jobs.ts";
 import type { TranscriptionQueue } from "../../src/services/speech/transcription-queue.ts";
@@ -77,7 +75,7 @@ describe("a monitor's transcript that became a speech job", () => {
       new TranscriptStore(store, () => new Date()),
       () => h.clock.now(),
       undefined,
-      [h.parts.monitors.events],
+      [h.settings.monitors.events],
     );
     const created = await h.server.client.POST("/monitors", {
       body: { target: channelUrl, transcripts: true, webhook_url: h.receiver.url() },
@@ -140,19 +138,14 @@ const unworkedQueue: TranscriptionQueue = {
 
 describe("a monitor's speech job", () => {
   let speech: MonitorHarness;
-  let sources: ClosableAudioSources;
 
   beforeAll(async () => {
-    sources = createAudioSources({ allowPrivateTargets: true, logger: createLogger("silent") });
     speech = await startMonitorHarness({
       credits: 100,
-      audio: { sources, engine: unusedEngine, queue: unworkedQueue, inlineAudioSeconds: 0, maxQueuedJobs: 10 },
+      speech: { engine: unusedEngine, jobs: { queue: unworkedQueue, inlineAudioSeconds: 0, maxQueuedJobs: 10 } },
     });
   }, serverStartTimeoutMs);
-  afterAll(async () => {
-    await speech.close();
-    await sources.close();
-  });
+  afterAll(async () => speech.close());
 
   it("is charged on completion under the monitor's operation, which usage by operation reports", async () => {
     const [captionless] = newUploads;
@@ -172,10 +165,10 @@ describe("a monitor's speech job", () => {
       sql`select id from transcript_jobs where video_id = ${captionless}`,
     );
     expect(others).toEqual([]);
-    const { store, credits } = speech.server.platform;
-    const completing = new TranscriptJobs(store, credits, new TranscriptStore(store, () => new Date()), () =>
-      speech.clock.now(),
-    );
+    const { store } = speech.server.platform;
+    // The process's own jobs, as its transcription workers complete them.
+    const completing = speech.server.deps.services.jobs;
+    if (!completing) throw new Error("the harness's services have no speech jobs");
     const row = await completing.find(job?.id ?? "");
     if (!row) throw new Error(`no job for ${captionless}`);
     const completion = {
@@ -185,6 +178,11 @@ describe("a monitor's speech job", () => {
       stored: { platform: "test", item: "monitor-operation" },
     };
     expect((await completing.complete(row, completion)).kind).toBe("completed");
+    // A job the process completes tells its monitors, whose transcript task waited on it.
+    const [task] = await store.query<{ status: string }>(
+      sql`select status from monitor_transcript_tasks where job_id = ${row.id}`,
+    );
+    expect(task?.status).toBe("done");
 
     const operation = "POST /monitors/{monitorId}/check";
     const charges = await store.query<{ delta: number; operation: string }>(

@@ -181,7 +181,7 @@ describe("the scheduler", () => {
     const restarted = new Scheduler({
       monitors: anotherWorker(h),
       refills: new MonthlyRefills(h.server.platform.store, () => h.clock.now()),
-      logger: h.parts.logger,
+      logger: h.settings.logger,
     });
     h.clock.advanceMinutes(61);
     await restarted.tick();

@@ -73,17 +73,16 @@ describe.skipIf(!process.env.DATABASE_URL)("monitor checks by worker processes o
     platform = await createPlatform(store, { now });
     const logger = createLogger("silent");
     const youtube = createYoutubeAdapter({ origin: fake.origin });
-    const services = buildServices({
-      platform,
-      now,
-      logger,
-      youtube,
-      monitors: {
-        events: new MonitorEvents(store, undefined, now),
-        webhookTargets: { allowPrivateTargets: true },
-        docsBaseUrl: "http://127.0.0.1",
+    const services = buildServices(
+      { youtube },
+      {
+        platform,
+        now,
+        logger,
+        allowPrivateTargets: true,
+        monitors: { events: new MonitorEvents(store, undefined, now), docsBaseUrl: "http://127.0.0.1" },
       },
-    });
+    );
     if (!services.monitors) throw new Error("no monitor service");
     monitors = services.monitors;
     accountId = (await platform.accounts.create({ plan: "pro", credits: 1000 })).account.id;

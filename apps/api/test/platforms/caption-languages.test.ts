@@ -1,7 +1,8 @@
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { fetchTranscript, type Loose } from "../audio/requests.ts";
 import { send } from "../support/http.ts";
 
 // POST /transcripts/languages and translate_to beyond YouTube: the platforms through the real

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { fetchTranscript, type Loose } from "../audio/requests.ts";
 import { startServiceProcess } from "../audio/service-process.ts";
 
 // VERBATIM_YTDLP_EXTRACTORS is the operator's list of the platforms yt-dlp may read: a link to a

@@ -1,7 +1,8 @@
 import { eventually } from "@verbatim/testkit/eventually";
 import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { fetchTranscript, type Loose } from "../audio/requests.ts";
 import { type Answer, send } from "../support/http.ts";
 
 // What one request may make the service read from a platform, end to end: the route, the real

@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Loose } from "../audio/harness.ts";
+import type { Loose } from "../audio/requests.ts";
 import { jobServiceEnvironment, request, type ServiceClient } from "../audio/service-process.ts";
 import { testEngine } from "../support/store.ts";
 import {

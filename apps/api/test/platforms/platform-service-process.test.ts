@@ -1,6 +1,6 @@
 import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Loose } from "../audio/harness.ts";
+import type { Loose } from "../audio/requests.ts";
 import {
   jobServiceEnvironment,
   request,

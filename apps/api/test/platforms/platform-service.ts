@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { seedDataDirectory } from "@verbatim/testkit/store-template";
 import { expect } from "vitest";
-import type { Loose } from "../audio/harness.ts";
+import type { Loose } from "../audio/requests.ts";
 import {
   listeningUrl,
   request,

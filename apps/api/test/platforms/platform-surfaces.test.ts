@@ -1,6 +1,7 @@
 import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AudioServer, type Loose, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import type { Loose } from "../audio/requests.ts";
 import { callTool, connectOverHttp } from "../mcp/mcp-client.ts";
 import { send } from "../support/http.ts";
 import { testEngine } from "../support/store.ts";

@@ -1,13 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { type PlatformDouble, platformFixture, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type AudioServer,
-  fetchTranscript,
-  type Loose,
-  pollUntilFinished,
-  startAudioServer,
-} from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { fetchTranscript, type Loose, pollUntilFinished } from "../audio/requests.ts";
 import { send } from "../support/http.ts";
 
 // Every platform read through yt-dlp, end to end: the route, the transcript service, the real

@@ -7,7 +7,8 @@ import { TranscriptStore } from "../../src/services/kept/transcript-store.ts";
 import type { AudioTranscripts } from "../../src/services/transcripts/audio-transcripts.ts";
 import type { PlatformSource } from "../../src/sources/platform-source.ts";
 import type { SourceRegistry } from "../../src/sources/registry.ts";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { fetchTranscript, type Loose } from "../audio/requests.ts";
 
 // A request's walk through POST /transcripts/video, for a TikTok post (the real yt-dlp against
 // the platform double), an Apple Podcasts episode (Apple's directory and the feed it names, on

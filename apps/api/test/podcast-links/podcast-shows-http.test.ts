@@ -5,7 +5,8 @@ import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/plat
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AudioServer, fetchTranscript, type Loose, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { fetchTranscript, type Loose } from "../audio/requests.ts";
 import { send } from "../support/http.ts";
 import { type Receiver, startReceiver } from "../webhooks/receiver.ts";
 import { podcastDoubleFolders } from "./podcast-double.ts";

@@ -3,7 +3,12 @@ import { createClient, type VerbatimClient } from "@verbatim/sdk";
 import { listenOnLoopback } from "@verbatim/testkit/listen";
 import { createApp } from "../../src/app.ts";
 import { createPlatform } from "../../src/assembly/platform.ts";
-import { buildServices, type ServiceParts } from "../../src/assembly/services.ts";
+import {
+  buildServices,
+  type ProcessServices,
+  type ServiceAdapters,
+  type ServiceSettings,
+} from "../../src/assembly/services.ts";
 import type { AppDeps } from "../../src/http/app-deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import { ServiceMetrics } from "../../src/metrics.ts";
@@ -33,7 +38,7 @@ export interface TestServerOptions {
   now?: () => Date;
   deps?: Partial<Omit<AppDeps, "platform" | "services">>;
   /** The adapters the server's services are built from (`buildServices`); without them, only the account operations are live. */
-  parts?: Omit<ServiceParts, "platform" | "now" | "logger">;
+  adapters?: ServiceAdapters;
   /**
    * A store the server empties and works on, and leaves open on `close`: tests of a file that
    * each start a server share one (see `emptyStore`). Without it, the server opens its own.
@@ -56,7 +61,7 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
     validateResponses: true,
     ...options.deps,
     metrics: options.deps?.metrics ?? new ServiceMetrics(),
-    services: buildServices({ platform, now, logger, ...options.parts }),
+    services: buildServices(options.adapters ?? {}, { platform, now, logger, allowPrivateTargets: false }),
   };
   const served = await serveApp(deps, options);
   return {
@@ -66,6 +71,23 @@ export async function startServer(options: TestServerOptions = {}): Promise<Test
       platform.slots.close();
       if (!options.store) await store.close();
     },
+  };
+}
+
+/** The app's deps for a test: its version, a silent logger unless another is given, fresh metrics, responses validated against the contract. */
+export function testAppDeps(
+  settings: Pick<ServiceSettings, "platform" | "now" | "logger">,
+  services: ProcessServices,
+): AppDeps {
+  const { platform, now, logger } = settings;
+  return {
+    config: { version: "0.0.0-test" },
+    logger,
+    now,
+    metrics: new ServiceMetrics(),
+    platform,
+    services,
+    validateResponses: true,
   };
 }
 

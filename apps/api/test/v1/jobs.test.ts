@@ -1,7 +1,8 @@
 import { audioFixture } from "@verbatim/testkit/fake-podcast-host";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GeneratedMedia, generatedMedia } from "../asr/generated-media.ts";
-import { type AudioServer, type Loose, poll, startAudioServer } from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { type Loose, poll } from "../audio/requests.ts";
 import { type Answer, send } from "../support/http.ts";
 import { expectAnchorShape, expectDeprecated, expectV1Error } from "./support.ts";
 

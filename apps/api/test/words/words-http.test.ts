@@ -4,14 +4,8 @@ import { FakeYoutube, fromFixture, playerFromReelRecording } from "@verbatim/tes
 import { type PlatformDouble, startPlatformDouble } from "@verbatim/testkit/platform-double";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type AudioServer,
-  fetchTranscript,
-  type Loose,
-  poll,
-  pollUntilFinished,
-  startAudioServer,
-} from "../audio/harness.ts";
+import { type AudioServer, startAudioServer } from "../audio/harness.ts";
+import { fetchTranscript, type Loose, poll, pollUntilFinished } from "../audio/requests.ts";
 import { type Answer, expectErrorEnvelope, send } from "../support/http.ts";
 import { transcriptWordBreaches } from "../support/word-rules.ts";
 
