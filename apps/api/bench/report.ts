@@ -181,7 +181,7 @@ export function goalLines(summaries: Summary[], labels: TargetLabels, goals: Tar
       lines.push(
         verdict(
           trips <= goals.maxRoundTrips,
-          `${label}: ${trips.toFixed(2)} database round trips per request (goal <= ${goals.maxRoundTrips})`,
+          `${label}: ${trips.toFixed(3)} database round trips per request (goal <= ${goals.maxRoundTrips})`,
         ),
       );
     }
