@@ -1,5 +1,6 @@
 import { SourceError } from "../source-error.ts";
 import type { InfoDict } from "../ytdlp/info-dict.ts";
+import { httpAddress, trimmedText } from "../ytdlp/info-dict-values.ts";
 import type { LiveDetails, LiveResolution } from "./live-source.ts";
 
 /** Protocols of yt-dlp formats that are an HLS playlist, which a live reader follows. */
@@ -14,11 +15,11 @@ const hlsProtocols = new Set(["m3u8", "m3u8_native"]);
 export function liveResolutionOfInfoDict(platform: "youtube" | "twitch", url: string, info: InfoDict): LiveResolution {
   const details: LiveDetails = {
     platform,
-    videoId: text(platform === "twitch" ? (info.uploader_id ?? info.display_id ?? info.id) : info.id),
-    title: text(info.title) ?? text(info.fulltitle),
-    channel: text(info.channel) ?? text(info.uploader),
+    videoId: trimmedText(platform === "twitch" ? (info.uploader_id ?? info.display_id ?? info.id) : info.id) ?? null,
+    title: trimmedText(info.title) ?? trimmedText(info.fulltitle) ?? null,
+    channel: trimmedText(info.channel) ?? trimmedText(info.uploader) ?? null,
   };
-  const status = text(info.live_status);
+  const status = trimmedText(info.live_status);
   if (status === "is_upcoming") {
     const seconds = info.release_timestamp;
     const startsAt = typeof seconds === "number" && Number.isFinite(seconds) ? new Date(seconds * 1000) : null;
@@ -40,10 +41,12 @@ function audioPlaylistOf(info: InfoDict): string | null {
   );
   const candidates = formats.filter(
     (format) =>
-      hlsProtocols.has(text(format.protocol) ?? "") && httpAddress(format.url) !== null && format.acodec !== "none",
+      hlsProtocols.has(trimmedText(format.protocol) ?? "") &&
+      httpAddress(format.url) !== null &&
+      format.acodec !== "none",
   );
   const audioOnly = (format: Record<string, unknown>) =>
-    format.vcodec === "none" || text(format.format_id) === "audio_only";
+    format.vcodec === "none" || trimmedText(format.format_id) === "audio_only";
   const rate = (format: Record<string, unknown>) => {
     const value = [format.abr, format.tbr].find((candidate) => typeof candidate === "number" && candidate > 0);
     return typeof value === "number" ? value : Number.MAX_SAFE_INTEGER;
@@ -52,13 +55,4 @@ function audioPlaylistOf(info: InfoDict): string | null {
     candidates.filter(audioOnly).sort((a, b) => rate(a) - rate(b))[0] ??
     candidates.sort((a, b) => rate(a) - rate(b))[0];
   return chosen ? httpAddress(chosen.url) : null;
-}
-
-function text(value: unknown): string | null {
-  return typeof value === "string" && value.trim() !== "" ? value.trim().slice(0, 2000) : null;
-}
-
-function httpAddress(value: unknown): string | null {
-  const url = typeof value === "string" ? URL.parse(value) : null;
-  return url && (url.protocol === "https:" || url.protocol === "http:") ? url.href : null;
 }

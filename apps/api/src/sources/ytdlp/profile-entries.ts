@@ -1,7 +1,7 @@
 import type { Schema } from "@verbatim/contract";
 import type { ListingPage } from "../listing-source.ts";
 import type { InfoDict } from "./info-dict.ts";
-import { isRecord, trimmedText } from "./info-dict-values.ts";
+import { httpAddress, isRecord, trimmedText } from "./info-dict-values.ts";
 import { platformOfAddress, type YtdlpPlatform } from "./ytdlp-platforms.ts";
 import type { YtdlpEntries } from "./ytdlp-sidecar.ts";
 
@@ -63,32 +63,21 @@ function thumbnailOf(entry: InfoDict): string | null {
   const listed = Array.isArray(entry.thumbnails) ? entry.thumbnails.filter(isRecord) : [];
   const ranked = listed
     .map((thumbnail, order) => ({
-      url: webAddress(thumbnail.url),
+      url: httpAddress(thumbnail.url),
       preference: finite(thumbnail.preference) ?? 0,
       order,
     }))
     .filter((thumbnail): thumbnail is { url: string; preference: number; order: number } => thumbnail.url !== null)
     .sort((a, b) => b.preference - a.preference || a.order - b.order);
-  return ranked[0]?.url ?? webAddress(entry.thumbnail);
+  return ranked[0]?.url ?? httpAddress(entry.thumbnail);
 }
 
 /** An https address on one of the platform's hosts. */
 function platformAddress(platform: YtdlpPlatform, value: unknown): string | null {
-  const address = webAddress(value);
+  const address = httpAddress(value);
   if (!address) return null;
   const url = new URL(address);
   return url.protocol === "https:" && platformOfAddress(url)?.platform === platform.platform ? address : null;
-}
-
-function webAddress(value: unknown): string | null {
-  const candidate = trimmedText(value);
-  if (!candidate) return null;
-  try {
-    const url = new URL(candidate);
-    return url.protocol === "https:" || url.protocol === "http:" ? url.toString() : null;
-  } catch {
-    return null;
-  }
 }
 
 function finite(value: unknown): number | null {
